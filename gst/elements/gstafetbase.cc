@@ -1,0 +1,1098 @@
+/* afet — speech features on OpenCL
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+/**
+ * SECTION:gstafetbase
+ * @title: GstAfetBase
+ * @short_description: base class of afet's feature elements
+ *
+ * Owns what every afet element does: choosing the OpenCL device, taking
+ * audio or feature streams in, cutting them into whole frames across
+ * buffers, batching, timestamps, draining on EOS and DISCONT, negotiation
+ * messages and the latency answer. Subclasses only describe their output
+ * and compute frames.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstafetbase.h"
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <vector>
+
+GST_DEBUG_CATEGORY_STATIC (gst_afet_base_debug);
+#define GST_CAT_DEFAULT gst_afet_base_debug
+
+#define DEFAULT_DEVICE "auto"
+#define DEFAULT_MAX_BATCH 4096
+#define DEFAULT_FRAME_LENGTH 25.0
+#define DEFAULT_FRAME_SHIFT 10.0
+#define DEFAULT_WINDOW GST_AFET_WINDOW_HAMMING
+#define DEFAULT_PREEMPHASIS 0.97
+#define DEFAULT_PAD FALSE
+
+enum
+{
+  PROP_0,
+  PROP_DEVICE,
+  PROP_DEVICE_NAME,
+  PROP_MAX_BATCH,
+};
+
+enum
+{
+  PROP_FRAMING_FIRST = 0x1000,
+  PROP_FRAME_LENGTH = PROP_FRAMING_FIRST,
+  PROP_FRAME_SHIFT,
+  PROP_WINDOW,
+  PROP_PREEMPHASIS,
+  PROP_PAD,
+};
+
+GType
+gst_afet_window_get_type (void)
+{
+  static gsize id = 0;
+  static const GEnumValue values[] = {
+    {GST_AFET_WINDOW_HAMMING, "Hamming (0.54 - 0.46 cos)", "hamming"},
+    {GST_AFET_WINDOW_HANN, "Hann (0.5 - 0.5 cos)", "hann"},
+    {GST_AFET_WINDOW_POVEY, "Povey (Hann to the power 0.85, as Kaldi)",
+        "povey"},
+    {GST_AFET_WINDOW_RECTANGULAR, "Rectangular (no window)", "rectangular"},
+    {GST_AFET_WINDOW_BLACKMAN, "Blackman (0.42, 0.5, 0.08)", "blackman"},
+    {0, nullptr, nullptr},
+  };
+  if (g_once_init_enter (&id))
+    g_once_init_leave (&id, g_enum_register_static ("GstAfetWindow", values));
+  return (GType) id;
+}
+
+GType
+gst_afet_preset_get_type (void)
+{
+  static gsize id = 0;
+  static const GEnumValue values[] = {
+    {GST_AFET_PRESET_HTK, "HTK 3.4 HCopy conventions and column order",
+        "htk"},
+    {0, nullptr, nullptr},
+  };
+  if (g_once_init_enter (&id))
+    g_once_init_leave (&id, g_enum_register_static ("GstAfetPreset", values));
+  return (GType) id;
+}
+
+/* *INDENT-OFF* */
+struct GstAfetBaseState
+{
+  /* properties, guarded by the object lock */
+  std::string device_request = DEFAULT_DEVICE;
+  guint max_batch = DEFAULT_MAX_BATCH;
+  gdouble frame_length = DEFAULT_FRAME_LENGTH;
+  gdouble frame_shift = DEFAULT_FRAME_SHIFT;
+  GstAfetWindow window = DEFAULT_WINDOW;
+  gdouble preemphasis = DEFAULT_PREEMPHASIS;
+  gboolean pad = DEFAULT_PAD;
+
+  /* between start and stop */
+  std::shared_ptr<afet::Device> device;
+  std::string device_name;
+
+  /* negotiated */
+  bool configured = false;
+  GstAfetInput in;
+  AfetFeaturesInfo out;
+
+  /* streaming state */
+  std::vector<float> pending;        /* samples, or whole input frames */
+  std::vector<guint8> partial;       /* bytes of an incomplete input frame */
+  GstClockTime t0 = GST_CLOCK_TIME_NONE;
+  guint64 frames_out = 0;
+  bool have_data = false;            /* anything taken since t0 */
+  std::deque<GstBuffer *> outq;
+  bool live = false;
+  bool live_checked = false;
+};
+/* *INDENT-ON* */
+
+typedef struct
+{
+  GstAfetBaseState *state;      /* C++ state: new in init, delete in finalize */
+} GstAfetBasePrivate;
+
+G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstAfetBase, gst_afet_base,
+    GST_TYPE_BASE_TRANSFORM);
+
+static inline GstAfetBaseState *
+PRIV (GstAfetBase * self)
+{
+  return ((GstAfetBasePrivate *)
+      gst_afet_base_get_instance_private (self))->state;
+}
+
+static void gst_afet_base_finalize (GObject * object);
+static void gst_afet_base_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec);
+static void gst_afet_base_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec);
+static gboolean gst_afet_base_start (GstBaseTransform * trans);
+static gboolean gst_afet_base_stop (GstBaseTransform * trans);
+static GstCaps *gst_afet_base_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter);
+static GstCaps *gst_afet_base_fixate_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * othercaps);
+static gboolean gst_afet_base_set_caps (GstBaseTransform * trans,
+    GstCaps * incaps, GstCaps * outcaps);
+static gboolean gst_afet_base_sink_event (GstBaseTransform * trans,
+    GstEvent * event);
+static gboolean gst_afet_base_query (GstBaseTransform * trans,
+    GstPadDirection direction, GstQuery * query);
+static GstFlowReturn gst_afet_base_submit_input_buffer (GstBaseTransform *
+    trans, gboolean is_discont, GstBuffer * input);
+static GstFlowReturn gst_afet_base_generate_output (GstBaseTransform * trans,
+    GstBuffer ** outbuf);
+
+static void
+gst_afet_base_class_init (GstAfetBaseClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  GST_DEBUG_CATEGORY_INIT (gst_afet_base_debug, "afetbase", 0,
+      "afet base class");
+
+  gobject_class->finalize = gst_afet_base_finalize;
+  gobject_class->set_property = gst_afet_base_set_property;
+  gobject_class->get_property = gst_afet_base_get_property;
+
+  g_object_class_install_property (gobject_class, PROP_DEVICE,
+      g_param_spec_string ("device", "Device",
+          "OpenCL device: auto (AFET_DEVICE if set, else the first GPU, else "
+          "the first CPU device), gpu, cpu, P:D (platform:device indices as "
+          "clinfo -l lists them) or part of a device name",
+          DEFAULT_DEVICE, (GParamFlags) (G_PARAM_READWRITE |
+              G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY)));
+  g_object_class_install_property (gobject_class, PROP_DEVICE_NAME,
+      g_param_spec_string ("device-name", "Device name",
+          "Name of the OpenCL device in use (empty before READY->PAUSED)",
+          "", (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+  g_object_class_install_property (gobject_class, PROP_MAX_BATCH,
+      g_param_spec_uint ("max-batch", "Maximum batch",
+          "Most frames computed in one device launch. A live source is "
+          "processed buffer by buffer; otherwise frames are gathered up to "
+          "this many before a launch", 8, 1 << 20, DEFAULT_MAX_BATCH,
+          (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+              GST_PARAM_MUTABLE_READY)));
+
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_afet_base_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_afet_base_stop);
+  trans_class->transform_caps =
+      GST_DEBUG_FUNCPTR (gst_afet_base_transform_caps);
+  trans_class->fixate_caps = GST_DEBUG_FUNCPTR (gst_afet_base_fixate_caps);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_afet_base_set_caps);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_afet_base_sink_event);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_afet_base_query);
+  trans_class->submit_input_buffer =
+      GST_DEBUG_FUNCPTR (gst_afet_base_submit_input_buffer);
+  trans_class->generate_output =
+      GST_DEBUG_FUNCPTR (gst_afet_base_generate_output);
+  trans_class->passthrough_on_same_caps = FALSE;
+
+  gst_type_mark_as_plugin_api (GST_TYPE_AFET_BASE, (GstPluginAPIFlags) 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_AFET_WINDOW, (GstPluginAPIFlags) 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_AFET_PRESET, (GstPluginAPIFlags) 0);
+}
+
+static void
+gst_afet_base_init (GstAfetBase * self)
+{
+  ((GstAfetBasePrivate *) gst_afet_base_get_instance_private (self))->state =
+      new GstAfetBaseState ();
+}
+
+static void
+clear_queue (GstAfetBaseState * p)
+{
+  for (GstBuffer *b : p->outq)
+    gst_buffer_unref (b);
+  p->outq.clear ();
+}
+
+static void
+gst_afet_base_finalize (GObject * object)
+{
+  GstAfetBase *self = GST_AFET_BASE (object);
+  GstAfetBaseState *p = PRIV (self);
+  clear_queue (p);
+  delete p;
+  G_OBJECT_CLASS (gst_afet_base_parent_class)->finalize (object);
+}
+
+void
+gst_afet_base_class_install_framing_properties (GObjectClass * klass)
+{
+  GstAfetBaseClass *base = (GstAfetBaseClass *) klass;
+  base->frames_audio = TRUE;
+
+  g_object_class_install_property (klass, PROP_FRAME_LENGTH,
+      g_param_spec_double ("frame-length", "Frame length",
+          "Analysis window in milliseconds; W = (int) (ms x rate / 1000) "
+          "samples, as HTK truncates it", 1.0, 1000.0, DEFAULT_FRAME_LENGTH,
+          (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+              GST_PARAM_MUTABLE_READY)));
+  g_object_class_install_property (klass, PROP_FRAME_SHIFT,
+      g_param_spec_double ("frame-shift", "Frame shift",
+          "Frame period in milliseconds; S = (int) (ms x rate / 1000) "
+          "samples", 0.1, 1000.0, DEFAULT_FRAME_SHIFT,
+          (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+              GST_PARAM_MUTABLE_READY)));
+  g_object_class_install_property (klass, PROP_WINDOW,
+      g_param_spec_enum ("window", "Window", "Window function",
+          GST_TYPE_AFET_WINDOW, DEFAULT_WINDOW,
+          (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+              GST_PARAM_MUTABLE_READY)));
+  g_object_class_install_property (klass, PROP_PREEMPHASIS,
+      g_param_spec_double ("preemphasis", "Pre-emphasis",
+          "Pre-emphasis coefficient k, applied inside each frame as HTK "
+          "does: y[i] = x[i] - k x[i-1], y[0] = (1 - k) x[0]; 0 = none",
+          0.0, 1.0, DEFAULT_PREEMPHASIS,
+          (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+              GST_PARAM_MUTABLE_READY)));
+  g_object_class_install_property (klass, PROP_PAD,
+      g_param_spec_boolean ("pad", "Pad",
+          "At EOS or DISCONT, zero-fill the incomplete last frame and emit "
+          "it (false: drop it, as HTK does)", DEFAULT_PAD,
+          (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+              GST_PARAM_MUTABLE_READY)));
+}
+
+gboolean
+gst_afet_base_set_framing_property (GObject * object, guint prop_id,
+    const GValue * value)
+{
+  GstAfetBase *self = GST_AFET_BASE (object);
+  GstAfetBaseState *p = PRIV (self);
+  gboolean handled = TRUE;
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_FRAME_LENGTH:
+      p->frame_length = g_value_get_double (value);
+      break;
+    case PROP_FRAME_SHIFT:
+      p->frame_shift = g_value_get_double (value);
+      break;
+    case PROP_WINDOW:
+      p->window = (GstAfetWindow) g_value_get_enum (value);
+      break;
+    case PROP_PREEMPHASIS:
+      p->preemphasis = g_value_get_double (value);
+      break;
+    case PROP_PAD:
+      p->pad = g_value_get_boolean (value);
+      break;
+    default:
+      handled = FALSE;
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+  return handled;
+}
+
+gboolean
+gst_afet_base_get_framing_property (GObject * object, guint prop_id,
+    GValue * value)
+{
+  GstAfetBase *self = GST_AFET_BASE (object);
+  GstAfetBaseState *p = PRIV (self);
+  gboolean handled = TRUE;
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_FRAME_LENGTH:
+      g_value_set_double (value, p->frame_length);
+      break;
+    case PROP_FRAME_SHIFT:
+      g_value_set_double (value, p->frame_shift);
+      break;
+    case PROP_WINDOW:
+      g_value_set_enum (value, p->window);
+      break;
+    case PROP_PREEMPHASIS:
+      g_value_set_double (value, p->preemphasis);
+      break;
+    case PROP_PAD:
+      g_value_set_boolean (value, p->pad);
+      break;
+    default:
+      handled = FALSE;
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+  return handled;
+}
+
+static void
+gst_afet_base_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstAfetBase *self = GST_AFET_BASE (object);
+  GstAfetBaseState *p = PRIV (self);
+
+  switch (prop_id) {
+    case PROP_DEVICE:{
+      const gchar *s = g_value_get_string (value);
+      GST_OBJECT_LOCK (self);
+      p->device_request = s ? s : DEFAULT_DEVICE;
+      GST_OBJECT_UNLOCK (self);
+      break;
+    }
+    case PROP_MAX_BATCH:
+      GST_OBJECT_LOCK (self);
+      p->max_batch = g_value_get_uint (value);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_afet_base_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  GstAfetBase *self = GST_AFET_BASE (object);
+  GstAfetBaseState *p = PRIV (self);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_DEVICE:
+      g_value_set_string (value, p->device_request.c_str ());
+      break;
+    case PROP_DEVICE_NAME:
+      g_value_set_string (value, p->device_name.c_str ());
+      break;
+    case PROP_MAX_BATCH:
+      g_value_set_uint (value, p->max_batch);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+std::shared_ptr<afet::Device>
+gst_afet_base_get_device (GstAfetBase * self)
+{
+  return PRIV (self)->device;
+}
+
+/* ---- state ------------------------------------------------------------ */
+
+static void
+reset_stream (GstAfetBaseState * p)
+{
+  p->pending.clear ();
+  p->partial.clear ();
+  p->t0 = GST_CLOCK_TIME_NONE;
+  p->frames_out = 0;
+  p->have_data = false;
+}
+
+static void
+release_engine (GstAfetBase * self)
+{
+  GstAfetBaseClass *klass = GST_AFET_BASE_GET_CLASS (self);
+  GstAfetBaseState *p = PRIV (self);
+  if (p->configured && klass->release)
+    klass->release (self);
+  p->configured = false;
+}
+
+static gboolean
+gst_afet_base_start (GstBaseTransform * trans)
+{
+  GstAfetBase *self = GST_AFET_BASE (trans);
+  GstAfetBaseState *p = PRIV (self);
+
+  GST_OBJECT_LOCK (self);
+  std::string request = p->device_request;
+  GST_OBJECT_UNLOCK (self);
+
+  std::shared_ptr<afet::Device> device;
+  bool created = false;
+  afet::Status st = afet::acquire_device (request, &device, &created);
+  if (!st.ok ()) {
+    if (st.code () == afet::Status::NO_PLATFORM)
+      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+          ("No OpenCL platform found: install an OpenCL driver (ICD), "
+              "e.g. the pocl-opencl-icd package for the CPU."),
+          ("%s", st.message ().c_str ()));
+    else
+      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+          ("No usable OpenCL device for device=\"%s\".", request.c_str ()),
+          ("%s", st.message ().c_str ()));
+    return FALSE;
+  }
+  if (created)
+    GST_INFO_OBJECT (self, "created the shared OpenCL context on %s "
+        "(request \"%s\", resolved as \"%s\")",
+        device->info ().describe ().c_str (), request.c_str (),
+        afet::effective_device_request (request).c_str ());
+  else
+    GST_DEBUG_OBJECT (self, "using %s", device->info ().describe ().c_str ());
+
+  GST_OBJECT_LOCK (self);
+  p->device = device;
+  p->device_name = device->info ().device_name;
+  GST_OBJECT_UNLOCK (self);
+  reset_stream (p);
+  p->live_checked = false;
+  return TRUE;
+}
+
+static gboolean
+gst_afet_base_stop (GstBaseTransform * trans)
+{
+  GstAfetBase *self = GST_AFET_BASE (trans);
+  GstAfetBaseState *p = PRIV (self);
+
+  release_engine (self);
+  clear_queue (p);
+  reset_stream (p);
+  GST_OBJECT_LOCK (self);
+  p->device.reset ();
+  GST_OBJECT_UNLOCK (self);
+  return TRUE;
+}
+
+/* ---- negotiation ------------------------------------------------------ */
+
+static afet::Window
+to_engine_window (GstAfetWindow w)
+{
+  switch (w) {
+    case GST_AFET_WINDOW_HANN:
+      return afet::Window::HANN;
+    case GST_AFET_WINDOW_POVEY:
+      return afet::Window::POVEY;
+    case GST_AFET_WINDOW_RECTANGULAR:
+      return afet::Window::RECTANGULAR;
+    case GST_AFET_WINDOW_BLACKMAN:
+      return afet::Window::BLACKMAN;
+    default:
+      return afet::Window::HAMMING;
+  }
+}
+
+static afet::Window
+features_window (AfetFeaturesWindow w)
+{
+  switch (w) {
+    case AFET_FEATURES_WINDOW_HANN:
+      return afet::Window::HANN;
+    case AFET_FEATURES_WINDOW_POVEY:
+      return afet::Window::POVEY;
+    case AFET_FEATURES_WINDOW_RECTANGULAR:
+      return afet::Window::RECTANGULAR;
+    case AFET_FEATURES_WINDOW_BLACKMAN:
+      return afet::Window::BLACKMAN;
+    default:
+      return afet::Window::HAMMING;
+  }
+}
+
+/* Parses fixed sink caps into an input description; FALSE with a reason. */
+static gboolean
+parse_input (GstAfetBase * self, GstCaps * caps, GstAfetInput * in,
+    gchar ** why)
+{
+  GstAfetBaseClass *klass = GST_AFET_BASE_GET_CLASS (self);
+  GstAfetBaseState *p = PRIV (self);
+  GstStructure *s = gst_caps_get_structure (caps, 0);
+
+  GST_OBJECT_LOCK (self);
+  double frame_length = p->frame_length, frame_shift = p->frame_shift;
+  in->window = to_engine_window (p->window);
+  in->preemph = (float) p->preemphasis;
+  in->pad = p->pad;
+  in->max_batch = (int) p->max_batch;
+  GST_OBJECT_UNLOCK (self);
+
+  if (gst_structure_has_name (s, "audio/x-raw")) {
+    if (!gst_audio_info_from_caps (&in->audio_info, caps)) {
+      *why = g_strdup ("cannot parse the audio caps");
+      return FALSE;
+    }
+    if (GST_AUDIO_INFO_CHANNELS (&in->audio_info) != 1) {
+      *why = g_strdup_printf ("%s takes mono audio, got %d channels: put "
+          "audioconvert before it", GST_ELEMENT_NAME (self),
+          GST_AUDIO_INFO_CHANNELS (&in->audio_info));
+      return FALSE;
+    }
+    in->audio = true;
+    in->rate = GST_AUDIO_INFO_RATE (&in->audio_info);
+    in->W = afet::frame_samples (frame_length, in->rate);
+    in->S = afet::frame_samples (frame_shift, in->rate);
+    in->in_dims = 1;
+    if (in->W < 2 || in->S < 1) {
+      *why = g_strdup_printf ("frame-length %.3f ms / frame-shift %.3f ms "
+          "give %d / %d samples at %d Hz: each must be at least 2 / 1",
+          frame_length, frame_shift, in->W, in->S, in->rate);
+      return FALSE;
+    }
+    if (!klass->frames_audio) {
+      *why = g_strdup_printf ("%s takes feature streams, not audio",
+          GST_ELEMENT_NAME (self));
+      return FALSE;
+    }
+    return TRUE;
+  }
+
+  afet_features_info_init (&in->features);
+  if (!afet_features_info_from_caps (&in->features, caps)) {
+    *why = g_strdup ("invalid application/x-afet-features caps (see the "
+        "afetfeatures debug log for the field)");
+    return FALSE;
+  }
+  in->audio = false;
+  in->rate = in->features.rate;
+  in->W = in->features.frame_length;
+  in->S = in->features.frame_shift;
+  in->in_dims = in->features.dims;
+  in->window = features_window (in->features.window);
+  return TRUE;
+}
+
+static gboolean
+describe (GstAfetBase * self, GstCaps * caps, GstAfetInput * in,
+    AfetFeaturesInfo * out, gchar ** why)
+{
+  GstAfetBaseClass *klass = GST_AFET_BASE_GET_CLASS (self);
+  if (!parse_input (self, caps, in, why))
+    return FALSE;
+  afet_features_info_init (out);
+  return klass->describe (self, in, out, why);
+}
+
+static GstCaps *
+gst_afet_base_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstAfetBase *self = GST_AFET_BASE (trans);
+  GstPad *other = direction == GST_PAD_SINK ?
+      GST_BASE_TRANSFORM_SRC_PAD (trans) : GST_BASE_TRANSFORM_SINK_PAD (trans);
+  GstCaps *result = nullptr;
+
+  if (direction == GST_PAD_SINK && gst_caps_is_fixed (caps)) {
+    GstAfetInput in;
+    AfetFeaturesInfo out;
+    gchar *why = nullptr;
+    if (describe (self, caps, &in, &out, &why)) {
+      result = afet_features_info_to_caps (&out);
+    } else {
+      GST_DEBUG_OBJECT (self, "no output for %" GST_PTR_FORMAT ": %s", caps,
+          why);
+      g_free (why);
+    }
+  }
+  if (!result)
+    result = gst_pad_get_pad_template_caps (other);
+
+  if (filter) {
+    GstCaps *tmp = gst_caps_intersect_full (filter, result,
+        GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (result);
+    result = tmp;
+  }
+  GST_LOG_OBJECT (self, "%s %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
+      direction == GST_PAD_SINK ? "sink" : "src", caps, result);
+  return result;
+}
+
+static GstCaps *
+gst_afet_base_fixate_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * othercaps)
+{
+  GstAfetBase *self = GST_AFET_BASE (trans);
+  if (direction == GST_PAD_SINK && gst_caps_is_fixed (caps)) {
+    GstAfetInput in;
+    AfetFeaturesInfo out;
+    gchar *why = nullptr;
+    if (describe (self, caps, &in, &out, &why)) {
+      gst_caps_unref (othercaps);
+      return afet_features_info_to_caps (&out);
+    }
+    g_free (why);
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_afet_base_parent_class)->fixate_caps
+      (trans, direction, caps, othercaps);
+}
+
+static gboolean
+gst_afet_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstAfetBase *self = GST_AFET_BASE (trans);
+  GstAfetBaseClass *klass = GST_AFET_BASE_GET_CLASS (self);
+  GstAfetBaseState *p = PRIV (self);
+  GstAfetInput in;
+  AfetFeaturesInfo out;
+  gchar *why = nullptr;
+
+  GST_DEBUG_OBJECT (self, "in %" GST_PTR_FORMAT " out %" GST_PTR_FORMAT,
+      incaps, outcaps);
+  release_engine (self);
+  reset_stream (p);
+
+  if (!describe (self, incaps, &in, &out, &why)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("%s cannot take this input: %s", GST_ELEMENT_NAME (self), why),
+        ("input caps %" GST_PTR_FORMAT, incaps));
+    g_free (why);
+    return FALSE;
+  }
+  AfetFeaturesInfo negotiated;
+  if (!afet_features_info_from_caps (&negotiated, outcaps) ||
+      !afet_features_info_is_equal (&negotiated, &out)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("%s: downstream refused the output format", GST_ELEMENT_NAME (self)),
+        ("wanted %" GST_PTR_FORMAT, outcaps));
+    return FALSE;
+  }
+  if (!p->device) {
+    GST_ELEMENT_ERROR (self, CORE, STATE_CHANGE, ("No OpenCL device"),
+        ("set_caps before start"));
+    return FALSE;
+  }
+  if (!klass->configure (self, p->device, &in, &out, &why)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("%s cannot run with these settings: %s", GST_ELEMENT_NAME (self),
+            why), ("input caps %" GST_PTR_FORMAT, incaps));
+    g_free (why);
+    return FALSE;
+  }
+  p->in = in;
+  p->out = out;
+  p->configured = true;
+  return TRUE;
+}
+
+/* ---- streaming -------------------------------------------------------- */
+
+/* Number of complete frames held. */
+static gint64
+frames_available (GstAfetBaseState * p)
+{
+  if (p->in.audio)
+    return afet::num_frames ((long long) p->pending.size (), p->in.W,
+        p->in.S);
+  return (gint64) (p->pending.size () / (size_t) p->in.in_dims);
+}
+
+/* Computes n frames from the front of pending into one output buffer, queued
+ * for generate_output / the EOS push. */
+static GstFlowReturn
+emit_frames (GstAfetBase * self, gint64 n)
+{
+  GstAfetBaseClass *klass = GST_AFET_BASE_GET_CLASS (self);
+  GstAfetBaseState *p = PRIV (self);
+  const int dims = p->out.dims;
+
+  GstBuffer *buf = gst_buffer_new_allocate (nullptr,
+      (gsize) n * dims * sizeof (float), nullptr);
+  GstMapInfo map;
+  if (!gst_buffer_map (buf, &map, GST_MAP_WRITE)) {
+    gst_buffer_unref (buf);
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (nullptr),
+        ("cannot map an output buffer"));
+    return GST_FLOW_ERROR;
+  }
+  gchar *why = nullptr;
+  gboolean ok = klass->process (self, p->pending.data (), n,
+      (float *) map.data, &why);
+  gst_buffer_unmap (buf, &map);
+  if (!ok) {
+    gst_buffer_unref (buf);
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Feature computation failed on the OpenCL device."), ("%s", why));
+    g_free (why);
+    return GST_FLOW_ERROR;
+  }
+
+  /* consume: audio keeps the overlap of the next frame */
+  size_t used = p->in.audio ? (size_t) n * p->in.S :
+      (size_t) n * p->in.in_dims;
+  used = std::min (used, p->pending.size ());
+  p->pending.erase (p->pending.begin (), p->pending.begin () + used);
+
+  const guint64 first = p->frames_out;
+  const GstClockTime t0 = GST_CLOCK_TIME_IS_VALID (p->t0) ? p->t0 : 0;
+  const guint64 S = (guint64) p->in.S, rate = (guint64) p->in.rate;
+  GstClockTime start = t0 + gst_util_uint64_scale (first * S, GST_SECOND,
+      rate);
+  GstClockTime end = t0 + gst_util_uint64_scale ((first + n) * S,
+      GST_SECOND, rate);
+  GST_BUFFER_PTS (buf) = start;
+  GST_BUFFER_DTS (buf) = GST_CLOCK_TIME_NONE;
+  GST_BUFFER_DURATION (buf) = end - start;
+  GST_BUFFER_OFFSET (buf) = first;
+  GST_BUFFER_OFFSET_END (buf) = first + n;
+  if (first == 0)
+    GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DISCONT);
+  p->frames_out += n;
+
+  GST_LOG_OBJECT (self, "%" G_GINT64_FORMAT " frames %" G_GUINT64_FORMAT
+      "..%" G_GUINT64_FORMAT " at %" GST_TIME_FORMAT, n, first, first + n,
+      GST_TIME_ARGS (start));
+  p->outq.push_back (buf);
+  return GST_FLOW_OK;
+}
+
+/* Processes held frames: all of them when draining, otherwise batches of
+ * max-batch (or, live, whatever is complete). */
+static GstFlowReturn
+process_pending (GstAfetBase * self, bool drain)
+{
+  GstAfetBaseState *p = PRIV (self);
+  const gint64 max_batch = p->in.max_batch;
+  const gint64 threshold = (drain || p->live) ? 1 : max_batch;
+
+  for (;;) {
+    gint64 avail = frames_available (p);
+    if (avail < threshold || avail == 0)
+      break;
+    GstFlowReturn ret = emit_frames (self, std::min (avail, max_batch));
+    if (ret != GST_FLOW_OK)
+      return ret;
+  }
+  return GST_FLOW_OK;
+}
+
+/* Ends the current run of frames (EOS, DISCONT, caps change): computes every
+ * complete frame, then the zero-filled tail if pad is set. */
+static GstFlowReturn
+drain (GstAfetBase * self)
+{
+  GstAfetBaseState *p = PRIV (self);
+  if (!p->configured)
+    return GST_FLOW_OK;
+  GstFlowReturn ret = process_pending (self, true);
+  if (ret != GST_FLOW_OK)
+    return ret;
+
+  if (p->in.audio && p->in.pad && p->have_data) {
+    /* samples not yet covered by an emitted frame: after frame n - 1 the
+     * held samples start at n S, and the first W - S of them are covered */
+    size_t held = p->pending.size ();
+    size_t covered = p->frames_out > 0 && p->in.W > p->in.S ?
+        (size_t) (p->in.W - p->in.S) : 0;
+    if (held > covered) {
+      p->pending.resize ((size_t) p->in.W, 0.0f);
+      ret = emit_frames (self, 1);
+      if (ret != GST_FLOW_OK)
+        return ret;
+    }
+  }
+  p->partial.clear ();
+  p->pending.clear ();
+  p->have_data = false;
+  return GST_FLOW_OK;
+}
+
+static GstFlowReturn
+push_queued (GstAfetBase * self)
+{
+  GstAfetBaseState *p = PRIV (self);
+  GstFlowReturn ret = GST_FLOW_OK;
+  while (!p->outq.empty ()) {
+    GstBuffer *b = p->outq.front ();
+    p->outq.pop_front ();
+    if (ret == GST_FLOW_OK)
+      ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), b);
+    else
+      gst_buffer_unref (b);
+  }
+  return ret;
+}
+
+static void
+check_live (GstAfetBase * self)
+{
+  GstAfetBaseState *p = PRIV (self);
+  if (p->live_checked)
+    return;
+  p->live_checked = true;
+  GstQuery *q = gst_query_new_latency ();
+  gboolean live = FALSE;
+  if (gst_pad_peer_query (GST_BASE_TRANSFORM_SINK_PAD (self), q))
+    gst_query_parse_latency (q, &live, nullptr, nullptr);
+  gst_query_unref (q);
+  p->live = live;
+  GST_DEBUG_OBJECT (self, "upstream is %slive: %s", live ? "" : "not ",
+      live ? "computing each buffer as it comes" : "batching");
+}
+
+/* Appends an input buffer to pending, as floats in 16-bit integer scale. */
+static gboolean
+append_input (GstAfetBase * self, GstBuffer * buf)
+{
+  GstAfetBaseState *p = PRIV (self);
+  GstMapInfo map;
+  if (!gst_buffer_map (buf, &map, GST_MAP_READ))
+    return FALSE;
+
+  if (p->in.audio) {
+    const GstAudioInfo *ai = &p->in.audio_info;
+    size_t bpf = (size_t) GST_AUDIO_INFO_BPF (ai);
+    size_t n = map.size / bpf;
+    size_t old = p->pending.size ();
+    p->pending.resize (old + n);
+    float *dst = p->pending.data () + old;
+    switch (GST_AUDIO_INFO_FORMAT (ai)) {
+      case GST_AUDIO_FORMAT_S16LE:{
+        const gint16 *s = (const gint16 *) map.data;
+        for (size_t i = 0; i < n; i++)
+          dst[i] = (float) GINT16_FROM_LE (s[i]);
+        break;
+      }
+      case GST_AUDIO_FORMAT_S32LE:{
+        const gint32 *s = (const gint32 *) map.data;
+        for (size_t i = 0; i < n; i++)
+          dst[i] = (float) ((double) GINT32_FROM_LE (s[i]) / 65536.0);
+        break;
+      }
+      case GST_AUDIO_FORMAT_F32LE:{
+        const float *s = (const float *) map.data;
+        for (size_t i = 0; i < n; i++)
+          dst[i] = s[i] * 32768.0f;
+        break;
+      }
+      case GST_AUDIO_FORMAT_F64LE:{
+        const double *s = (const double *) map.data;
+        for (size_t i = 0; i < n; i++)
+          dst[i] = (float) (s[i] * 32768.0);
+        break;
+      }
+      default:
+        gst_buffer_unmap (buf, &map);
+        return FALSE;
+    }
+  } else {
+    /* whole frames of in_dims floats; keep any trailing partial frame */
+    const size_t frame_bytes = (size_t) p->in.in_dims * sizeof (float);
+    p->partial.insert (p->partial.end (), map.data, map.data + map.size);
+    size_t whole = p->partial.size () / frame_bytes;
+    if (whole) {
+      size_t old = p->pending.size ();
+      p->pending.resize (old + whole * p->in.in_dims);
+      memcpy (p->pending.data () + old, p->partial.data (),
+          whole * frame_bytes);
+      p->partial.erase (p->partial.begin (),
+          p->partial.begin () + whole * frame_bytes);
+    }
+  }
+  gst_buffer_unmap (buf, &map);
+  return TRUE;
+}
+
+static GstFlowReturn
+gst_afet_base_submit_input_buffer (GstBaseTransform * trans,
+    gboolean is_discont, GstBuffer * input)
+{
+  GstAfetBase *self = GST_AFET_BASE (trans);
+  GstAfetBaseState *p = PRIV (self);
+  GstFlowReturn ret = GST_FLOW_OK;
+
+  if (!p->configured) {
+    gst_buffer_unref (input);
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (nullptr),
+        ("buffer before caps"));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  check_live (self);
+
+  /* is_discont is GstBaseTransform's own flag: it stays set until the
+   * base class outputs a buffer itself, which we never let it do, so only
+   * the buffer's flag counts */
+  if (GST_BUFFER_IS_DISCONT (input)) {
+    if (p->have_data) {
+      GST_DEBUG_OBJECT (self, "DISCONT: draining and restarting at %"
+          GST_TIME_FORMAT, GST_TIME_ARGS (GST_BUFFER_PTS (input)));
+      ret = drain (self);
+    }
+    reset_stream (p);
+  }
+  if (!GST_CLOCK_TIME_IS_VALID (p->t0)) {
+    p->t0 = GST_BUFFER_PTS_IS_VALID (input) ? GST_BUFFER_PTS (input) : 0;
+    p->frames_out = 0;
+  }
+  if (ret != GST_FLOW_OK) {
+    gst_buffer_unref (input);
+    return ret;
+  }
+
+  if (!append_input (self, input)) {
+    gst_buffer_unref (input);
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, (nullptr),
+        ("cannot read an input buffer"));
+    return GST_FLOW_ERROR;
+  }
+  if (gst_buffer_get_size (input) > 0)
+    p->have_data = true;
+  gst_buffer_unref (input);
+  return process_pending (self, false);
+}
+
+static GstFlowReturn
+gst_afet_base_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
+{
+  GstAfetBaseState *p = PRIV (GST_AFET_BASE (trans));
+  *outbuf = nullptr;
+  if (!p->outq.empty ()) {
+    *outbuf = p->outq.front ();
+    p->outq.pop_front ();
+  }
+  return GST_FLOW_OK;
+}
+
+static gboolean
+gst_afet_base_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstAfetBase *self = GST_AFET_BASE (trans);
+  GstAfetBaseState *p = PRIV (self);
+
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_EOS:
+      GST_DEBUG_OBJECT (self, "EOS: draining");
+      if (drain (self) == GST_FLOW_OK)
+        push_queued (self);
+      else
+        clear_queue (p);
+      reset_stream (p);
+      break;
+    case GST_EVENT_FLUSH_STOP:
+      clear_queue (p);
+      reset_stream (p);
+      break;
+    case GST_EVENT_CAPS:{
+      if (p->configured && p->have_data) {
+        GstCaps *caps;
+        gst_event_parse_caps (event, &caps);
+        GstCaps *cur = gst_pad_get_current_caps
+            (GST_BASE_TRANSFORM_SINK_PAD (trans));
+        if (!cur || !gst_caps_is_equal (cur, caps)) {
+          GST_DEBUG_OBJECT (self, "caps change: draining");
+          if (drain (self) == GST_FLOW_OK)
+            push_queued (self);
+          else
+            clear_queue (p);
+        }
+        if (cur)
+          gst_caps_unref (cur);
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_afet_base_parent_class)->sink_event
+      (trans, event);
+}
+
+/* Explains, on the bus, why fixed caps are refused: the template rejects
+ * them before any of our code runs, and "not-negotiated" alone says little. */
+static void
+explain_refusal (GstAfetBase * self, GstCaps * caps)
+{
+  GstStructure *s = gst_caps_get_structure (caps, 0);
+  gchar *reason = nullptr;
+  if (gst_structure_has_name (s, "audio/x-raw")) {
+    gint channels = 0, rate = 0;
+    const gchar *format = gst_structure_get_string (s, "format");
+    gst_structure_get_int (s, "channels", &channels);
+    gst_structure_get_int (s, "rate", &rate);
+    if (channels != 1)
+      reason = g_strdup_printf ("it takes mono audio, got %d channels: put "
+          "audioconvert before it", channels);
+    else if (!format || (strcmp (format, "S16LE") && strcmp (format, "S32LE")
+            && strcmp (format, "F32LE") && strcmp (format, "F64LE")))
+      reason = g_strdup_printf ("it takes S16LE, S32LE, F32LE or F64LE "
+          "samples, got %s: put audioconvert before it",
+          format ? format : "none");
+    else if (rate < 8000 || rate > 192000)
+      reason = g_strdup_printf ("it takes 8000 to 192000 Hz, got %d: put "
+          "audioresample before it", rate);
+    else
+      reason = g_strdup ("interleaved layout only");
+  } else if (gst_structure_has_name (s, AFET_FEATURES_MEDIA_TYPE)) {
+    const gchar *kind = gst_structure_get_string (s, "kind");
+    reason = g_strdup_printf ("it does not take kind=%s feature streams",
+        kind ? kind : "(none)");
+  } else {
+    reason = g_strdup_printf ("it does not take %s",
+        gst_structure_get_name (s));
+  }
+  GST_ELEMENT_WARNING (self, CORE, NEGOTIATION,
+      ("%s refused the input format: %s", GST_ELEMENT_NAME (self), reason),
+      ("refused caps %" GST_PTR_FORMAT, caps));
+  g_free (reason);
+}
+
+static gboolean
+gst_afet_base_query (GstBaseTransform * trans, GstPadDirection direction,
+    GstQuery * query)
+{
+  GstAfetBase *self = GST_AFET_BASE (trans);
+  GstAfetBaseClass *klass = GST_AFET_BASE_GET_CLASS (self);
+  GstAfetBaseState *p = PRIV (self);
+
+  switch (GST_QUERY_TYPE (query)) {
+    case GST_QUERY_LATENCY:{
+      if (direction != GST_PAD_SRC)
+        break;
+      if (!gst_pad_peer_query (GST_BASE_TRANSFORM_SINK_PAD (trans), query))
+        return FALSE;
+      gboolean live;
+      GstClockTime min, max;
+      gst_query_parse_latency (query, &live, &min, &max);
+      GstClockTime ours = 0;
+      if (p->configured && p->in.audio && klass->frames_audio)
+        ours = gst_util_uint64_scale ((guint64) p->in.W, GST_SECOND,
+            (guint64) p->in.rate);
+      GST_DEBUG_OBJECT (self, "latency: ours %" GST_TIME_FORMAT
+          ", upstream min %" GST_TIME_FORMAT, GST_TIME_ARGS (ours),
+          GST_TIME_ARGS (min));
+      min += ours;
+      if (GST_CLOCK_TIME_IS_VALID (max))
+        max += ours;
+      gst_query_set_latency (query, live, min, max);
+      return TRUE;
+    }
+    case GST_QUERY_ACCEPT_CAPS:{
+      if (direction != GST_PAD_SINK)
+        break;
+      gboolean ret = GST_BASE_TRANSFORM_CLASS
+          (gst_afet_base_parent_class)->query (trans, direction, query);
+      gboolean accepted = FALSE;
+      GstCaps *caps;
+      gst_query_parse_accept_caps (query, &caps);
+      gst_query_parse_accept_caps_result (query, &accepted);
+      if (!accepted && caps && gst_caps_is_fixed (caps))
+        explain_refusal (self, caps);
+      return ret;
+    }
+    default:
+      break;
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_afet_base_parent_class)->query (trans,
+      direction, query);
+}

@@ -1,0 +1,103 @@
+/* afet — speech features on OpenCL
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/audio/audio.h>
+#include <gst/base/gstbasetransform.h>
+
+#include "afetfeatures.h"
+#include "device.h"
+#include "params.h"
+
+#include <memory>
+#include <string>
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_AFET_BASE (gst_afet_base_get_type ())
+G_DECLARE_DERIVABLE_TYPE (GstAfetBase, gst_afet_base, GST, AFET_BASE,
+    GstBaseTransform);
+
+#define GST_TYPE_AFET_WINDOW (gst_afet_window_get_type ())
+GType gst_afet_window_get_type (void);
+
+#define GST_TYPE_AFET_PRESET (gst_afet_preset_get_type ())
+GType gst_afet_preset_get_type (void);
+
+typedef enum
+{
+  GST_AFET_WINDOW_HAMMING = 0,
+  GST_AFET_WINDOW_HANN,
+  GST_AFET_WINDOW_POVEY,
+  GST_AFET_WINDOW_RECTANGULAR,
+  GST_AFET_WINDOW_BLACKMAN,
+} GstAfetWindow;
+
+typedef enum
+{
+  GST_AFET_PRESET_HTK = 0,
+} GstAfetPreset;
+
+G_END_DECLS
+
+/* What an afet element is fed, as the base class has parsed it from fixed
+ * sink caps. For audio, W and S come from the framing properties; for a
+ * feature stream, from its caps. */
+struct GstAfetInput
+{
+  bool audio = true;
+  GstAudioInfo audio_info;          /* audio only */
+  AfetFeaturesInfo features;        /* feature streams only */
+  int rate = 0;
+  int W = 0;
+  int S = 0;
+  int in_dims = 0;                  /* floats a frame (feature input) */
+  afet::Window window = afet::Window::HAMMING;
+  float preemph = 0.97f;
+  bool pad = false;
+  int max_batch = 4096;
+};
+
+/**
+ * GstAfetBaseClass:
+ * @describe: computes the output format for a fixed input; returns FALSE
+ *   with a reason (owned by the caller) if this input cannot be taken.
+ * @configure: builds the engine stage for the input on @device (streaming
+ *   thread, at caps time, before any buffer is processed).
+ * @process: computes @n frames: @in holds (n - 1) S + W samples (audio) or
+ *   n rows of in_dims floats (features); writes n x dims floats to @out.
+ * @release: drops the engine stage (stop, caps change).
+ */
+struct _GstAfetBaseClass
+{
+  GstBaseTransformClass parent_class;
+
+  gboolean (*describe) (GstAfetBase * self, const GstAfetInput * in,
+      AfetFeaturesInfo * out, gchar ** why);
+  gboolean (*configure) (GstAfetBase * self,
+      const std::shared_ptr<afet::Device> & device, const GstAfetInput * in,
+      const AfetFeaturesInfo * out, gchar ** why);
+  gboolean (*process) (GstAfetBase * self, const float *in, gint64 n,
+      float *out, gchar ** why);
+  void (*release) (GstAfetBase * self);
+
+  /* set in class_init: the element frames audio itself (latency W / rate,
+   * framing properties apply) */
+  gboolean frames_audio;
+};
+
+/* Installs frame-length, frame-shift, window, preemphasis and pad on an
+ * element class that frames audio. They are owned by the subclass, which
+ * forwards them from its set/get_property to the two functions below
+ * (they return FALSE for other properties). */
+void gst_afet_base_class_install_framing_properties (GObjectClass * klass);
+gboolean gst_afet_base_set_framing_property (GObject * object, guint prop_id,
+    const GValue * value);
+gboolean gst_afet_base_get_framing_property (GObject * object, guint prop_id,
+    GValue * value);
+
+/* The device the element runs on (valid between start and stop). */
+std::shared_ptr<afet::Device> gst_afet_base_get_device (GstAfetBase * self);

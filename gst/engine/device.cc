@@ -1,0 +1,347 @@
+/* afet — speech features on OpenCL
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "device.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+
+namespace afet {
+
+const char *
+cl_error_name (int err)
+{
+  switch (err) {
+#define E(x) case x: return #x
+    E (CL_SUCCESS);
+    E (CL_DEVICE_NOT_FOUND);
+    E (CL_DEVICE_NOT_AVAILABLE);
+    E (CL_COMPILER_NOT_AVAILABLE);
+    E (CL_MEM_OBJECT_ALLOCATION_FAILURE);
+    E (CL_OUT_OF_RESOURCES);
+    E (CL_OUT_OF_HOST_MEMORY);
+    E (CL_BUILD_PROGRAM_FAILURE);
+    E (CL_INVALID_VALUE);
+    E (CL_INVALID_PLATFORM);
+    E (CL_INVALID_DEVICE);
+    E (CL_INVALID_CONTEXT);
+    E (CL_INVALID_COMMAND_QUEUE);
+    E (CL_INVALID_MEM_OBJECT);
+    E (CL_INVALID_BUILD_OPTIONS);
+    E (CL_INVALID_PROGRAM);
+    E (CL_INVALID_PROGRAM_EXECUTABLE);
+    E (CL_INVALID_KERNEL_NAME);
+    E (CL_INVALID_KERNEL);
+    E (CL_INVALID_ARG_INDEX);
+    E (CL_INVALID_ARG_VALUE);
+    E (CL_INVALID_ARG_SIZE);
+    E (CL_INVALID_KERNEL_ARGS);
+    E (CL_INVALID_WORK_DIMENSION);
+    E (CL_INVALID_WORK_GROUP_SIZE);
+    E (CL_INVALID_WORK_ITEM_SIZE);
+    E (CL_INVALID_GLOBAL_OFFSET);
+    E (CL_INVALID_EVENT_WAIT_LIST);
+    E (CL_INVALID_OPERATION);
+    E (CL_INVALID_BUFFER_SIZE);
+    E (CL_INVALID_GLOBAL_WORK_SIZE);
+#undef E
+    case -1001:
+      return "CL_PLATFORM_NOT_FOUND_KHR";
+    default:
+      return "unknown OpenCL error";
+  }
+}
+
+std::string
+DeviceInfo::describe () const
+{
+  std::string s = device_name + " (";
+  s += is_gpu ? "GPU" : (is_cpu ? "CPU" : "accelerator");
+  s += ", platform " + std::to_string (platform_index) + " device " +
+      std::to_string (device_index) + ", " + platform_name + ", driver " +
+      driver_version + ")";
+  return s;
+}
+
+static std::string
+device_string (cl_device_id dev, cl_device_info what)
+{
+  size_t size = 0;
+  if (clGetDeviceInfo (dev, what, 0, nullptr, &size) != CL_SUCCESS || !size)
+    return std::string ();
+  std::string s (size, '\0');
+  clGetDeviceInfo (dev, what, size, &s[0], nullptr);
+  while (!s.empty () && (s.back () == '\0' || s.back () == ' '))
+    s.pop_back ();
+  return s;
+}
+
+static std::string
+platform_string (cl_platform_id p, cl_platform_info what)
+{
+  size_t size = 0;
+  if (clGetPlatformInfo (p, what, 0, nullptr, &size) != CL_SUCCESS || !size)
+    return std::string ();
+  std::string s (size, '\0');
+  clGetPlatformInfo (p, what, size, &s[0], nullptr);
+  while (!s.empty () && (s.back () == '\0' || s.back () == ' '))
+    s.pop_back ();
+  return s;
+}
+
+struct Enumerated
+{
+  cl_platform_id platform;
+  cl_device_id device;
+  DeviceInfo info;
+};
+
+static Status
+enumerate (std::vector<Enumerated> *out)
+{
+  cl_uint n_platforms = 0;
+  cl_int err = clGetPlatformIDs (0, nullptr, &n_platforms);
+  if (err != CL_SUCCESS || n_platforms == 0) {
+    return Status (Status::NO_PLATFORM,
+        std::string ("No OpenCL platform found (clGetPlatformIDs: ") +
+            cl_error_name (err) + "). Install an OpenCL driver (ICD): "
+            "pocl-opencl-icd for the CPU, or your GPU vendor's OpenCL "
+            "driver; check with 'clinfo -l'.");
+  }
+  std::vector<cl_platform_id> platforms (n_platforms);
+  clGetPlatformIDs (n_platforms, platforms.data (), nullptr);
+  for (cl_uint p = 0; p < n_platforms; p++) {
+    cl_uint n_devices = 0;
+    if (clGetDeviceIDs (platforms[p], CL_DEVICE_TYPE_ALL, 0, nullptr,
+            &n_devices) != CL_SUCCESS || n_devices == 0)
+      continue;
+    std::vector<cl_device_id> devices (n_devices);
+    clGetDeviceIDs (platforms[p], CL_DEVICE_TYPE_ALL, n_devices,
+        devices.data (), nullptr);
+    for (cl_uint d = 0; d < n_devices; d++) {
+      Enumerated e;
+      e.platform = platforms[p];
+      e.device = devices[d];
+      e.info.platform_index = (int) p;
+      e.info.device_index = (int) d;
+      e.info.platform_name = platform_string (platforms[p], CL_PLATFORM_NAME);
+      e.info.device_name = device_string (devices[d], CL_DEVICE_NAME);
+      e.info.driver_version = device_string (devices[d], CL_DRIVER_VERSION);
+      e.info.device_version = device_string (devices[d], CL_DEVICE_VERSION);
+      cl_device_type type = 0;
+      clGetDeviceInfo (devices[d], CL_DEVICE_TYPE, sizeof (type), &type,
+          nullptr);
+      e.info.is_gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
+      e.info.is_cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
+      clGetDeviceInfo (devices[d], CL_DEVICE_MAX_WORK_GROUP_SIZE,
+          sizeof (size_t), &e.info.max_work_group_size, nullptr);
+      clGetDeviceInfo (devices[d], CL_DEVICE_MAX_COMPUTE_UNITS,
+          sizeof (cl_uint), &e.info.compute_units, nullptr);
+      out->push_back (e);
+    }
+  }
+  if (out->empty ()) {
+    return Status (Status::NO_DEVICE,
+        "OpenCL platforms are installed but none has a device. Install an "
+        "OpenCL driver (ICD) such as pocl-opencl-icd; check with "
+        "'clinfo -l'.");
+  }
+  return Status::Ok ();
+}
+
+Status
+list_devices (std::vector<DeviceInfo> *out)
+{
+  std::vector<Enumerated> all;
+  AFET_RETURN_IF_ERROR (enumerate (&all));
+  for (auto &e : all)
+    out->push_back (e.info);
+  return Status::Ok ();
+}
+
+static std::string
+lower (std::string s)
+{
+  std::transform (s.begin (), s.end (), s.begin (),
+      [](unsigned char c) { return (char) std::tolower (c); });
+  return s;
+}
+
+std::string
+effective_device_request (const std::string &request)
+{
+  std::string r = lower (request);
+  if (r.empty () || r == "auto") {
+    const char *env = std::getenv ("AFET_DEVICE");
+    if (env && *env)
+      return env;
+    return "auto";
+  }
+  return request;
+}
+
+static Status
+choose (const std::vector<Enumerated> &all, const std::string &request,
+    const Enumerated **chosen)
+{
+  std::string r = lower (request);
+  auto first = [&](bool gpu) -> const Enumerated * {
+    for (auto &e : all)
+      if (gpu ? e.info.is_gpu : e.info.is_cpu)
+        return &e;
+    return nullptr;
+  };
+
+  if (r == "auto") {
+    *chosen = first (true);
+    if (!*chosen)
+      *chosen = first (false);
+    if (!*chosen)
+      *chosen = &all[0];
+    return Status::Ok ();
+  }
+  if (r == "gpu" || r == "cpu") {
+    *chosen = first (r == "gpu");
+    if (!*chosen)
+      return Status (Status::NO_DEVICE, "No OpenCL " + r + " device found "
+          "(device=" + request + "). Use device=auto, or install a driver "
+          "for such a device; 'clinfo -l' lists what is there.");
+    return Status::Ok ();
+  }
+  int p, d;
+  char tail;
+  if (std::sscanf (r.c_str (), "%d:%d%c", &p, &d, &tail) == 2) {
+    for (auto &e : all) {
+      if (e.info.platform_index == p && e.info.device_index == d) {
+        *chosen = &e;
+        return Status::Ok ();
+      }
+    }
+    return Status (Status::NO_DEVICE, "No OpenCL device " + request +
+        " (platform:device indices as 'clinfo -l' lists them).");
+  }
+  for (auto &e : all) {
+    if (lower (e.info.device_name).find (r) != std::string::npos) {
+      *chosen = &e;
+      return Status::Ok ();
+    }
+  }
+  for (auto &e : all) {
+    if (lower (e.info.platform_name).find (r) != std::string::npos) {
+      *chosen = &e;
+      return Status::Ok ();
+    }
+  }
+  std::string names;
+  for (auto &e : all)
+    names += (names.empty () ? "" : ", ") + e.info.device_name;
+  return Status (Status::NO_DEVICE, "No OpenCL device matches '" + request +
+      "'. Devices: " + names + ". Use auto, gpu, cpu, P:D or part of a "
+      "device name.");
+}
+
+Device::Device (cl_platform_id platform, cl_device_id device, DeviceInfo info,
+    cl_context context)
+    : platform_ (platform), device_ (device), info_ (std::move (info)),
+      context_ (context)
+{
+}
+
+Device::~Device () = default;
+
+Status
+Device::create_queue (ClQueue *out) const
+{
+  cl_int err = CL_SUCCESS;
+  cl_command_queue q = clCreateCommandQueue (context_.get (), device_, 0,
+      &err);
+  if (err != CL_SUCCESS)
+    return Status (Status::OPENCL, std::string ("clCreateCommandQueue: ") +
+        cl_error_name (err));
+  out->reset (q);
+  return Status::Ok ();
+}
+
+Status
+Device::program (const char *name, const char *source,
+    const std::string &options, cl_program *out)
+{
+  std::string key = std::string (name) + '\n' + options;
+  std::lock_guard<std::mutex> guard (programs_lock_);
+  auto it = programs_.find (key);
+  if (it != programs_.end ()) {
+    *out = it->second.get ();
+    return Status::Ok ();
+  }
+
+  cl_int err = CL_SUCCESS;
+  const char *sources[] = { source };
+  cl_program prog = clCreateProgramWithSource (context_.get (), 1, sources,
+      nullptr, &err);
+  if (err != CL_SUCCESS)
+    return Status (Status::OPENCL, std::string ("clCreateProgramWithSource: ")
+        + cl_error_name (err));
+  ClProgram owned (prog);
+  std::string opts = "-cl-std=CL1.2 " + options;
+  err = clBuildProgram (prog, 1, &device_, opts.c_str (), nullptr, nullptr);
+  if (err != CL_SUCCESS) {
+    size_t size = 0;
+    clGetProgramBuildInfo (prog, device_, CL_PROGRAM_BUILD_LOG, 0, nullptr,
+        &size);
+    std::string log (size, '\0');
+    if (size)
+      clGetProgramBuildInfo (prog, device_, CL_PROGRAM_BUILD_LOG, size,
+          &log[0], nullptr);
+    return Status (Status::BUILD_FAILED, std::string ("building kernels/") +
+        name + ".cl failed (" + cl_error_name (err) + "): " + log);
+  }
+  *out = prog;
+  programs_.emplace (key, std::move (owned));
+  return Status::Ok ();
+}
+
+Status
+acquire_device (const std::string &request, std::shared_ptr<Device> *out,
+    bool *created)
+{
+  /* Process-wide: one context per device, kept until exit so that compiled
+   * programs and CLBlast's in-memory kernel cache survive element restarts. */
+  static std::mutex lock;
+  static std::map<cl_device_id, std::shared_ptr<Device>> registry;
+
+  if (created)
+    *created = false;
+
+  std::vector<Enumerated> all;
+  AFET_RETURN_IF_ERROR (enumerate (&all));
+  const Enumerated *e = nullptr;
+  AFET_RETURN_IF_ERROR (choose (all, effective_device_request (request), &e));
+
+  std::lock_guard<std::mutex> guard (lock);
+  auto it = registry.find (e->device);
+  if (it != registry.end ()) {
+    *out = it->second;
+    return Status::Ok ();
+  }
+
+  cl_context_properties props[] = {
+    CL_CONTEXT_PLATFORM, (cl_context_properties) e->platform, 0
+  };
+  cl_int err = CL_SUCCESS;
+  cl_context ctx = clCreateContext (props, 1, &e->device, nullptr, nullptr,
+      &err);
+  if (err != CL_SUCCESS)
+    return Status (Status::OPENCL, "clCreateContext on " +
+        e->info.describe () + ": " + cl_error_name (err));
+  auto dev = std::make_shared<Device> (e->platform, e->device, e->info, ctx);
+  registry.emplace (e->device, dev);
+  *out = dev;
+  if (created)
+    *created = true;
+  return Status::Ok ();
+}
+
+}  /* namespace afet */

@@ -1,0 +1,94 @@
+/* afet — speech features on OpenCL
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include "clhandle.h"
+#include "status.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace afet {
+
+/* What identifies and describes one OpenCL device. */
+struct DeviceInfo
+{
+  int platform_index = -1;
+  int device_index = -1;
+  std::string platform_name;
+  std::string device_name;
+  std::string driver_version;
+  std::string device_version;
+  bool is_gpu = false;
+  bool is_cpu = false;
+  size_t max_work_group_size = 0;
+  unsigned compute_units = 0;
+
+  /* "NVIDIA H100 80GB HBM3 (GPU, platform 0 device 0, NVIDIA CUDA, driver 550.x)" */
+  std::string describe () const;
+};
+
+/* One OpenCL context on one device, shared by every element and pipeline of
+ * the process (see acquire_device()). It also keeps the compiled programs, so
+ * that a second element does not compile the same source again. Queues,
+ * kernels and FFT plans are not shared: each user creates its own. */
+class Device
+{
+public:
+  ~Device ();
+
+  const DeviceInfo &info () const { return info_; }
+  cl_platform_id platform () const { return platform_; }
+  cl_device_id device () const { return device_; }
+  cl_context context () const { return context_.get (); }
+
+  /* A new in-order command queue on this device (owned by the caller). */
+  Status create_queue (ClQueue *out) const;
+
+  /* Builds (or returns the already built) program for one embedded kernel
+   * source with the given build options. Thread-safe. The returned program
+   * stays owned by the device; kernels created from it are the caller's. */
+  Status program (const char *name, const char *source,
+      const std::string &options, cl_program *out);
+
+  /* Internal: use acquire_device(). */
+  Device (cl_platform_id platform, cl_device_id device, DeviceInfo info,
+      cl_context context);
+
+private:
+  cl_platform_id platform_;
+  cl_device_id device_;
+  DeviceInfo info_;
+  ClContext context_;
+  std::mutex programs_lock_;
+  std::map<std::string, ClProgram> programs_;
+};
+
+/* Lists every OpenCL device of every platform. Fails with NO_PLATFORM when no
+ * ICD is installed. */
+Status list_devices (std::vector<DeviceInfo> *out);
+
+/* Resolves a device request and returns the process-wide shared Device for
+ * it, creating its context on first use.
+ *
+ * request: "auto" (or empty) = AFET_DEVICE from the environment if set, else
+ * the first GPU, else the first CPU device; "gpu"; "cpu"; "P:D" (platform and
+ * device indices as listed by clinfo -l); anything else is matched
+ * case-insensitively as a substring of the device name, then of the platform
+ * name.
+ *
+ * created is set to true when this call created the context (so the caller
+ * can log the choice exactly once). Contexts live until process exit. */
+Status acquire_device (const std::string &request,
+    std::shared_ptr<Device> *out, bool *created = nullptr);
+
+/* The request acquire_device() resolves "auto" to: AFET_DEVICE if set and not
+ * empty, else "auto". */
+std::string effective_device_request (const std::string &request);
+
+}  /* namespace afet */

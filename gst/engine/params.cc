@@ -1,0 +1,180 @@
+/* afet — speech features on OpenCL
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "params.h"
+
+#include <cmath>
+
+namespace afet {
+
+int
+frame_samples (double ms, int rate)
+{
+  double period = 1e7 / (double) rate;        /* 100 ns units */
+  double v = (ms * 1e4) / period;
+  /* HTK truncates; an exact integer such as 882 can land a hair below in
+   * binary floating point, so allow for a relative 1e-9. */
+  return (int) (v * (1.0 + 1e-9));
+}
+
+int
+next_pow2 (int n)
+{
+  int p = 1;
+  while (p < n)
+    p <<= 1;
+  return p;
+}
+
+std::vector<float>
+make_window (Window w, int W)
+{
+  std::vector<float> out (W);
+  double den = W > 1 ? (double) (W - 1) : 1.0;
+  for (int i = 0; i < W; i++) {
+    double a = 2.0 * M_PI * i / den;
+    double v = 1.0;
+    switch (w) {
+      case Window::HAMMING:
+        v = 0.54 - 0.46 * std::cos (a);
+        break;
+      case Window::HANN:
+        v = 0.5 - 0.5 * std::cos (a);
+        break;
+      case Window::POVEY:
+        v = std::pow (0.5 - 0.5 * std::cos (a), 0.85);
+        break;
+      case Window::RECTANGULAR:
+        v = 1.0;
+        break;
+      case Window::BLACKMAN:
+        v = 0.42 - 0.5 * std::cos (a) + 0.08 * std::cos (2.0 * a);
+        break;
+    }
+    out[i] = (float) v;
+  }
+  return out;
+}
+
+static double
+mel (double f)
+{
+  return 1127.0 * std::log (1.0 + f / 700.0);
+}
+
+Status
+design_htk_melbank (const MelDesign &d, FilterBank *out)
+{
+  const int N = d.fft_size;
+  const int half = N / 2;
+  const int M = d.num_filters;
+  double period = 1e7 / (double) d.rate;
+  if (d.htk_period_quirk)
+    period = (double) (long) period;
+  const double fs = 1e7 / period;            /* effective design rate */
+  const double nyquist = d.rate / 2.0;
+
+  if (M < 1)
+    return Status (Status::BAD_CONFIG, "num-filters must be at least 1");
+  if (d.low_freq < 0 || d.high_freq < 0)
+    return Status (Status::BAD_CONFIG, "cut-off frequencies must be >= 0");
+  if (d.high_freq > nyquist + 1e-9)
+    return Status (Status::BAD_CONFIG, "high-freq " +
+        std::to_string ((int) d.high_freq) + " Hz is above the Nyquist "
+        "frequency " + std::to_string ((int) nyquist) + " Hz of the input");
+  double hi = d.high_freq > 0 ? d.high_freq : 0.0;
+  if (hi > 0 && d.low_freq >= hi)
+    return Status (Status::BAD_CONFIG, "low-freq must be below high-freq");
+
+  /* Bins in HTK's 1-based numbering: bin k is at (k - 1) fs / N Hz. */
+  auto bin_mel = [&](int k) { return mel ((k - 1) * fs / N); };
+  int klo = 2, khi = half;
+  double mlo = 0.0, mhi = bin_mel (half + 1);
+  if (d.low_freq > 0) {
+    mlo = mel (d.low_freq);
+    klo = (int) (d.low_freq * N / fs + 2.5);
+    if (klo < 2)
+      klo = 2;
+  }
+  if (hi > 0) {
+    mhi = mel (hi);
+    khi = (int) (hi * N / fs + 0.5);
+    if (khi > half)
+      khi = half;
+  }
+  if (mlo >= mhi)
+    return Status (Status::BAD_CONFIG, "empty frequency range");
+
+  /* Channel centres cf[0] = mlo .. cf[M + 1] = mhi. */
+  std::vector<double> cf (M + 2);
+  cf[0] = mlo;
+  for (int c = 1; c <= M + 1; c++)
+    cf[c] = (double) c / (double) (M + 1) * (mhi - mlo) + mlo;
+
+  /* For each bin: its lower channel and the weight it gives that channel. */
+  std::vector<std::vector<std::pair<int, double>>> taps (M + 1);
+  for (int k = klo; k <= khi; k++) {
+    double m = bin_mel (k);
+    int c = 1;
+    while (c <= M + 1 && cf[c] < m)
+      c++;
+    int lo = c - 1;          /* cf[lo] < m <= cf[lo + 1] */
+    if (lo > M)
+      continue;              /* beyond the last centre: contributes nothing */
+    double w = (cf[lo + 1] - m) / (cf[lo + 1] - cf[lo]);
+    /* 0-based FFT bin index k - 1 */
+    if (lo >= 1)
+      taps[lo].push_back ({ k - 1, w });
+    if (lo + 1 <= M)
+      taps[lo + 1].push_back ({ k - 1, 1.0 - w });
+  }
+
+  out->num_filters = M;
+  out->fft_size = N;
+  out->first.assign (M, 0);
+  out->count.assign (M, 0);
+  out->offset.assign (M, 0);
+  out->weights.clear ();
+  out->max_count = 0;
+  for (int c = 1; c <= M; c++) {
+    auto &t = taps[c];
+    int i = c - 1;
+    out->offset[i] = (int) out->weights.size ();
+    if (t.empty ())
+      return Status (Status::BAD_CONFIG, "mel filter " + std::to_string (c) +
+          " of " + std::to_string (M) + " covers no FFT bin: use fewer "
+          "filters, a longer frame or a wider frequency range");
+    out->first[i] = t.front ().first;
+    out->count[i] = t.back ().first - t.front ().first + 1;
+    /* bins of one channel are contiguous: fill densely */
+    std::vector<float> dense (out->count[i], 0.0f);
+    for (auto &p : t)
+      dense[p.first - out->first[i]] = (float) p.second;
+    out->weights.insert (out->weights.end (), dense.begin (), dense.end ());
+    if (out->count[i] > out->max_count)
+      out->max_count = out->count[i];
+  }
+  return Status::Ok ();
+}
+
+std::vector<float>
+make_htk_dct (int M, int num_ceps, int lifter, bool with_c0)
+{
+  int rows = num_ceps + (with_c0 ? 1 : 0);
+  std::vector<float> D ((size_t) rows * M);
+  double norm = std::sqrt (2.0 / M);
+  for (int j = 1; j <= num_ceps; j++) {
+    double lift = lifter > 0 ?
+        1.0 + (lifter / 2.0) * std::sin (M_PI * j / lifter) : 1.0;
+    for (int k = 1; k <= M; k++)
+      D[(size_t) (j - 1) * M + (k - 1)] =
+          (float) (norm * lift * std::cos (M_PI * j * (k - 0.5) / M));
+  }
+  if (with_c0)
+    for (int k = 0; k < M; k++)
+      D[(size_t) num_ceps * M + k] = (float) norm;
+  return D;
+}
+
+}  /* namespace afet */

@@ -1,0 +1,86 @@
+/* afet — speech features on OpenCL
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include "status.h"
+
+#include <vector>
+
+/* Host-side design of the analysis: frame sizes, windows, filter banks and
+ * DCT matrices. Everything here is computed once per configuration, in
+ * double precision, and uploaded; the kernels only apply it. */
+
+namespace afet {
+
+enum class Window
+{
+  HAMMING = 0,
+  HANN,
+  POVEY,
+  RECTANGULAR,
+  BLACKMAN,
+};
+
+enum class Preset
+{
+  HTK = 0,
+};
+
+/* W and S in samples, as HTK derives them: the sample period is held in
+ * 100 ns units as a double (1e7 / rate) and the window and shift (ms) are
+ * divided by it and truncated. 20 ms at 44.1 kHz is 882 samples. */
+int frame_samples (double ms, int rate);
+
+/* Number of complete frames of W samples every S in n samples (HTK: the
+ * incomplete tail is dropped, the first frame starts at sample 0). */
+inline long long
+num_frames (long long n, int W, int S)
+{
+  return n < W ? 0 : (n - W) / S + 1;
+}
+
+/* Smallest power of two >= n. */
+int next_pow2 (int n);
+
+/* Window values w[0..W-1] (all windows use W - 1 in the denominator, as HTK
+ * and Kaldi do). */
+std::vector<float> make_window (Window w, int W);
+
+/* Sparse triangular filter bank: filter c covers FFT bins
+ * [first[c], first[c] + count[c]) with weights weights[offset[c] + i]. */
+struct FilterBank
+{
+  int num_filters = 0;
+  int fft_size = 0;
+  std::vector<int> first, count, offset;
+  std::vector<float> weights;
+  int max_count = 0;
+};
+
+struct MelDesign
+{
+  int rate = 16000;
+  int fft_size = 512;
+  int num_filters = 23;
+  double low_freq = 0.0;      /* Hz */
+  double high_freq = 0.0;     /* Hz, 0 = Nyquist */
+  bool htk_period_quirk = true;
+};
+
+/* HTK's mel filter bank (mel = 1127 ln(1 + f/700)): NUMCHANS + 1 equal mel
+ * intervals over [mel(low), mel(high)], peak-1 triangles, each FFT bin 1 ..
+ * N/2 - 1 split between its two neighbouring channels. With the quirk, the
+ * sample period is truncated to whole 100 ns units before the design, as
+ * HTK's InitFBank receives it (this matters at 44.1 kHz only). */
+Status design_htk_melbank (const MelDesign &d, FilterBank *out);
+
+/* DCT-II matrix for HTK cepstra, row-major (rows x M): rows 0..num_ceps-1
+ * are c1..cN, sqrt(2/M) cos(pi j (k - 0.5) / M), multiplied by the lifter
+ * 1 + L/2 sin(pi j / L) when L > 0; if with_c0 a last row sqrt(2/M)
+ * (c0, not liftered). */
+std::vector<float> make_htk_dct (int num_filters, int num_ceps, int lifter,
+    bool with_c0);
+
+}  /* namespace afet */

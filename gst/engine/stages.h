@@ -1,0 +1,145 @@
+/* afet — speech features on OpenCL
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include "device.h"
+#include "fft.h"
+#include "params.h"
+
+#include <memory>
+
+namespace afet {
+
+/* How frames are cut from audio. W and S come from frame_samples(). */
+struct FramingConfig
+{
+  int rate = 16000;
+  int W = 400;
+  int S = 160;
+  Window window = Window::HAMMING;
+  float preemph = 0.97f;
+};
+
+/* The framing kernel and its buffers, shared by the framer and every
+ * feature stage that takes audio. Samples are floats in 16-bit integer
+ * scale. */
+class FramingKernel
+{
+public:
+  Status init (Device &device, const FramingConfig &cfg, int max_batch);
+  /* Uploads the (n - 1) S + W samples of n frames and enqueues the kernel:
+   * rows of out_stride floats in out, energies to energy_buf (may be null
+   * when !energy). The host samples must stay valid until the queue has
+   * finished (the caller's blocking read does that). */
+  Status enqueue (cl_command_queue q, const float *samples, int n,
+      cl_mem out, int out_stride, cl_mem energy_buf, int energy_offset,
+      int energy_stride, bool energy);
+  size_t local_size () const { return lsz_; }
+
+private:
+  FramingConfig cfg_;
+  ClKernel kernel_;
+  ClMem window_;
+  ClMem samples_;
+  size_t samples_cap_ = 0;
+  cl_context context_ = nullptr;
+  size_t lsz_ = 64;
+};
+
+/* afetframer's computation: n frames of W pre-emphasised, windowed samples,
+ * optionally followed by the raw log energy (W + 1 floats a frame). */
+struct FramerConfig
+{
+  FramingConfig framing;
+  bool energy = false;
+  int max_batch = 4096;
+
+  int dims () const { return framing.W + (energy ? 1 : 0); }
+};
+
+class FramerStage
+{
+public:
+  Status init (std::shared_ptr<Device> device, const FramerConfig &cfg);
+  /* samples: (n - 1) S + W floats; out: n x dims floats. Any n >= 0. */
+  Status run (const float *samples, long long n, float *out);
+  const FramerConfig &config () const { return cfg_; }
+
+private:
+  std::shared_ptr<Device> device_;
+  FramerConfig cfg_;
+  ClQueue queue_;
+  FramingKernel framing_;
+  ClMem out_;
+};
+
+enum class DctMode
+{
+  FUSED = 0,    /* afet_melbank_dct: filter bank, log, DCT in one kernel */
+  GEMM,         /* afet_melbank, then a CLBlast SGEMM */
+};
+
+/* MFCC / log mel filter bank with HTK's conventions. */
+struct MfccConfig
+{
+  FramingConfig framing;
+  bool frames_input = false;      /* input is afetframer's frames */
+  bool input_has_energy = false;  /* frames carry raw log energy at W */
+  int num_filters = 23;
+  int num_ceps = 12;              /* 0 = log filter bank */
+  double low_freq = 0.0;
+  double high_freq = 0.0;         /* 0 = Nyquist */
+  int lifter = 22;
+  bool use_power = false;
+  bool c0 = true;
+  bool energy = false;
+  bool htk_period_quirk = true;
+  int max_batch = 4096;
+  DctMode dct = DctMode::FUSED;
+
+  int fft_size () const { return next_pow2 (framing.W); }
+  int input_stride () const { return framing.W + (input_has_energy ? 1 : 0); }
+  /* HTK column order: c1..cN, c0, E; or M channels, E. */
+  int dims () const;
+  int statics () const { return dims (); }
+  int c0_index () const;
+  int energy_index () const;
+  /* Checks the parameters; the message names what to change. */
+  Status validate () const;
+};
+
+class MfccStage
+{
+public:
+  MfccStage ();
+  ~MfccStage ();
+  Status init (std::shared_ptr<Device> device, const MfccConfig &cfg);
+  /* Audio input: (n - 1) S + W samples -> n x dims. */
+  Status run_samples (const float *samples, long long n, float *out);
+  /* Frames input: n rows of input_stride () floats -> n x dims. */
+  Status run_frames (const float *frames, long long n, float *out);
+  const MfccConfig &config () const { return cfg_; }
+
+private:
+  Status run_batch (const float *in, int n, float *out);
+
+  std::shared_ptr<Device> device_;
+  MfccConfig cfg_;
+  ClQueue queue_;
+  FramingKernel framing_;
+  ClKernel pad_kernel_;
+  ClKernel melbank_kernel_;
+  ClKernel melbank_dct_kernel_;
+  RealFft fft_;
+  ClMem frames_in_;     /* frames input staging */
+  ClMem spec_;          /* FFT rows: max_batch x (N + 2) */
+  ClMem fbank_;         /* GEMM path: max_batch x M */
+  ClMem out_;           /* max_batch x dims */
+  ClMem first_, count_, offset_, weights_, dct_;
+  int ncols_dct_ = 0;
+  size_t lsz_ = 64;
+};
+
+}  /* namespace afet */

@@ -1,0 +1,322 @@
+/* afet — speech features on OpenCL
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Unit tests of the GStreamer-free engine against the independent
+ * double-precision reference in tests/common (not the kernels' maths).
+ * Runs on whatever device AFET_DEVICE / auto selects.
+ */
+#include "stages.h"
+
+extern "C" {
+#include "afetref.h"
+}
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+static int passed = 0, failed = 0;
+
+static void
+check (bool ok, const std::string &what)
+{
+  std::printf ("%s: %s\n", ok ? "PASS" : "FAIL", what.c_str ());
+  (ok ? passed : failed)++;
+}
+
+static std::shared_ptr<afet::Device> device;
+
+static std::vector<float>
+to_float (const double *x, int n)
+{
+  return std::vector<float> (x, x + n);
+}
+
+struct Case
+{
+  const char *name;
+  int rate;
+  double frame_ms;
+  int num_filters, num_ceps, lifter;
+  bool use_power, c0, energy;
+  double low, high;
+  afet::DctMode dct;
+  bool tone;
+  int max_batch;
+  double seconds;
+};
+
+/* Runs MfccStage on audio input and compares with afetref_compute. */
+static void
+mfcc_case (const Case &c)
+{
+  int n = (int) (c.rate * c.seconds);
+  double *x = c.tone ? afetref_make_tone (n, c.rate, 440.0, 8000.0, 0.3) :
+      afetref_make_noise (n, 12000.0, 42);
+  AfetRefConfig rc;
+  afetref_config_init (&rc);
+  rc.rate = c.rate;
+  rc.frame_length_ms = c.frame_ms;
+  rc.frame_shift_ms = 10.0;
+  rc.num_filters = c.num_filters;
+  rc.num_ceps = c.num_ceps;
+  rc.lifter = c.lifter;
+  rc.use_power = c.use_power;
+  rc.c0 = c.c0;
+  rc.energy = c.energy;
+  rc.low_freq = c.low;
+  rc.high_freq = c.high;
+  int ref_frames = 0;
+  double *ref = afetref_compute (&rc, x, n, &ref_frames);
+
+  afet::MfccConfig mc;
+  mc.framing.rate = c.rate;
+  mc.framing.W = afet::frame_samples (c.frame_ms, c.rate);
+  mc.framing.S = afet::frame_samples (10.0, c.rate);
+  mc.num_filters = c.num_filters;
+  mc.num_ceps = c.num_ceps;
+  mc.lifter = c.lifter;
+  mc.use_power = c.use_power;
+  mc.c0 = c.num_ceps > 0 && c.c0;
+  mc.energy = c.energy;
+  mc.low_freq = c.low;
+  mc.high_freq = c.high;
+  mc.dct = c.dct;
+  mc.max_batch = c.max_batch;
+  afet::MfccStage stage;
+  afet::Status st = stage.init (device, mc);
+  if (!st.ok ()) {
+    check (false, std::string (c.name) + ": init: " + st.message ());
+    g_free (x);
+    g_free (ref);
+    return;
+  }
+  long long frames = afet::num_frames (n, mc.framing.W, mc.framing.S);
+  int dims = mc.dims ();
+  check (frames == ref_frames && dims == afetref_dims (&rc),
+      std::string (c.name) + ": " + std::to_string (frames) + " frames x " +
+      std::to_string (dims));
+  std::vector<float> xs = to_float (x, n);
+  std::vector<float> out ((size_t) frames * dims, NAN);
+  st = stage.run_samples (xs.data (), frames, out.data ());
+  check (st.ok (), std::string (c.name) + ": run " + st.message ());
+  /* column groups: cepstra, c0, energy (or channels, energy) */
+  int ceps = c.num_ceps > 0 ? c.num_ceps : c.num_filters;
+  double e1 = afetref_rel_l2 (out.data (), ref, (int) frames, dims, 0, ceps);
+  double e2 = 0;
+  if (dims > ceps)
+    e2 = afetref_rel_l2 (out.data (), ref, (int) frames, dims, ceps,
+        dims - ceps);
+  char msg[256];
+  std::snprintf (msg, sizeof msg, "%s: rel L2 %.2e (static) %.2e (c0/E)",
+      c.name, e1, e2);
+  check (e1 <= 1e-5 && e2 <= 1e-5, msg);
+  g_free (x);
+  g_free (ref);
+}
+
+static void
+framer_case (afet::Window win, AfetRefWindow rwin, const char *name,
+    bool energy)
+{
+  const int rate = 16000, n = 16000;
+  double *x = afetref_make_noise (n, 20000.0, 7);
+  afet::FramerConfig fc;
+  fc.framing.rate = rate;
+  fc.framing.W = 400;
+  fc.framing.S = 160;
+  fc.framing.window = win;
+  fc.framing.preemph = 0.97f;
+  fc.energy = energy;
+  fc.max_batch = 32;            /* several batches */
+  afet::FramerStage stage;
+  afet::Status st = stage.init (device, fc);
+  check (st.ok (), std::string ("framer ") + name + " init " + st.message ());
+  if (!st.ok ())
+    return;
+  long long frames = afet::num_frames (n, 400, 160);
+  int dims = fc.dims ();
+  std::vector<float> xs = to_float (x, n), out ((size_t) frames * dims);
+  st = stage.run (xs.data (), frames, out.data ());
+  check (st.ok (), std::string ("framer ") + name + " run");
+  std::vector<double> ref ((size_t) frames * dims);
+  for (long long t = 0; t < frames; t++) {
+    double e;
+    afetref_frame (x + t * 160, 400, 0.97, rwin, &ref[t * dims], &e);
+    if (energy)
+      ref[t * dims + 400] = e;
+  }
+  double err = afetref_rel_l2 (out.data (), ref.data (), (int) frames, dims,
+      0, 400);
+  double eerr = energy ? afetref_rel_l2 (out.data (), ref.data (),
+      (int) frames, dims, 400, 1) : 0.0;
+  char msg[200];
+  std::snprintf (msg, sizeof msg, "framer %s%s: rel L2 %.2e, energy %.2e",
+      name, energy ? " +energy" : "", err, eerr);
+  check (err <= 1e-6 && eerr <= 1e-6, msg);
+  g_free (x);
+}
+
+/* afetframer's frames fed to the MFCC stage give the audio path's result. */
+static void
+frames_input_case ()
+{
+  const int rate = 8000, n = 8000 * 3;
+  double *x = afetref_make_noise (n, 9000.0, 3);
+  std::vector<float> xs = to_float (x, n);
+  afet::FramerConfig fc;
+  fc.framing.rate = rate;
+  fc.framing.W = 160;
+  fc.framing.S = 80;
+  fc.energy = true;
+  afet::FramerStage fr;
+  afet::Status st = fr.init (device, fc);
+  long long frames = afet::num_frames (n, 160, 80);
+  std::vector<float> fo ((size_t) frames * fc.dims ());
+  if (st.ok ())
+    st = fr.run (xs.data (), frames, fo.data ());
+  afet::MfccConfig mc;
+  mc.framing = fc.framing;
+  mc.num_filters = 15;
+  mc.energy = true;
+  afet::MfccStage a, b;
+  if (st.ok ())
+    st = a.init (device, mc);
+  std::vector<float> oa ((size_t) frames * mc.dims ()), ob (oa.size ());
+  if (st.ok ())
+    st = a.run_samples (xs.data (), frames, oa.data ());
+  mc.frames_input = true;
+  mc.input_has_energy = true;
+  if (st.ok ())
+    st = b.init (device, mc);
+  if (st.ok ())
+    st = b.run_frames (fo.data (), frames, ob.data ());
+  check (st.ok (), "frames input: run " + st.message ());
+  double err = afetref_rel_l2_ff (ob.data (), oa.data (), (int) frames,
+      mc.dims (), 0, mc.dims ());
+  check (err <= 1e-6, "frames input equals audio input (rel L2 " +
+      std::to_string (err) + ")");
+  /* energy=true without energy in the frames is refused with a reason */
+  mc.input_has_energy = false;
+  afet::MfccStage c;
+  st = c.init (device, mc);
+  check (!st.ok () && st.message ().find ("afetframer") != std::string::npos,
+      "frames without energy refused: " + st.message ());
+  g_free (x);
+}
+
+static void
+params_cases ()
+{
+  check (afet::frame_samples (20, 8000) == 160 &&
+      afet::frame_samples (10, 8000) == 80 &&
+      afet::frame_samples (20, 16000) == 320 &&
+      afet::frame_samples (20, 44100) == 882 &&
+      afet::frame_samples (10, 44100) == 441 &&
+      afet::frame_samples (25, 44100) == 1102 &&
+      afet::frame_samples (25, 22050) == 551, "HTK frame sizes");
+  for (double ms = 0.5; ms < 60; ms += 0.5)
+    for (int rate : { 8000, 11025, 16000, 22050, 44100, 48000 })
+      if (afet::frame_samples (ms, rate) !=
+          afetref_frame_samples (ms, rate)) {
+        check (false, "frame_samples disagrees with the reference at " +
+            std::to_string (ms) + " ms " + std::to_string (rate));
+        return;
+      }
+  check (true, "frame_samples agrees with the reference, 0.5..60 ms");
+  afet::MelDesign d;
+  d.rate = 8000;
+  d.fft_size = 256;
+  d.num_filters = 200;
+  afet::FilterBank fb;
+  afet::Status st = afet::design_htk_melbank (d, &fb);
+  check (!st.ok () && st.message ().find ("covers no FFT bin") !=
+      std::string::npos, "too many filters refused: " + st.message ());
+  d.num_filters = 23;
+  d.high_freq = 5000;
+  st = afet::design_htk_melbank (d, &fb);
+  check (!st.ok (), "high-freq above Nyquist refused: " + st.message ());
+}
+
+static void
+device_cases ()
+{
+  std::vector<afet::DeviceInfo> all;
+  afet::Status st = afet::list_devices (&all);
+  check (st.ok () && !all.empty (), "list_devices: " +
+      std::to_string (all.size ()) + " device(s)");
+  std::shared_ptr<afet::Device> a, b;
+  st = afet::acquire_device ("0:0", &a);
+  afet::Status st2 = afet::acquire_device (all[0].device_name, &b);
+  check (st.ok () && st2.ok () && a == b,
+      "P:D and name select the same shared context");
+  st = afet::acquire_device ("no-such-device-xyz", &a);
+  check (st.code () == afet::Status::NO_DEVICE &&
+      st.message ().find ("no-such-device-xyz") != std::string::npos,
+      "unknown device refused: " + st.message ());
+  st = afet::acquire_device ("9:9", &a);
+  check (st.code () == afet::Status::NO_DEVICE, "bad indices refused");
+  setenv ("AFET_DEVICE", "no-such-device-xyz", 1);
+  st = afet::acquire_device ("auto", &a);
+  check (st.code () == afet::Status::NO_DEVICE, "AFET_DEVICE overrides auto");
+  st = afet::acquire_device ("0:0", &a);
+  check (st.ok (), "an explicit request wins over AFET_DEVICE");
+  unsetenv ("AFET_DEVICE");
+}
+
+int
+main (int argc, char **argv)
+{
+  afet::Status st = afet::acquire_device ("auto", &device);
+  if (!st.ok ()) {
+    std::printf ("no OpenCL device: %s\n0 passed, 1 failed\n",
+        st.message ().c_str ());
+    return 1;
+  }
+  std::printf ("device: %s\n", device->info ().describe ().c_str ());
+
+  params_cases ();
+  device_cases ();
+  for (auto w : { std::make_pair (afet::Window::HAMMING, AFETREF_WINDOW_HAMMING),
+          std::make_pair (afet::Window::HANN, AFETREF_WINDOW_HANN),
+          std::make_pair (afet::Window::POVEY, AFETREF_WINDOW_POVEY),
+          std::make_pair (afet::Window::RECTANGULAR,
+              AFETREF_WINDOW_RECTANGULAR),
+          std::make_pair (afet::Window::BLACKMAN, AFETREF_WINDOW_BLACKMAN) }) {
+    static const char *names[] = { "hamming", "hann", "povey", "rectangular",
+      "blackman" };
+    framer_case (w.first, w.second, names[(int) w.first], w.first ==
+        afet::Window::HAMMING);
+  }
+  framer_case (afet::Window::HAMMING, AFETREF_WINDOW_HAMMING, "hamming",
+      false);
+
+  const Case cases[] = {
+    { "mfcc 16k fused noise", 16000, 25, 23, 12, 22, false, true, true, 0, 0,
+        afet::DctMode::FUSED, false, 64, 3.0 },
+    { "mfcc 16k gemm noise", 16000, 25, 23, 12, 22, false, true, true, 0, 0,
+        afet::DctMode::GEMM, false, 64, 3.0 },
+    { "mfcc 8k tone power cut-offs", 8000, 20, 15, 12, 22, true, true, false,
+        300, 3400, afet::DctMode::FUSED, true, 4096, 2.0 },
+    { "mfcc 44.1k quirk", 44100, 20, 25, 12, 22, false, true, true, 0, 0,
+        afet::DctMode::FUSED, false, 512, 2.0 },
+    { "mfcc 16k no lifter no c0", 16000, 20, 40, 20, 0, false, false, false,
+        0, 0, afet::DctMode::FUSED, false, 256, 1.5 },
+    { "fbank 16k", 16000, 20, 23, 0, 22, false, true, false, 0, 0,
+        afet::DctMode::FUSED, false, 128, 2.0 },
+    { "fbank 8k +energy power", 8000, 25, 15, 0, 22, true, false, true, 0, 0,
+        afet::DctMode::FUSED, true, 8, 1.0 },
+    { "mfcc 48k", 48000, 25, 26, 13, 22, false, true, true, 0, 0,
+        afet::DctMode::FUSED, false, 256, 1.0 },
+  };
+  for (const Case &c : cases)
+    mfcc_case (c);
+  frames_input_case ();
+
+  std::printf ("%d passed, %d failed\n", passed, failed);
+  return failed ? 1 : 0;
+}
