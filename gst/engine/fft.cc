@@ -91,6 +91,12 @@ RealFft::init (Device &device, int fft_size, std::vector<int> capacities,
     conf.size[0] = (uint64_t) fft_size;
     conf.numberBatches = (uint64_t) cap;
     conf.performR2C = 1;
+    /* VkFFT's default R2C packs two real rows into one complex FFT. The
+     * rows then share rounding errors (a quiet frame next to a loud one
+     * picks up eps x the loud one's spectrum) and a padding row of garbage
+     * past the batch spoils its partner: each frame must depend on itself
+     * only, whatever the batch, so transform rows one by one. */
+    conf.disableMergeSequencesR2C = 1;
     conf.device = &plan->device;
     conf.context = &plan->context;
     conf.platform = &plan->platform;

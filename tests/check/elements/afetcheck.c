@@ -1,0 +1,208 @@
+/* afet — speech features on OpenCL
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "afetcheck.h"
+
+#include <string.h>
+
+static const gchar *
+format_name (AfetCheckFormat fmt)
+{
+  switch (fmt) {
+    case AFETCHECK_S32:
+      return "S32LE";
+    case AFETCHECK_F32:
+      return "F32LE";
+    case AFETCHECK_F64:
+      return "F64LE";
+    default:
+      return "S16LE";
+  }
+}
+
+static gsize
+format_bytes (AfetCheckFormat fmt)
+{
+  return fmt == AFETCHECK_S16 ? 2 : (fmt == AFETCHECK_F64 ? 8 : 4);
+}
+
+void
+afetcheck_set_audio_caps (GstHarness * h, AfetCheckFormat fmt, gint rate)
+{
+  gchar *caps = g_strdup_printf ("audio/x-raw, format=%s, "
+      "layout=interleaved, rate=%d, channels=1", format_name (fmt), rate);
+  gst_harness_set_src_caps_str (h, caps);
+  g_free (caps);
+}
+
+static GstBuffer *
+make_buffer (AfetCheckFormat fmt, const gdouble * x, gint n)
+{
+  gsize bytes = format_bytes (fmt);
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, n * bytes, NULL);
+  GstMapInfo map;
+  gst_buffer_map (buf, &map, GST_MAP_WRITE);
+  for (gint i = 0; i < n; i++) {
+    switch (fmt) {
+      case AFETCHECK_S16:{
+        gint16 v = GINT16_TO_LE ((gint16) x[i]);
+        memcpy (map.data + i * 2, &v, 2);
+        break;
+      }
+      case AFETCHECK_S32:{
+        gint32 v = GINT32_TO_LE ((gint32) x[i] * 65536);
+        memcpy (map.data + i * 4, &v, 4);
+        break;
+      }
+      case AFETCHECK_F32:{
+        gfloat v = (gfloat) (x[i] / 32768.0);
+        memcpy (map.data + i * 4, &v, 4);
+        break;
+      }
+      case AFETCHECK_F64:{
+        gdouble v = x[i] / 32768.0;
+        memcpy (map.data + i * 8, &v, 8);
+        break;
+      }
+    }
+  }
+  gst_buffer_unmap (buf, &map);
+  return buf;
+}
+
+GstFlowReturn
+afetcheck_push_samples (GstHarness * h, AfetCheckFormat fmt, gint rate,
+    const gdouble * samples, gint n, const gint * sizes, gint n_sizes,
+    GstClockTime t0, gboolean discont)
+{
+  gint done = 0, k = 0;
+  while (done < n) {
+    gint len = sizes ? sizes[k++ % n_sizes] : n;
+    if (len > n - done)
+      len = n - done;
+    GstBuffer *buf = make_buffer (fmt, samples + done, len);
+    GST_BUFFER_PTS (buf) = t0 + gst_util_uint64_scale (done, GST_SECOND,
+        rate);
+    GST_BUFFER_DURATION (buf) = t0 + gst_util_uint64_scale (done + len,
+        GST_SECOND, rate) - GST_BUFFER_PTS (buf);
+    if (done == 0 && discont)
+      GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DISCONT);
+    GstFlowReturn ret = gst_harness_push (h, buf);
+    if (ret != GST_FLOW_OK)
+      return ret;
+    done += len;
+  }
+  return GST_FLOW_OK;
+}
+
+void
+afetcheck_pull (GstHarness * h, AfetCheckResult * res, GstClockTime t0,
+    guint64 first_offset)
+{
+  GstCaps *caps = gst_pad_get_current_caps (h->sinkpad);
+  fail_unless (caps != NULL, "no output caps");
+  fail_unless (afet_features_info_from_caps (&res->info, caps),
+      "output caps do not parse: %" GST_PTR_FORMAT, caps);
+  gst_caps_unref (caps);
+  res->dims = res->info.dims;
+
+  guint64 expect = first_offset + res->n_frames;
+  GstBuffer *buf;
+  while ((buf = gst_harness_try_pull (h))) {
+    gsize size = gst_buffer_get_size (buf);
+    fail_unless (size % (res->dims * sizeof (gfloat)) == 0,
+        "buffer of %" G_GSIZE_FORMAT " bytes is not whole frames", size);
+    gint n = (gint) (size / (res->dims * sizeof (gfloat)));
+    fail_unless (n > 0, "empty buffer");
+    fail_unless_equals_uint64 (GST_BUFFER_OFFSET (buf), expect);
+    fail_unless_equals_uint64 (GST_BUFFER_OFFSET_END (buf), expect + n);
+    GstClockTime pts = t0 + afet_features_info_frames_to_time (&res->info,
+        expect);
+    GstClockTime end = t0 + afet_features_info_frames_to_time (&res->info,
+        expect + n);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (buf), pts);
+    fail_unless_equals_uint64 (GST_BUFFER_DURATION (buf), end - pts);
+    res->data = g_renew (gfloat, res->data,
+        (gsize) (res->n_frames + n) * res->dims);
+    gst_buffer_extract (buf, 0, res->data + (gsize) res->n_frames * res->dims,
+        size);
+    res->n_frames += n;
+    res->n_buffers++;
+    expect += n;
+    gst_buffer_unref (buf);
+  }
+}
+
+void
+afetcheck_result_clear (AfetCheckResult * res)
+{
+  g_free (res->data);
+  memset (res, 0, sizeof (*res));
+}
+
+gint *
+afetcheck_random_sizes (gint count, gint lo, gint hi, guint64 seed)
+{
+  gint *s = g_new (gint, count);
+  guint64 x = seed * 0x9E3779B97F4A7C15ull + 1;
+  for (gint i = 0; i < count; i++) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    s[i] = lo + (gint) (x % (guint64) (hi - lo + 1));
+  }
+  return s;
+}
+
+const gchar *
+afetcheck_refdata_dir (void)
+{
+  static gchar *dir = NULL;
+  if (!dir) {
+    const gchar *env = g_getenv ("AFET_REFDATA");
+    dir = env ? g_strdup (env) :
+        g_build_filename (AFET_SOURCE_DIR, "..", "shared", "refdata", NULL);
+  }
+  return g_file_test (dir, G_FILE_TEST_IS_DIR) ? dir : NULL;
+}
+
+const gchar *
+afetcheck_testdata_dir (void)
+{
+  static gchar *dir = NULL;
+  if (!dir)
+    dir = g_build_filename (AFET_SOURCE_DIR, "tests", "data", NULL);
+  return dir;
+}
+
+gboolean
+afetcheck_find_pair (const gchar * kind, const gchar * name, gchar ** wav,
+    gchar ** htk)
+{
+  const gchar *dirs[] = { afetcheck_refdata_dir (), afetcheck_testdata_dir () };
+  gchar *wavname = g_strconcat (name, ".wav", NULL);
+  gchar *htkname = g_strconcat (name, ".htk", NULL);
+  gboolean found = FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (dirs) && !found; i++) {
+    if (!dirs[i])
+      continue;
+    *wav = g_build_filename (dirs[i], "audio", wavname, NULL);
+    *htk = g_build_filename (dirs[i], "htk", kind, htkname, NULL);
+    if (g_file_test (*wav, G_FILE_TEST_EXISTS) &&
+        g_file_test (*htk, G_FILE_TEST_EXISTS)) {
+      found = TRUE;
+    } else {
+      g_free (*wav);
+      g_free (*htk);
+      *wav = *htk = NULL;
+    }
+  }
+  g_free (wavname);
+  g_free (htkname);
+  return found;
+}
