@@ -1,0 +1,22 @@
+#!/bin/bash
+# afet — the main job on the bundled example: MFCC of a 16 kHz WAV through
+# gst-launch-1.0, written as raw float32 frames; prints the frame count, the
+# dimension and the OpenCL device used. Usage: examples/mfcc.sh [WAV] [OUT]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(dirname "$here")
+wav=${1:-$here/data/speech-16k.wav}
+out=${2:-${TMPDIR:-/tmp}/afet-example.mfcc}
+export GST_PLUGIN_PATH=$top/build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}
+
+log=$(GST_DEBUG=afetbase:4 GST_DEBUG_NO_COLOR=1 gst-launch-1.0 -v \
+  filesrc location="$wav" ! wavparse ! audioconvert ! audioresample ! \
+  afetmfcc ! filesink location="$out" 2>&1) || { echo "$log"; exit 1; }
+
+dims=$(echo "$log" | grep -o 'filesink0.GstPad:sink: caps = .*' | head -1 |
+  sed -n 's/.*dims=(int)\([0-9]*\).*/\1/p')
+device=$(echo "$log" | sed -n 's/.*OpenCL context on \(.*\) (request.*/\1/p' | head -1)
+bytes=$(stat -c %s "$out")
+echo "afet: $(basename "$wav") -> $out"
+echo "device: ${device:-unknown}"
+echo "frames: $((bytes / (4 * dims)))  dims: $dims"

@@ -1,0 +1,27 @@
+#!/bin/bash
+# afet — installs what building, testing and running afet needs on Debian 12
+# (as root). Safe to run again: apt-get skips what is already installed.
+set -euo pipefail
+
+packages=(
+  # build
+  git ca-certificates meson ninja-build g++ pkg-config python3
+  # GStreamer 1.22: libraries, headers, gst-check, gst-launch, base plugins
+  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-tools
+  gstreamer1.0-plugins-base gstreamer1.0-plugins-good
+  # OpenCL: ICD loader and headers, PoCL as the CPU device, VkFFT, CLBlast
+  ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
+  libvkfft-dev libclblast-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+    missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "afet: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q
+  apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
