@@ -189,9 +189,10 @@ def run_torch(args):
                     host[k, :len(w)] = w
                 x = torch.from_numpy(host).to(dev, non_blocking=True)
                 y = transform(x).transpose(1, 2).contiguous().cpu().numpy()
-                # center=False: frame t of a padded row only sees that
-                # file's samples while t < its own frame count
-                outs = [y[k, :max(0, (n - 400) // 160 + 1)]
+                # center=False, n_fft 512: frame t of a padded row reads
+                # samples t*160 .. t*160+511, all the file's own while
+                # t <= (n - 512) / 160
+                outs = [y[k, :max(0, (n - 512) // 160 + 1)]
                         for k, n in enumerate(lens)]
             if dev.type == "cuda":
                 torch.cuda.synchronize(dev)

@@ -446,6 +446,90 @@ GST_START_TEST (test_property_defaults)
 
 GST_END_TEST;
 
+static GstPadProbeReturn
+count_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  GArray *sizes = (GArray *) user_data;
+  guint frames = (guint) (gst_buffer_get_size (GST_PAD_PROBE_INFO_BUFFER
+          (info)) / (13 * sizeof (gfloat)));
+  g_array_append_val (sizes, frames);
+  return GST_PAD_PROBE_OK;
+}
+
+/* A non-live source is batched: whole max-batch buffers, then the rest. */
+GST_START_TEST (test_batching_not_live)
+{
+  gchar *wav = g_build_filename (afetcheck_testdata_dir (), "audio",
+      "s01_16k.wav", NULL);
+  gchar *launch = g_strdup_printf ("filesrc location=\"%s\" blocksize=4096 ! "
+      "wavparse ! afetmfcc name=m frame-length=20 max-batch=64 ! "
+      "fakesink name=sink", wav);
+  GstElement *pipe = gst_parse_launch (launch, NULL);
+  fail_unless (pipe != NULL);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  GstPad *pad = gst_element_get_static_pad (sink, "sink");
+  GArray *sizes = g_array_new (FALSE, FALSE, sizeof (guint));
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, count_buffer, sizes,
+      NULL);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+      (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+
+  /* 473 frames: 7 x 64 + 25, although wavparse sends 4 KiB buffers */
+  fail_unless_equals_int (sizes->len, 8);
+  for (guint i = 0; i < 7; i++)
+    fail_unless_equals_int (g_array_index (sizes, guint, i), 64);
+  fail_unless_equals_int (g_array_index (sizes, guint, 7), 25);
+  g_array_unref (sizes);
+  gst_object_unref (pad);
+  gst_object_unref (sink);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+  g_free (launch);
+  g_free (wav);
+}
+
+GST_END_TEST;
+
+/* A caps change mid-stream restarts framing with the new format. */
+GST_START_TEST (test_caps_change)
+{
+  GstHarness *h = gst_harness_new_parse ("afetmfcc");
+  gdouble *x = int_noise (16000, 15000, 10);
+  AfetCheckResult a = { 0 }, b = { 0 };
+  afetcheck_set_audio_caps (h, AFETCHECK_S16, 16000);
+  afetcheck_push_samples (h, AFETCHECK_S16, 16000, x, 16000, NULL, 0, 0,
+      TRUE);
+  afetcheck_pull (h, &a, 0, 0);
+  fail_unless_equals_int (a.info.rate, 16000);
+  fail_unless_equals_int (a.n_frames, afetref_num_frames (16000, 400, 160));
+
+  afetcheck_set_audio_caps (h, AFETCHECK_S16, 8000);
+  afetcheck_push_samples (h, AFETCHECK_S16, 8000, x, 8000, NULL, 0,
+      GST_SECOND, FALSE);
+  gst_harness_push_event (h, gst_event_new_eos ());
+  afetcheck_pull (h, &b, GST_SECOND, 0);
+  fail_unless_equals_int (b.info.rate, 8000);
+  fail_unless_equals_int (b.info.frame_length, 200);
+  fail_unless_equals_int (b.n_frames, afetref_num_frames (8000, 200, 80));
+  AfetRefConfig rc = ref_config (8000, 25, 23, 12, TRUE, FALSE);
+  gint frames;
+  gdouble *ref = afetref_compute (&rc, x, 8000, &frames);
+  const gint groups[] = { 0, 12 };
+  check_groups (&b, ref, frames, 13, groups, 2, 1e-5);
+  g_free (ref);
+  afetcheck_result_clear (&a);
+  afetcheck_result_clear (&b);
+  gst_harness_teardown (h);
+  g_free (x);
+}
+
+GST_END_TEST;
+
 static Suite *
 afetmfcc_suite (void)
 {
@@ -466,6 +550,8 @@ afetmfcc_suite (void)
   tcase_add_test (tc, test_refuses_bad_settings);
   tcase_add_test (tc, test_latency);
   tcase_add_test (tc, test_dct_methods_agree);
+  tcase_add_test (tc, test_batching_not_live);
+  tcase_add_test (tc, test_caps_change);
   return s;
 }
 

@@ -1,0 +1,112 @@
+/* afet — speech features on OpenCL
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * afet-engine-bench: throughput of the MFCC stage alone (no GStreamer, no
+ * file I/O), for comparing implementation choices such as the DCT method on
+ * one device. Host-to-host: upload, kernels, FFT, download of each batch.
+ *
+ *   afet-engine-bench [--device D] [--rate R] [--seconds S] [--batch B]
+ *                     [--dct fused|gemm|both] [--repeat N]
+ */
+#include "stages.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+static double
+now ()
+{
+  using namespace std::chrono;
+  return duration<double> (steady_clock::now ().time_since_epoch ()).count ();
+}
+
+int
+main (int argc, char **argv)
+{
+  std::string device = "auto", dct = "both";
+  int rate = 16000, batch = 4096, repeat = 5;
+  double seconds = 600.0;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string a = argv[i];
+    if (a == "--device")
+      device = argv[i + 1];
+    else if (a == "--rate")
+      rate = std::atoi (argv[i + 1]);
+    else if (a == "--seconds")
+      seconds = std::atof (argv[i + 1]);
+    else if (a == "--batch")
+      batch = std::atoi (argv[i + 1]);
+    else if (a == "--dct")
+      dct = argv[i + 1];
+    else if (a == "--repeat")
+      repeat = std::atoi (argv[i + 1]);
+    else {
+      std::fprintf (stderr, "unknown option %s\n", argv[i]);
+      return 2;
+    }
+  }
+
+  std::shared_ptr<afet::Device> dev;
+  afet::Status st = afet::acquire_device (device, &dev);
+  if (!st.ok ()) {
+    std::fprintf (stderr, "%s\n", st.message ().c_str ());
+    return 1;
+  }
+  std::printf ("device: %s\n", dev->info ().describe ().c_str ());
+
+  long long n = (long long) (seconds * rate);
+  std::vector<float> x (n);
+  unsigned s = 1;
+  for (auto &v : x) {
+    s = s * 1664525u + 1013904223u;
+    v = (float) ((int) (s >> 16) % 20000 - 10000);
+  }
+
+  for (const char *method : { "fused", "gemm" }) {
+    if (dct != "both" && dct != method)
+      continue;
+    afet::MfccConfig c;
+    c.framing.rate = rate;
+    c.framing.W = afet::frame_samples (25.0, rate);
+    c.framing.S = afet::frame_samples (10.0, rate);
+    c.max_batch = batch;
+    c.dct = std::strcmp (method, "gemm") == 0 ? afet::DctMode::GEMM :
+        afet::DctMode::FUSED;
+    afet::MfccStage stage;
+    double t0 = now ();
+    st = stage.init (dev, c);
+    double t_init = now () - t0;
+    if (!st.ok ()) {
+      std::fprintf (stderr, "%s\n", st.message ().c_str ());
+      return 1;
+    }
+    long long frames = afet::num_frames (n, c.framing.W, c.framing.S);
+    std::vector<float> out ((size_t) frames * c.dims ());
+    /* first run: kernels' first use (CLBlast compiles here) */
+    t0 = now ();
+    st = stage.run_samples (x.data (), frames, out.data ());
+    double t_first = now () - t0;
+    double best = 1e30;
+    for (int r = 0; r < repeat && st.ok (); r++) {
+      t0 = now ();
+      st = stage.run_samples (x.data (), frames, out.data ());
+      double t = now () - t0;
+      if (t < best)
+        best = t;
+    }
+    if (!st.ok ()) {
+      std::fprintf (stderr, "%s\n", st.message ().c_str ());
+      return 1;
+    }
+    std::printf ("dct=%-5s rate=%d batch=%d audio=%.0f s frames=%lld: "
+        "init %.3f s, first run %.3f s, best of %d %.4f s = %.1f M "
+        "frames/s, %.0fx real time\n", method, rate, batch, seconds, frames,
+        t_init, t_first, repeat, best, frames / best / 1e6, seconds / best);
+  }
+  return 0;
+}

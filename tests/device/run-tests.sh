@@ -1,0 +1,34 @@
+#!/bin/bash
+# afet — runs the built test programs without meson, e.g. on the GPU machine
+# (which has no meson): the engine, element and golden tests, on the device
+# AFET_DEVICE selects (default here: gpu). Run from the project root after
+# `. .devrt/env.sh`; BUILD (default build) names the carried build folder.
+# Set AFET_REFDATA to a copy of the shared refdata for the real recordings.
+set -u
+top=$(pwd)
+build=${BUILD:-build}
+export AFET_DEVICE=${AFET_DEVICE:-gpu}
+export LD_LIBRARY_PATH=$top/$build/gst/features${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export GST_PLUGIN_PATH_1_0=$top/$build/gst${GST_PLUGIN_PATH_1_0:+:$GST_PLUGIN_PATH_1_0}
+export GST_PLUGIN_PATH=$top/$build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}
+export CK_DEFAULT_TIMEOUT=300
+export GST_REGISTRY_1_0=${TMPDIR:-/tmp}/afet-device-tests.registry
+pass=0 fail=0 skip=0
+run () {
+  local name=$1; shift
+  echo "=== $name"
+  "$@"
+  local rc=$?
+  case $rc in
+    0) pass=$((pass + 1)); echo "--- $name: OK" ;;
+    77) skip=$((skip + 1)); echo "--- $name: SKIPPED" ;;
+    *) fail=$((fail + 1)); echo "--- $name: FAIL ($rc)" ;;
+  esac
+}
+run engine "$build/tests/engine/test_engine"
+run afetframer "$build/tests/check/elements/check_afetframer"
+run afetmfcc "$build/tests/check/elements/check_afetmfcc"
+AFET_GOLDEN_SET=synthetic run golden "$build/tests/check/elements/check_golden"
+AFET_GOLDEN_SET=real run golden-real "$build/tests/check/elements/check_golden"
+echo "$pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]
