@@ -7,14 +7,16 @@
  * afet_frame: frame t is samples[t*S .. t*S + W); each frame gets HTK's
  * in-frame pre-emphasis (y[0] = (1 - k) x[0], y[i] = x[i] - k x[i-1]; no
  * sample of the previous frame is used), then the window. The row is written
- * with out_stride floats, zero-filled after W (the FFT's zero padding).
+ * at out[out_offset + t*out_stride], zero-filled after W (the FFT's zero
+ * padding).
  * If energy != 0 the raw log energy ln(sum x^2) of the frame, taken before
  * pre-emphasis, is written to energy_buf[energy_offset + t*energy_stride]
  * (-1e10 for an all-zero frame, as HTK does).
  *
  * afet_pad_frames: frames already framed upstream (afetframer) are copied
- * from rows of in_stride floats into zero-padded FFT rows; the frame's raw
- * log energy, when it carries one at column W, goes to energy_buf.
+ * from rows of in_stride floats at in[in_offset] into zero-padded FFT rows;
+ * the frame's raw log energy, when it carries one at column W, goes to
+ * energy_buf.
  */
 
 #ifndef AFET_LSZ
@@ -45,9 +47,9 @@ afet_store_energy (__local float *part, float acc, __global float *energy_buf,
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
 void
 afet_frame (__global const float *samples, uint W, uint S, float preemph,
-    __constant float *window, __global float *out, uint out_stride,
-    uint n_frames, __global float *energy_buf, uint energy_offset,
-    uint energy_stride, int energy)
+    __constant float *window, __global float *out, uint out_offset,
+    uint out_stride, uint n_frames, __global float *energy_buf,
+    uint energy_offset, uint energy_stride, int energy)
 {
   __local float part[AFET_LSZ];
   uint t = get_group_id (0);
@@ -56,7 +58,7 @@ afet_frame (__global const float *samples, uint W, uint S, float preemph,
    * barrier of the energy reduction */
 
   __global const float *x = samples + (size_t) t * S;
-  __global float *y = out + (size_t) t * out_stride;
+  __global float *y = out + out_offset + (size_t) t * out_stride;
   float acc = 0.0f;
   for (uint i = lid; i < out_stride; i += AFET_LSZ) {
     float v = 0.0f;
@@ -74,7 +76,8 @@ afet_frame (__global const float *samples, uint W, uint S, float preemph,
 
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
 void
-afet_pad_frames (__global const float *in, uint in_stride, uint W,
+afet_pad_frames (__global const float *in, uint in_offset, uint in_stride,
+    uint W,
     __global float *out, uint out_stride, uint n_frames,
     __global float *energy_buf, uint energy_offset, uint energy_stride,
     int energy)
@@ -83,7 +86,7 @@ afet_pad_frames (__global const float *in, uint in_stride, uint W,
   uint lid = get_local_id (0);
   if (t >= n_frames)
     return;
-  __global const float *x = in + (size_t) t * in_stride;
+  __global const float *x = in + in_offset + (size_t) t * in_stride;
   __global float *y = out + (size_t) t * out_stride;
   for (uint i = lid; i < out_stride; i += AFET_LSZ)
     y[i] = i < W ? x[i] : 0.0f;

@@ -9,10 +9,10 @@
  * ln(max(v, floor)) (HTK: floor 1.0).
  *
  * afet_melbank: one work-item per (frame, filter), 1-D, log filter-bank
- * values written to out[t*out_stride + c].
+ * values written to out[out_offset + t*out_stride + c].
  * afet_melbank_dct: one work-group per frame; the filter bank goes to local
  * memory, then each output column j is the dot product of row j of dct
- * (ncols x M, lifter folded in) with it: out[t*out_stride + j].
+ * (ncols x M, lifter folded in) with it: out[out_offset + t*out_stride + j].
  */
 
 #ifndef AFET_LSZ
@@ -45,15 +45,15 @@ void
 afet_melbank (__global const float *spec, uint spec_stride,
     __global const int *first, __global const int *count,
     __global const int *offset, __global const float *weights, uint M,
-    int use_power, float floor_v, __global float *out, uint out_stride,
-    uint n_frames)
+    int use_power, float floor_v, __global float *out, uint out_offset,
+    uint out_stride, uint n_frames)
 {
   uint gid = get_global_id (0);
   uint t = gid / M;
   uint c = gid - t * M;
   if (t >= n_frames)
     return;
-  out[(size_t) t * out_stride + c] = afet_filter (spec +
+  out[out_offset + (size_t) t * out_stride + c] = afet_filter (spec +
       (size_t) t * spec_stride, first, count, offset, weights, c, use_power,
       floor_v);
 }
@@ -64,7 +64,7 @@ afet_melbank_dct (__global const float *spec, uint spec_stride,
     __global const int *first, __global const int *count,
     __global const int *offset, __global const float *weights, uint M,
     int use_power, float floor_v, __global const float *dct, uint ncols,
-    __global float *out, uint out_stride, uint n_frames)
+    __global float *out, uint out_offset, uint out_stride, uint n_frames)
 {
   __local float fb[AFET_MAX_FILTERS];
   uint t = get_group_id (0);
@@ -83,6 +83,6 @@ afet_melbank_dct (__global const float *spec, uint spec_stride,
     float acc = 0.0f;
     for (uint k = 0; k < M; k++)
       acc += d[k] * fb[k];
-    out[(size_t) t * out_stride + j] = acc;
+    out[out_offset + (size_t) t * out_stride + j] = acc;
   }
 }

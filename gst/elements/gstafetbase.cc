@@ -20,6 +20,8 @@
 #endif
 
 #include "gstafetbase.h"
+#include "gstafetclmemory.h"
+#include "gstafetcontext.h"
 
 #include <algorithm>
 #include <cstring>
@@ -28,6 +30,7 @@
 #include <vector>
 
 GST_DEBUG_CATEGORY_STATIC (gst_afet_base_debug);
+GST_DEBUG_CATEGORY_STATIC (afet_transfer_debug);
 #define GST_CAT_DEFAULT gst_afet_base_debug
 
 #define DEFAULT_DEVICE "auto"
@@ -37,6 +40,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_afet_base_debug);
 #define DEFAULT_WINDOW GST_AFET_WINDOW_HAMMING
 #define DEFAULT_PREEMPHASIS 0.97
 #define DEFAULT_PAD FALSE
+#define DEFAULT_DEVICE_MEMORY TRUE
 
 enum
 {
@@ -44,6 +48,11 @@ enum
   PROP_DEVICE,
   PROP_DEVICE_NAME,
   PROP_MAX_BATCH,
+  PROP_DEVICE_MEMORY,
+  PROP_UPLOADS,
+  PROP_UPLOAD_BYTES,
+  PROP_DOWNLOADS,
+  PROP_DOWNLOAD_BYTES,
 };
 
 enum
@@ -93,21 +102,34 @@ struct GstAfetBaseState
 {
   /* properties, guarded by the object lock */
   std::string device_request = DEFAULT_DEVICE;
+  bool device_explicit = false;      /* device set to other than auto */
   guint max_batch = DEFAULT_MAX_BATCH;
+  gboolean device_memory = DEFAULT_DEVICE_MEMORY;
   gdouble frame_length = DEFAULT_FRAME_LENGTH;
   gdouble frame_shift = DEFAULT_FRAME_SHIFT;
   GstAfetWindow window = DEFAULT_WINDOW;
   gdouble preemphasis = DEFAULT_PREEMPHASIS;
   gboolean pad = DEFAULT_PAD;
 
+  /* the shared device context (set by the application, found through a
+   * neighbour, or made in start), object lock */
+  GstAfetContext *context = nullptr;
+
   /* between start and stop */
   std::shared_ptr<afet::Device> device;
   std::string device_name;
+  afet::ClQueue queue;               /* this element's own queue */
+  std::shared_ptr<afet::TransferStats> stats =
+      std::make_shared<afet::TransferStats> ();
 
   /* negotiated */
   bool configured = false;
   GstAfetInput in;
   AfetFeaturesInfo out;
+  bool in_device = false;            /* input caps: memory:AfetCLMemory */
+  bool out_device = false;           /* output caps: memory:AfetCLMemory */
+  GstBufferPool *pool = nullptr;     /* device output */
+  afet::ClMem staging;               /* system output: max_batch x dims */
 
   /* streaming state */
   std::vector<float> pending;        /* samples, or whole input frames */
@@ -157,6 +179,10 @@ static GstFlowReturn gst_afet_base_submit_input_buffer (GstBaseTransform *
     trans, gboolean is_discont, GstBuffer * input);
 static GstFlowReturn gst_afet_base_generate_output (GstBaseTransform * trans,
     GstBuffer ** outbuf);
+static gboolean gst_afet_base_decide_allocation (GstBaseTransform * trans,
+    GstQuery * query);
+static void gst_afet_base_set_context (GstElement * element,
+    GstContext * context);
 
 static void
 gst_afet_base_class_init (GstAfetBaseClass * klass)
@@ -166,6 +192,8 @@ gst_afet_base_class_init (GstAfetBaseClass * klass)
 
   GST_DEBUG_CATEGORY_INIT (gst_afet_base_debug, "afetbase", 0,
       "afet base class");
+  GST_DEBUG_CATEGORY_INIT (afet_transfer_debug, "afettransfer", 0,
+      "afet host <-> device transfers");
 
   gobject_class->finalize = gst_afet_base_finalize;
   gobject_class->set_property = gst_afet_base_set_property;
@@ -190,6 +218,33 @@ gst_afet_base_class_init (GstAfetBaseClass * klass)
           (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
               GST_PARAM_MUTABLE_READY)));
 
+  g_object_class_install_property (gobject_class, PROP_DEVICE_MEMORY,
+      g_param_spec_boolean ("device-memory", "Device memory",
+          "Hand buffers to other afet elements in OpenCL device memory "
+          "(memory:AfetCLMemory) when they take it; false: always system "
+          "memory", DEFAULT_DEVICE_MEMORY, (GParamFlags) (G_PARAM_READWRITE |
+              G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY)));
+  g_object_class_install_property (gobject_class, PROP_UPLOADS,
+      g_param_spec_uint64 ("uploads", "Uploads",
+          "Host-to-device copies this element made so far", 0, G_MAXUINT64,
+          0, (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+  g_object_class_install_property (gobject_class, PROP_UPLOAD_BYTES,
+      g_param_spec_uint64 ("upload-bytes", "Upload bytes",
+          "Bytes copied from host to device so far", 0, G_MAXUINT64, 0,
+          (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+  g_object_class_install_property (gobject_class, PROP_DOWNLOADS,
+      g_param_spec_uint64 ("downloads", "Downloads",
+          "Device-to-host copies of this element's data so far (its own, "
+          "and those made when others map its device memory)", 0,
+          G_MAXUINT64, 0, (GParamFlags) (G_PARAM_READABLE |
+              G_PARAM_STATIC_STRINGS)));
+  g_object_class_install_property (gobject_class, PROP_DOWNLOAD_BYTES,
+      g_param_spec_uint64 ("download-bytes", "Download bytes",
+          "Bytes copied from device to host so far", 0, G_MAXUINT64, 0,
+          (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+
+  GST_ELEMENT_CLASS (klass)->set_context =
+      GST_DEBUG_FUNCPTR (gst_afet_base_set_context);
   trans_class->start = GST_DEBUG_FUNCPTR (gst_afet_base_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_afet_base_stop);
   trans_class->transform_caps =
@@ -202,6 +257,8 @@ gst_afet_base_class_init (GstAfetBaseClass * klass)
       GST_DEBUG_FUNCPTR (gst_afet_base_submit_input_buffer);
   trans_class->generate_output =
       GST_DEBUG_FUNCPTR (gst_afet_base_generate_output);
+  trans_class->decide_allocation =
+      GST_DEBUG_FUNCPTR (gst_afet_base_decide_allocation);
   trans_class->passthrough_on_same_caps = FALSE;
 
   gst_type_mark_as_plugin_api (GST_TYPE_AFET_BASE, (GstPluginAPIFlags) 0);
@@ -230,6 +287,7 @@ gst_afet_base_finalize (GObject * object)
   GstAfetBase *self = GST_AFET_BASE (object);
   GstAfetBaseState *p = PRIV (self);
   clear_queue (p);
+  gst_clear_object (&p->context);
   delete p;
   G_OBJECT_CLASS (gst_afet_base_parent_class)->finalize (object);
 }
@@ -350,12 +408,18 @@ gst_afet_base_set_property (GObject * object, guint prop_id,
       const gchar *s = g_value_get_string (value);
       GST_OBJECT_LOCK (self);
       p->device_request = s ? s : DEFAULT_DEVICE;
+      p->device_explicit = s && *s && g_ascii_strcasecmp (s, "auto") != 0;
       GST_OBJECT_UNLOCK (self);
       break;
     }
     case PROP_MAX_BATCH:
       GST_OBJECT_LOCK (self);
       p->max_batch = g_value_get_uint (value);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case PROP_DEVICE_MEMORY:
+      GST_OBJECT_LOCK (self);
+      p->device_memory = g_value_get_boolean (value);
       GST_OBJECT_UNLOCK (self);
       break;
     default:
@@ -381,6 +445,21 @@ gst_afet_base_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_MAX_BATCH:
       g_value_set_uint (value, p->max_batch);
+      break;
+    case PROP_DEVICE_MEMORY:
+      g_value_set_boolean (value, p->device_memory);
+      break;
+    case PROP_UPLOADS:
+      g_value_set_uint64 (value, p->stats->uploads);
+      break;
+    case PROP_UPLOAD_BYTES:
+      g_value_set_uint64 (value, p->stats->upload_bytes);
+      break;
+    case PROP_DOWNLOADS:
+      g_value_set_uint64 (value, p->stats->downloads);
+      break;
+    case PROP_DOWNLOAD_BYTES:
+      g_value_set_uint64 (value, p->stats->download_bytes);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -415,8 +494,39 @@ release_engine (GstAfetBase * self)
   if (p->configured && klass->release)
     klass->release (self);
   p->configured = false;
+  if (p->pool) {
+    gst_buffer_pool_set_active (p->pool, FALSE);
+    gst_clear_object (&p->pool);
+  }
+  p->staging.reset ();
 }
 
+static void
+gst_afet_base_set_context (GstElement * element, GstContext * context)
+{
+  GstAfetBase *self = GST_AFET_BASE (element);
+  gst_afet_handle_set_context (element, context, &PRIV (self)->context);
+  GST_ELEMENT_CLASS (gst_afet_base_parent_class)->set_context (element,
+      context);
+}
+
+static void
+post_device_error (GstAfetBase * self, const std::string & request,
+    const afet::Status & st)
+{
+  if (st.code () == afet::Status::NO_PLATFORM)
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+        ("No OpenCL platform found: install an OpenCL driver (ICD), "
+            "e.g. the pocl-opencl-icd package for the CPU."),
+        ("%s", st.message ().c_str ()));
+  else
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+        ("No usable OpenCL device for device=\"%s\".", request.c_str ()),
+        ("%s", st.message ().c_str ()));
+}
+
+/* Device precedence: an explicit device property, then a context set by the
+ * application (or shared by a neighbour), then AFET_DEVICE, then auto. */
 static gboolean
 gst_afet_base_start (GstBaseTransform * trans)
 {
@@ -425,31 +535,45 @@ gst_afet_base_start (GstBaseTransform * trans)
 
   GST_OBJECT_LOCK (self);
   std::string request = p->device_request;
+  bool explicit_device = p->device_explicit;
   GST_OBJECT_UNLOCK (self);
 
-  std::shared_ptr<afet::Device> device;
-  bool created = false;
-  afet::Status st = afet::acquire_device (request, &device, &created);
-  if (!st.ok ()) {
-    if (st.code () == afet::Status::NO_PLATFORM)
-      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-          ("No OpenCL platform found: install an OpenCL driver (ICD), "
-              "e.g. the pocl-opencl-icd package for the CPU."),
-          ("%s", st.message ().c_str ()));
-    else
-      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-          ("No usable OpenCL device for device=\"%s\".", request.c_str ()),
-          ("%s", st.message ().c_str ()));
+  afet::Status st;
+  if (explicit_device) {
+    std::shared_ptr<afet::Device> device;
+    bool created = false;
+    st = afet::acquire_device (request, &device, &created);
+    if (!st.ok ()) {
+      post_device_error (self, request, st);
+      return FALSE;
+    }
+    if (created)
+      GST_INFO_OBJECT (self, "created the shared OpenCL context on %s "
+          "(request \"%s\")", device->info ().describe ().c_str (),
+          request.c_str ());
+    GstAfetContext *ctx = gst_afet_context_new (device);
+    GST_OBJECT_LOCK (self);
+    GstAfetContext *old = p->context;
+    p->context = ctx;
+    GST_OBJECT_UNLOCK (self);
+    if (old)
+      gst_object_unref (old);
+  } else if (!gst_afet_ensure_element_context (GST_ELEMENT (self),
+          request.c_str (), &p->context, &st)) {
+    post_device_error (self, request, st);
     return FALSE;
   }
-  if (created)
-    GST_INFO_OBJECT (self, "created the shared OpenCL context on %s "
-        "(request \"%s\", resolved as \"%s\")",
-        device->info ().describe ().c_str (), request.c_str (),
-        afet::effective_device_request (request).c_str ());
-  else
-    GST_DEBUG_OBJECT (self, "using %s", device->info ().describe ().c_str ());
 
+  std::shared_ptr<afet::Device> device =
+      gst_afet_context_get_device (p->context);
+  st = device->create_queue (&p->queue);
+  if (!st.ok ()) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (nullptr),
+        ("%s", st.message ().c_str ()));
+    return FALSE;
+  }
+  GST_DEBUG_OBJECT (self, "running on %s", device->info ().describe ().
+      c_str ());
   GST_OBJECT_LOCK (self);
   p->device = device;
   p->device_name = device->info ().device_name;
@@ -468,9 +592,18 @@ gst_afet_base_stop (GstBaseTransform * trans)
   release_engine (self);
   clear_queue (p);
   reset_stream (p);
+  if (p->queue)
+    clFinish (p->queue.get ());
+  p->queue.reset ();
   GST_OBJECT_LOCK (self);
   p->device.reset ();
+  GstAfetContext *ctx = p->context;
+  p->context = nullptr;
   GST_OBJECT_UNLOCK (self);
+  /* an application-set context is set again by the application; ours and a
+   * neighbour's are found again at the next start */
+  if (ctx)
+    gst_object_unref (ctx);
   return TRUE;
 }
 
@@ -583,6 +716,71 @@ describe (GstAfetBase * self, GstCaps * caps, GstAfetInput * in,
   return klass->describe (self, in, out, why);
 }
 
+static gboolean
+caps_have_cl_feature (const GstCaps * caps, guint idx)
+{
+  GstCapsFeatures *f = gst_caps_get_features (caps, idx);
+  return f && !gst_caps_features_is_any (f) &&
+      gst_caps_features_contains (f, AFET_CAPS_FEATURE_MEMORY_CL);
+}
+
+static gboolean
+caps_name_cl_feature (const GstCaps * caps)
+{
+  if (!caps || gst_caps_is_any (caps))
+    return FALSE;
+  for (guint i = 0; i < gst_caps_get_size (caps); i++)
+    if (caps_have_cl_feature (caps, i))
+      return TRUE;
+  return FALSE;
+}
+
+/* The exact output caps for fixed input caps, device memory first when
+ * allowed, then system memory. */
+static GstCaps *
+output_caps (GstAfetBase * self, GstCaps * caps)
+{
+  GstAfetInput in;
+  AfetFeaturesInfo out;
+  gchar *why = nullptr;
+  if (!describe (self, caps, &in, &out, &why)) {
+    GST_DEBUG_OBJECT (self, "no output for %" GST_PTR_FORMAT ": %s", caps,
+        why);
+    g_free (why);
+    return nullptr;
+  }
+  GstCaps *sys = afet_features_info_to_caps (&out);
+  GST_OBJECT_LOCK (self);
+  gboolean device_memory = PRIV (self)->device_memory;
+  GST_OBJECT_UNLOCK (self);
+  if (!device_memory)
+    return sys;
+  GstCaps *dev = gst_caps_copy (sys);
+  gst_caps_set_features (dev, 0,
+      gst_caps_features_new (AFET_CAPS_FEATURE_MEMORY_CL, nullptr));
+  gst_caps_append (dev, sys);
+  return dev;
+}
+
+/* Drops the device-memory structures of caps if device memory is off. */
+static GstCaps *
+filter_memory (GstAfetBase * self, GstCaps * caps)
+{
+  GST_OBJECT_LOCK (self);
+  gboolean device_memory = PRIV (self)->device_memory;
+  GST_OBJECT_UNLOCK (self);
+  if (device_memory)
+    return caps;
+  GstCaps *res = gst_caps_new_empty ();
+  for (guint i = 0; i < gst_caps_get_size (caps); i++)
+    if (!caps_have_cl_feature (caps, i))
+      gst_caps_append_structure_full (res,
+          gst_structure_copy (gst_caps_get_structure (caps, i)),
+          gst_caps_features_copy (gst_caps_get_features (caps, i)));
+  gst_caps_unref (caps);
+  return res;
+}
+
 static GstCaps *
 gst_afet_base_transform_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * filter)
@@ -592,20 +790,10 @@ gst_afet_base_transform_caps (GstBaseTransform * trans,
       GST_BASE_TRANSFORM_SRC_PAD (trans) : GST_BASE_TRANSFORM_SINK_PAD (trans);
   GstCaps *result = nullptr;
 
-  if (direction == GST_PAD_SINK && gst_caps_is_fixed (caps)) {
-    GstAfetInput in;
-    AfetFeaturesInfo out;
-    gchar *why = nullptr;
-    if (describe (self, caps, &in, &out, &why)) {
-      result = afet_features_info_to_caps (&out);
-    } else {
-      GST_DEBUG_OBJECT (self, "no output for %" GST_PTR_FORMAT ": %s", caps,
-          why);
-      g_free (why);
-    }
-  }
+  if (direction == GST_PAD_SINK && gst_caps_is_fixed (caps))
+    result = output_caps (self, caps);
   if (!result)
-    result = gst_pad_get_pad_template_caps (other);
+    result = filter_memory (self, gst_pad_get_pad_template_caps (other));
 
   if (filter) {
     GstCaps *tmp = gst_caps_intersect_full (filter, result,
@@ -618,20 +806,31 @@ gst_afet_base_transform_caps (GstBaseTransform * trans,
   return result;
 }
 
+/* Device memory only when downstream names our memory feature explicitly:
+ * a peer that takes ANY caps (fakesink, filesink, appsink) would otherwise
+ * be handed the first structure, device memory it cannot read directly. */
 static GstCaps *
 gst_afet_base_fixate_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * othercaps)
 {
   GstAfetBase *self = GST_AFET_BASE (trans);
   if (direction == GST_PAD_SINK && gst_caps_is_fixed (caps)) {
-    GstAfetInput in;
-    AfetFeaturesInfo out;
-    gchar *why = nullptr;
-    if (describe (self, caps, &in, &out, &why)) {
+    GstCaps *exact = output_caps (self, caps);
+    if (exact) {
+      GstCaps *peer = gst_pad_peer_query_caps (GST_BASE_TRANSFORM_SRC_PAD
+          (trans), nullptr);
+      gboolean device = caps_name_cl_feature (peer) &&
+          caps_name_cl_feature (exact);
+      if (peer)
+        gst_caps_unref (peer);
+      GstCaps *res = gst_caps_copy_nth (exact, device ? 0 :
+          gst_caps_get_size (exact) - 1);
+      gst_caps_unref (exact);
       gst_caps_unref (othercaps);
-      return afet_features_info_to_caps (&out);
+      GST_DEBUG_OBJECT (self, "output in %s memory: %" GST_PTR_FORMAT,
+          device ? "device" : "system", res);
+      return res;
     }
-    g_free (why);
   }
   return GST_BASE_TRANSFORM_CLASS (gst_afet_base_parent_class)->fixate_caps
       (trans, direction, caps, othercaps);
@@ -673,7 +872,8 @@ gst_afet_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
         ("set_caps before start"));
     return FALSE;
   }
-  if (!klass->configure (self, p->device, &in, &out, &why)) {
+  if (!klass->configure (self, p->device, p->queue.get (), p->stats.get (),
+          &in, &out, &why)) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
         ("%s cannot run with these settings: %s", GST_ELEMENT_NAME (self),
             why), ("input caps %" GST_PTR_FORMAT, incaps));
@@ -682,8 +882,60 @@ gst_afet_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   }
   p->in = in;
   p->out = out;
+  p->in_device = caps_have_cl_feature (incaps, 0);
+  p->out_device = caps_have_cl_feature (outcaps, 0);
+
+  /* where outputs are computed: our pool of device buffers, or one staging
+   * buffer downloaded into system memory */
+  const gsize batch_bytes = (gsize) in.max_batch * out.dims * sizeof (float);
+  afet::Status st;
+  if (p->out_device) {
+    p->pool = gst_afet_cl_buffer_pool_new (p->device, p->queue.get (),
+        p->stats);
+    GstStructure *config = gst_buffer_pool_get_config (p->pool);
+    gst_buffer_pool_config_set_params (config, outcaps, (guint) batch_bytes,
+        0, 0);
+    if (!gst_buffer_pool_set_config (p->pool, config) ||
+        !gst_buffer_pool_set_active (p->pool, TRUE))
+      st = afet::Status (afet::Status::OPENCL, "cannot start the device "
+          "buffer pool");
+  } else {
+    cl_int err = CL_SUCCESS;
+    cl_mem m = clCreateBuffer (p->device->context (), CL_MEM_READ_WRITE,
+        batch_bytes, nullptr, &err);
+    if (err != CL_SUCCESS)
+      st = afet::Status (afet::Status::OPENCL, std::string ("clCreateBuffer: ")
+          + afet::cl_error_name (err));
+    else
+      p->staging.reset (m);
+  }
+  if (!st.ok ()) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (nullptr),
+        ("%s", st.message ().c_str ()));
+    return FALSE;
+  }
   p->configured = true;
+  GST_DEBUG_OBJECT (self, "input in %s memory, output in %s memory",
+      p->in_device ? "device" : "system", p->out_device ? "device" : "system");
   return TRUE;
+}
+
+static gboolean
+gst_afet_base_decide_allocation (GstBaseTransform * trans, GstQuery * query)
+{
+  GstAfetBaseState *p = PRIV (GST_AFET_BASE (trans));
+  GstCaps *caps = nullptr;
+  gst_query_parse_allocation (query, &caps, nullptr);
+  if (caps && caps_have_cl_feature (caps, 0)) {
+    /* device buffers come from our own pool (made at set_caps, which runs
+     * after this): tell downstream nothing else */
+    while (gst_query_get_n_allocation_pools (query) > 0)
+      gst_query_remove_nth_allocation_pool (query, 0);
+    return TRUE;
+  }
+  (void) p;
+  return GST_BASE_TRANSFORM_CLASS (gst_afet_base_parent_class)->
+      decide_allocation (trans, query);
 }
 
 /* ---- streaming -------------------------------------------------------- */
@@ -698,28 +950,146 @@ frames_available (GstAfetBaseState * p)
   return (gint64) (p->pending.size () / (size_t) p->in.in_dims);
 }
 
-/* Computes n frames from the front of pending into one output buffer, queued
- * for generate_output / the EOS push. */
+static void
+log_transfers (GstAfetBase * self, const char *what)
+{
+  GstAfetBaseState *p = PRIV (self);
+  GST_CAT_LOG_OBJECT (afet_transfer_debug, self, "%s: uploads %"
+      G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " bytes), downloads %"
+      G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " bytes)", what,
+      (guint64) p->stats->uploads, (guint64) p->stats->upload_bytes,
+      (guint64) p->stats->downloads, (guint64) p->stats->download_bytes);
+}
+
+/* Computes n frames into a new output buffer: input from the host (pending)
+ * or from rows of a device buffer (device input, already synchronised).
+ * Device output is left on the device with its completion event; system
+ * output is downloaded batch by batch. */
 static GstFlowReturn
-emit_frames (GstAfetBase * self, gint64 n)
+compute (GstAfetBase * self, gint64 n, const float *host_in, GstMemory * in_mem,
+    GstBuffer ** out)
 {
   GstAfetBaseClass *klass = GST_AFET_BASE_GET_CLASS (self);
   GstAfetBaseState *p = PRIV (self);
   const int dims = p->out.dims;
-
-  GstBuffer *buf = gst_buffer_new_allocate (nullptr,
-      (gsize) n * dims * sizeof (float), nullptr);
-  GstMapInfo map;
-  if (!gst_buffer_map (buf, &map, GST_MAP_WRITE)) {
-    gst_buffer_unref (buf);
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (nullptr),
-        ("cannot map an output buffer"));
-    return GST_FLOW_ERROR;
-  }
+  const gint64 max_batch = p->in.max_batch;
+  const gsize bytes = (gsize) n * dims * sizeof (float);
+  cl_command_queue q = p->queue.get ();
+  afet::Status st;
+  GstBuffer *buf = nullptr;
+  GstMemory *out_mem = nullptr;
+  cl_mem target = p->staging.get ();
+  GstMapInfo map = GST_MAP_INFO_INIT;
   gchar *why = nullptr;
-  gboolean ok = klass->process (self, p->pending.data (), n,
-      (float *) map.data, &why);
-  gst_buffer_unmap (buf, &map);
+  gboolean ok = TRUE;
+
+  if (p->out_device) {
+    if (n <= max_batch) {
+      if (gst_buffer_pool_acquire_buffer (p->pool, &buf, nullptr) !=
+          GST_FLOW_OK) {
+        GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (nullptr),
+            ("no buffer from the device pool"));
+        return GST_FLOW_ERROR;
+      }
+      gst_buffer_set_size (buf, bytes);
+    } else {
+      GstMemory *m = gst_afet_cl_memory_new (p->device, q, p->stats, bytes,
+          &st);
+      if (!m) {
+        GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (nullptr),
+            ("%s", st.message ().c_str ()));
+        return GST_FLOW_ERROR;
+      }
+      buf = gst_buffer_new ();
+      gst_buffer_append_memory (buf, m);
+    }
+    out_mem = gst_buffer_peek_memory (buf, 0);
+    /* the buffer may come back from the pool while a reader's kernels
+     * still use it */
+    st = gst_afet_cl_memory_sync (out_mem, q, TRUE);
+    if (gst_memory_map (out_mem, &map, (GstMapFlags) (GST_MAP_WRITE |
+                GST_MAP_AFET_CL))) {
+      target = (cl_mem) map.data;
+    } else {
+      ok = FALSE;
+      why = g_strdup ("cannot map the output device memory");
+    }
+  } else {
+    buf = gst_buffer_new_allocate (nullptr, bytes, nullptr);
+    if (!gst_buffer_map (buf, &map, GST_MAP_WRITE)) {
+      ok = FALSE;
+      why = g_strdup ("cannot map an output buffer");
+    }
+  }
+  if (ok && !st.ok ()) {
+    ok = FALSE;
+    why = g_strdup (st.message ().c_str ());
+  }
+
+  cl_mem in_cl = nullptr;
+  GstMapInfo in_map = GST_MAP_INFO_INIT;
+  if (ok && in_mem) {
+    if (gst_memory_map (in_mem, &in_map, (GstMapFlags) (GST_MAP_READ |
+                GST_MAP_AFET_CL))) {
+      in_cl = (cl_mem) in_map.data;
+    } else {
+      ok = FALSE;
+      why = g_strdup ("cannot map the input device memory");
+    }
+  }
+
+  for (gint64 done = 0; ok && done < n;) {
+    gint b = (gint) MIN (n - done, max_batch);
+    GstAfetBatch batch;
+    if (in_cl) {
+      batch.device = in_cl;
+      batch.in_row = (size_t) done;
+    } else {
+      size_t step = p->in.audio ? (size_t) p->in.S : (size_t) p->in.in_dims;
+      batch.host = host_in + (size_t) done * step;
+    }
+    gsize out_row = p->out_device ? (gsize) done : 0;
+    ok = klass->process (self, &batch, b, target, out_row, &why);
+    if (ok && !p->out_device) {
+      st = afet::download (q, target, 0, (size_t) b * dims * sizeof (float),
+          map.data + (gsize) done * dims * sizeof (float), p->stats.get ());
+      if (!st.ok ()) {
+        ok = FALSE;
+        why = g_strdup (st.message ().c_str ());
+      }
+    }
+    done += b;
+  }
+
+  /* completion of this work: the output's write, the input's read */
+  if (ok && (p->out_device || in_cl)) {
+    cl_event ev = nullptr;
+    cl_int err = clEnqueueMarkerWithWaitList (q, 0, nullptr, &ev);
+    if (err != CL_SUCCESS) {
+      ok = FALSE;
+      why = g_strdup_printf ("clEnqueueMarkerWithWaitList: %s",
+          afet::cl_error_name (err));
+    } else {
+      clFlush (q);
+      if (in_cl) {
+        clRetainEvent (ev);
+        gst_afet_cl_memory_add_read_event (in_mem, ev);
+      }
+      if (p->out_device)
+        gst_afet_cl_memory_set_write_event (out_mem, ev);
+      else
+        clReleaseEvent (ev);
+    }
+  }
+  if (in_cl)
+    gst_memory_unmap (in_mem, &in_map);
+  if (p->out_device) {
+    if (map.data)
+      gst_memory_unmap (out_mem, &map);
+  } else if (map.data) {
+    gst_buffer_unmap (buf, &map);
+  }
+
   if (!ok) {
     gst_buffer_unref (buf);
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
@@ -727,13 +1097,16 @@ emit_frames (GstAfetBase * self, gint64 n)
     g_free (why);
     return GST_FLOW_ERROR;
   }
+  *out = buf;
+  return GST_FLOW_OK;
+}
 
-  /* consume: audio keeps the overlap of the next frame */
-  size_t used = p->in.audio ? (size_t) n * p->in.S :
-      (size_t) n * p->in.in_dims;
-  used = std::min (used, p->pending.size ());
-  p->pending.erase (p->pending.begin (), p->pending.begin () + used);
-
+/* Timestamps an output buffer of n frames and queues it for
+ * generate_output / the EOS push. */
+static void
+queue_output (GstAfetBase * self, GstBuffer * buf, gint64 n)
+{
+  GstAfetBaseState *p = PRIV (self);
   const guint64 first = p->frames_out;
   const GstClockTime t0 = GST_CLOCK_TIME_IS_VALID (p->t0) ? p->t0 : 0;
   const guint64 S = (guint64) p->in.S, rate = (guint64) p->in.rate;
@@ -749,11 +1122,28 @@ emit_frames (GstAfetBase * self, gint64 n)
   if (first == 0)
     GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DISCONT);
   p->frames_out += n;
-
   GST_LOG_OBJECT (self, "%" G_GINT64_FORMAT " frames %" G_GUINT64_FORMAT
       "..%" G_GUINT64_FORMAT " at %" GST_TIME_FORMAT, n, first, first + n,
       GST_TIME_ARGS (start));
+  log_transfers (self, "after a batch");
   p->outq.push_back (buf);
+}
+
+/* Computes n frames from the front of pending. */
+static GstFlowReturn
+emit_frames (GstAfetBase * self, gint64 n)
+{
+  GstAfetBaseState *p = PRIV (self);
+  GstBuffer *buf = nullptr;
+  GstFlowReturn ret = compute (self, n, p->pending.data (), nullptr, &buf);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  /* consume: audio keeps the overlap of the next frame */
+  size_t used = p->in.audio ? (size_t) n * p->in.S :
+      (size_t) n * p->in.in_dims;
+  used = std::min (used, p->pending.size ());
+  p->pending.erase (p->pending.begin (), p->pending.begin () + used);
+  queue_output (self, buf, n);
   return GST_FLOW_OK;
 }
 
@@ -904,6 +1294,21 @@ append_input (GstAfetBase * self, GstBuffer * buf)
   return TRUE;
 }
 
+/* A buffer of whole frames in device memory of our device: computed as it
+ * is, without a copy to the host (upstream has batched it already). */
+static bool
+take_on_device (GstAfetBase * self, GstBuffer * input)
+{
+  GstAfetBaseState *p = PRIV (self);
+  if (p->in.audio || !p->pending.empty () || !p->partial.empty () ||
+      gst_buffer_n_memory (input) != 1)
+    return false;
+  GstMemory *mem = gst_buffer_peek_memory (input, 0);
+  return gst_is_afet_cl_memory (mem) && mem->offset == 0 &&
+      gst_afet_cl_memory_get_device (mem) == p->device.get () &&
+      mem->size % ((gsize) p->in.in_dims * sizeof (float)) == 0;
+}
+
 static GstFlowReturn
 gst_afet_base_submit_input_buffer (GstBaseTransform * trans,
     gboolean is_discont, GstBuffer * input)
@@ -939,6 +1344,28 @@ gst_afet_base_submit_input_buffer (GstBaseTransform * trans,
     gst_buffer_unref (input);
     return ret;
   }
+  if (gst_buffer_get_size (input) > 0)
+    p->have_data = true;
+
+  if (take_on_device (self, input)) {
+    GstMemory *mem = gst_buffer_peek_memory (input, 0);
+    gint64 n = (gint64) (mem->size / ((gsize) p->in.in_dims *
+            sizeof (float)));
+    GstBuffer *out = nullptr;
+    afet::Status st = gst_afet_cl_memory_sync (mem, p->queue.get (), FALSE);
+    if (!st.ok ()) {
+      gst_buffer_unref (input);
+      GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (nullptr),
+          ("%s", st.message ().c_str ()));
+      return GST_FLOW_ERROR;
+    }
+    if (n > 0)
+      ret = compute (self, n, nullptr, mem, &out);
+    gst_buffer_unref (input);
+    if (ret == GST_FLOW_OK && out)
+      queue_output (self, out, n);
+    return ret;
+  }
 
   if (!append_input (self, input)) {
     gst_buffer_unref (input);
@@ -946,8 +1373,6 @@ gst_afet_base_submit_input_buffer (GstBaseTransform * trans,
         ("cannot read an input buffer"));
     return GST_FLOW_ERROR;
   }
-  if (gst_buffer_get_size (input) > 0)
-    p->have_data = true;
   gst_buffer_unref (input);
   return process_pending (self, false);
 }
@@ -1056,6 +1481,19 @@ gst_afet_base_query (GstBaseTransform * trans, GstPadDirection direction,
   GstAfetBaseState *p = PRIV (self);
 
   switch (GST_QUERY_TYPE (query)) {
+    case GST_QUERY_CONTEXT:{
+      GST_OBJECT_LOCK (self);
+      GstAfetContext *ctx = p->context ? (GstAfetContext *)
+          gst_object_ref (p->context) : nullptr;
+      GST_OBJECT_UNLOCK (self);
+      gboolean answered = gst_afet_handle_context_query (GST_ELEMENT (self),
+          query, ctx);
+      if (ctx)
+        gst_object_unref (ctx);
+      if (answered)
+        return TRUE;
+      break;
+    }
     case GST_QUERY_LATENCY:{
       if (direction != GST_PAD_SRC)
         break;

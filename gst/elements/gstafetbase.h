@@ -11,6 +11,7 @@
 #include "afetfeatures.h"
 #include "device.h"
 #include "params.h"
+#include "transfer.h"
 
 #include <memory>
 #include <string>
@@ -61,14 +62,25 @@ struct GstAfetInput
   int max_batch = 4096;
 };
 
+/* One batch of input for GstAfetBaseClass::process: host data (audio
+ * samples, or frames of in_dims floats), or rows of a device buffer. */
+struct GstAfetBatch
+{
+  const float *host = nullptr;
+  cl_mem device = nullptr;
+  size_t in_row = 0;
+};
+
 /**
  * GstAfetBaseClass:
  * @describe: computes the output format for a fixed input; returns FALSE
  *   with a reason (owned by the caller) if this input cannot be taken.
- * @configure: builds the engine stage for the input on @device (streaming
- *   thread, at caps time, before any buffer is processed).
- * @process: computes @n frames: @in holds (n - 1) S + W samples (audio) or
- *   n rows of in_dims floats (features); writes n x dims floats to @out.
+ * @configure: builds the engine stage for the input (streaming thread, at
+ *   caps time, before any buffer): its work goes on @queue, its transfers are
+ *   counted in @stats.
+ * @process: enqueues @n <= max-batch frames: @in holds (n - 1) S + W samples
+ *   or n frames; writes n rows of dims floats to @out from row @out_row.
+ *   Enqueue only: the base class synchronises and transfers.
  * @release: drops the engine stage (stop, caps change).
  */
 struct _GstAfetBaseClass
@@ -78,10 +90,11 @@ struct _GstAfetBaseClass
   gboolean (*describe) (GstAfetBase * self, const GstAfetInput * in,
       AfetFeaturesInfo * out, gchar ** why);
   gboolean (*configure) (GstAfetBase * self,
-      const std::shared_ptr<afet::Device> & device, const GstAfetInput * in,
+      const std::shared_ptr<afet::Device> & device, cl_command_queue queue,
+      afet::TransferStats * stats, const GstAfetInput * in,
       const AfetFeaturesInfo * out, gchar ** why);
-  gboolean (*process) (GstAfetBase * self, const float *in, gint64 n,
-      float *out, gchar ** why);
+  gboolean (*process) (GstAfetBase * self, const GstAfetBatch * in, gint n,
+      cl_mem out, gsize out_row, gchar ** why);
   void (*release) (GstAfetBase * self);
 
   /* set in class_init: the element frames audio itself (latency W / rate,

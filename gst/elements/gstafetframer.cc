@@ -63,7 +63,9 @@ static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (AFET_FEATURES_CAPS_MAKE ("frames")));
+    GST_STATIC_CAPS (AFET_FEATURES_CAPS_MAKE_WITH_FEATURES
+        (AFET_CAPS_FEATURE_MEMORY_CL, "frames") "; "
+        AFET_FEATURES_CAPS_MAKE ("frames")));
 
 G_DEFINE_TYPE (GstAfetFramer, gst_afet_framer, GST_TYPE_AFET_BASE);
 GST_ELEMENT_REGISTER_DEFINE (afetframer, "afetframer", GST_RANK_NONE,
@@ -105,7 +107,8 @@ gst_afet_framer_describe (GstAfetBase * base, const GstAfetInput * in,
 
 static gboolean
 gst_afet_framer_configure (GstAfetBase * base,
-    const std::shared_ptr<afet::Device> &device, const GstAfetInput * in,
+    const std::shared_ptr<afet::Device> &device, cl_command_queue queue,
+    afet::TransferStats * stats, const GstAfetInput * in,
     const AfetFeaturesInfo * out, gchar ** why)
 {
   GstAfetFramer *self = GST_AFET_FRAMER (base);
@@ -117,7 +120,7 @@ gst_afet_framer_configure (GstAfetBase * base,
   cfg.framing.preemph = in->preemph;
   cfg.energy = out->energy_index >= 0;
   cfg.max_batch = in->max_batch;
-  afet::Status st = self->priv->stage.init (device, cfg);
+  afet::Status st = self->priv->stage.init (device, cfg, queue, stats);
   if (!st.ok ()) {
     *why = g_strdup (st.message ().c_str ());
     return FALSE;
@@ -128,11 +131,11 @@ gst_afet_framer_configure (GstAfetBase * base,
 }
 
 static gboolean
-gst_afet_framer_process (GstAfetBase * base, const float *in, gint64 n,
-    float *out, gchar ** why)
+gst_afet_framer_process (GstAfetBase * base, const GstAfetBatch * in, gint n,
+    cl_mem out, gsize out_row, gchar ** why)
 {
   GstAfetFramer *self = GST_AFET_FRAMER (base);
-  afet::Status st = self->priv->stage.run (in, n, out);
+  afet::Status st = self->priv->stage.enqueue (in->host, n, out, out_row);
   if (!st.ok ()) {
     *why = g_strdup (st.message ().c_str ());
     return FALSE;

@@ -107,11 +107,15 @@ struct _GstAfetMfcc
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS,
     GST_STATIC_CAPS (AFET_AUDIO_CAPS "; "
+        AFET_FEATURES_CAPS_MAKE_WITH_FEATURES (AFET_CAPS_FEATURE_MEMORY_CL,
+            "frames") "; "
         AFET_FEATURES_CAPS_MAKE ("frames")));
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (AFET_FEATURES_CAPS_MAKE ("{ mfcc, fbank }")));
+    GST_STATIC_CAPS (AFET_FEATURES_CAPS_MAKE_WITH_FEATURES
+        (AFET_CAPS_FEATURE_MEMORY_CL, "{ mfcc, fbank }") "; "
+        AFET_FEATURES_CAPS_MAKE ("{ mfcc, fbank }")));
 
 G_DEFINE_TYPE (GstAfetMfcc, gst_afet_mfcc, GST_TYPE_AFET_BASE);
 GST_ELEMENT_REGISTER_DEFINE (afetmfcc, "afetmfcc", GST_RANK_NONE,
@@ -206,13 +210,14 @@ gst_afet_mfcc_describe (GstAfetBase * base, const GstAfetInput * in,
 
 static gboolean
 gst_afet_mfcc_configure (GstAfetBase * base,
-    const std::shared_ptr<afet::Device> &device, const GstAfetInput * in,
+    const std::shared_ptr<afet::Device> &device, cl_command_queue queue,
+    afet::TransferStats * stats, const GstAfetInput * in,
     const AfetFeaturesInfo * out, gchar ** why)
 {
   GstAfetMfcc *self = GST_AFET_MFCC (base);
   afet::MfccConfig c = make_config (self, in);
   auto stage = std::make_unique<afet::MfccStage> ();
-  afet::Status st = stage->init (device, c);
+  afet::Status st = stage->init (device, c, queue, stats);
   if (!st.ok ()) {
     *why = g_strdup (st.message ().c_str ());
     return FALSE;
@@ -226,13 +231,14 @@ gst_afet_mfcc_configure (GstAfetBase * base,
 }
 
 static gboolean
-gst_afet_mfcc_process (GstAfetBase * base, const float *in, gint64 n,
-    float *out, gchar ** why)
+gst_afet_mfcc_process (GstAfetBase * base, const GstAfetBatch * in, gint n,
+    cl_mem out, gsize out_row, gchar ** why)
 {
   GstAfetMfcc *self = GST_AFET_MFCC (base);
   afet::MfccStage *stage = self->priv->stage.get ();
   afet::Status st = stage->config ().frames_input ?
-      stage->run_frames (in, n, out) : stage->run_samples (in, n, out);
+      stage->enqueue_frames (in->host, in->device, in->in_row, n, out,
+      out_row) : stage->enqueue_samples (in->host, n, out, out_row);
   if (!st.ok ()) {
     *why = g_strdup (st.message ().c_str ());
     return FALSE;

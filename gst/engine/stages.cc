@@ -114,7 +114,6 @@ Status
 FramingKernel::init (Device &device, const FramingConfig &cfg, int max_batch)
 {
   cfg_ = cfg;
-  context_ = device.context ();
   lsz_ = pick_local_size (device);
   if (cfg.W < 1 || cfg.S < 1)
     return Status (Status::BAD_CONFIG, "frame length and shift must be at "
@@ -122,66 +121,90 @@ FramingKernel::init (Device &device, const FramingConfig &cfg, int max_batch)
   AFET_RETURN_IF_ERROR (make_kernel (device, "framing", kernels::framing,
           lsz_, "afet_frame", &kernel_));
   std::vector<float> win = make_window (cfg.window, cfg.W);
-  AFET_RETURN_IF_ERROR (make_buffer (context_, CL_MEM_READ_ONLY,
+  AFET_RETURN_IF_ERROR (make_buffer (device.context (), CL_MEM_READ_ONLY,
           win.size () * sizeof (float), win.data (), &window_));
   samples_cap_ = (size_t) (max_batch - 1) * cfg.S + cfg.W;
-  return make_buffer (context_, CL_MEM_READ_ONLY,
+  return make_buffer (device.context (), CL_MEM_READ_ONLY,
       samples_cap_ * sizeof (float), nullptr, &samples_);
 }
 
 Status
 FramingKernel::enqueue (cl_command_queue q, const float *samples, int n,
-    cl_mem out, int out_stride, cl_mem energy_buf, int energy_offset,
-    int energy_stride, bool energy)
+    cl_mem out, size_t out_offset, int out_stride, cl_mem energy_buf,
+    size_t energy_offset, int energy_stride, bool energy,
+    TransferStats *stats)
 {
   size_t count = (size_t) (n - 1) * cfg_.S + cfg_.W;
-  if (count > samples_cap_)
-    return Status (Status::BAD_CONFIG, "framing batch too large");
-  cl_int err = clEnqueueWriteBuffer (q, samples_.get (), CL_FALSE, 0,
-      count * sizeof (float), samples, 0, nullptr, nullptr);
-  if (err != CL_SUCCESS)
-    return cl_fail ("upload samples", err);
+  if (n < 1 || count > samples_cap_)
+    return Status (Status::BAD_CONFIG, "framing batch of " +
+        std::to_string (n) + " frames is out of range");
+  /* blocking: the caller may reuse its host memory at once */
+  AFET_RETURN_IF_ERROR (upload (q, samples_.get (), 0,
+          count * sizeof (float), samples, true, stats));
   cl_mem samples_mem = samples_.get (), window_mem = window_.get ();
   if (!energy_buf)
     energy_buf = out;
   ArgSetter a (kernel_.get ());
   a (samples_mem) ((cl_uint) cfg_.W) ((cl_uint) cfg_.S) (cfg_.preemph)
-      (window_mem) (out) ((cl_uint) out_stride) ((cl_uint) n) (energy_buf)
-      ((cl_uint) energy_offset) ((cl_uint) energy_stride)
-      ((cl_int) (energy ? 1 : 0));
+      (window_mem) (out) ((cl_uint) out_offset) ((cl_uint) out_stride)
+      ((cl_uint) n) (energy_buf) ((cl_uint) energy_offset)
+      ((cl_uint) energy_stride) ((cl_int) (energy ? 1 : 0));
   AFET_RETURN_IF_ERROR (a.status ("afet_frame"));
   return launch (q, kernel_.get (), n, lsz_, "afet_frame");
+}
+
+static Status
+use_queue (Device &device, cl_command_queue given, ClQueue *own,
+    cl_command_queue *out)
+{
+  if (given) {
+    *out = given;
+    return Status::Ok ();
+  }
+  AFET_RETURN_IF_ERROR (device.create_queue (own));
+  *out = own->get ();
+  return Status::Ok ();
 }
 
 /* ---- afetframer ------------------------------------------------------- */
 
 Status
-FramerStage::init (std::shared_ptr<Device> device, const FramerConfig &cfg)
+FramerStage::init (std::shared_ptr<Device> device, const FramerConfig &cfg,
+    cl_command_queue queue, TransferStats *stats)
 {
   device_ = std::move (device);
   cfg_ = cfg;
+  stats_ = stats;
   if (cfg.max_batch < 1)
     return Status (Status::BAD_CONFIG, "max-batch must be at least 1");
-  AFET_RETURN_IF_ERROR (device_->create_queue (&queue_));
-  AFET_RETURN_IF_ERROR (framing_.init (*device_, cfg.framing, cfg.max_batch));
-  return make_buffer (device_->context (), CL_MEM_WRITE_ONLY,
-      (size_t) cfg.max_batch * cfg.dims () * sizeof (float), nullptr, &out_);
+  AFET_RETURN_IF_ERROR (use_queue (*device_, queue, &own_queue_, &queue_));
+  return framing_.init (*device_, cfg.framing, cfg.max_batch);
+}
+
+Status
+FramerStage::enqueue (const float *samples, int n, cl_mem out,
+    size_t out_row)
+{
+  const int dims = cfg_.dims ();
+  if (n > cfg_.max_batch)
+    return Status (Status::BAD_CONFIG, "batch larger than max-batch");
+  return framing_.enqueue (queue_, samples, n, out, out_row * dims, dims,
+      out, out_row * dims + cfg_.framing.W, dims, cfg_.energy, stats_);
 }
 
 Status
 FramerStage::run (const float *samples, long long n, float *out)
 {
   const int dims = cfg_.dims ();
+  if (!out_)
+    AFET_RETURN_IF_ERROR (make_buffer (device_->context (), CL_MEM_READ_WRITE,
+            (size_t) cfg_.max_batch * dims * sizeof (float), nullptr, &out_));
   for (long long done = 0; done < n;) {
     int b = (int) std::min<long long> (n - done, cfg_.max_batch);
-    AFET_RETURN_IF_ERROR (framing_.enqueue (queue_.get (),
-            samples + done * cfg_.framing.S, b, out_.get (), dims,
-            out_.get (), cfg_.framing.W, dims, cfg_.energy));
-    cl_int err = clEnqueueReadBuffer (queue_.get (), out_.get (), CL_TRUE, 0,
-        (size_t) b * dims * sizeof (float), out + done * dims, 0, nullptr,
-        nullptr);
-    if (err != CL_SUCCESS)
-      return cl_fail ("download frames", err);
+    AFET_RETURN_IF_ERROR (enqueue (samples + done * cfg_.framing.S, b,
+            out_.get (), 0));
+    AFET_RETURN_IF_ERROR (download (queue_, out_.get (), 0,
+            (size_t) b * dims * sizeof (float), out + done * dims, stats_));
     done += b;
   }
   return Status::Ok ();
@@ -225,8 +248,8 @@ MfccConfig::validate () const
     return Status (Status::BAD_CONFIG, "energy=true needs the raw log "
         "energy of each frame, which the incoming frames do not carry: set "
         "energy=true on afetframer too, or feed afetmfcc audio directly");
-  if (dims () < 1)
-    return Status (Status::BAD_CONFIG, "no output columns");
+  if (max_batch < 1)
+    return Status (Status::BAD_CONFIG, "max-batch must be at least 1");
   return Status::Ok ();
 }
 
@@ -234,13 +257,13 @@ MfccStage::MfccStage () = default;
 MfccStage::~MfccStage () = default;
 
 Status
-MfccStage::init (std::shared_ptr<Device> device, const MfccConfig &cfg)
+MfccStage::init (std::shared_ptr<Device> device, const MfccConfig &cfg,
+    cl_command_queue queue, TransferStats *stats)
 {
   device_ = std::move (device);
   cfg_ = cfg;
+  stats_ = stats;
   AFET_RETURN_IF_ERROR (cfg.validate ());
-  if (cfg.max_batch < 1)
-    return Status (Status::BAD_CONFIG, "max-batch must be at least 1");
 
   Device &dev = *device_;
   cl_context ctx = dev.context ();
@@ -258,13 +281,10 @@ MfccStage::init (std::shared_ptr<Device> device, const MfccConfig &cfg)
   FilterBank fb;
   AFET_RETURN_IF_ERROR (design_htk_melbank (md, &fb));
 
-  AFET_RETURN_IF_ERROR (dev.create_queue (&queue_));
+  AFET_RETURN_IF_ERROR (use_queue (dev, queue, &own_queue_, &queue_));
   if (cfg.frames_input) {
     AFET_RETURN_IF_ERROR (make_kernel (dev, "framing", kernels::framing,
             lsz_, "afet_pad_frames", &pad_kernel_));
-    AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY,
-            (size_t) cfg.max_batch * cfg.input_stride () * sizeof (float),
-            nullptr, &frames_in_));
   } else {
     AFET_RETURN_IF_ERROR (framing_.init (dev, cfg.framing, cfg.max_batch));
   }
@@ -284,8 +304,6 @@ MfccStage::init (std::shared_ptr<Device> device, const MfccConfig &cfg)
   AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY,
           fb.weights.size () * sizeof (float), fb.weights.data (),
           &weights_));
-  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE,
-          (size_t) rows * cfg.dims () * sizeof (float), nullptr, &out_));
 
   AFET_RETURN_IF_ERROR (make_kernel (dev, "melbank", kernels::melbank, lsz_,
           "afet_melbank", &melbank_kernel_));
@@ -300,46 +318,88 @@ MfccStage::init (std::shared_ptr<Device> device, const MfccConfig &cfg)
     } else {
       AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE,
               (size_t) rows * M * sizeof (float), nullptr, &fbank_));
+      /* CLBlast compiles its kernels on first use: do that now, at caps
+       * time, not on the first batch while streaming */
+      ClMem scratch;
+      AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE,
+              (size_t) ncols_dct_ * sizeof (float), nullptr, &scratch));
+      cl_command_queue q = queue_;
+      CLBlastStatusCode st = CLBlastSgemm (CLBlastLayoutRowMajor,
+          CLBlastTransposeNo, CLBlastTransposeYes, 1, (size_t) ncols_dct_,
+          (size_t) M, 1.0f, fbank_.get (), 0, (size_t) M, dct_.get (), 0,
+          (size_t) M, 0.0f, scratch.get (), 0, (size_t) ncols_dct_, &q,
+          nullptr);
+      if (st != CLBlastSuccess)
+        return Status (Status::GEMM, "CLBlastSgemm warm-up failed (CLBlast "
+            "status " + std::to_string ((int) st) + ")");
+      clFinish (q);
     }
   }
   return Status::Ok ();
 }
 
 Status
-MfccStage::run_batch (const float *in, int n, float *out)
+MfccStage::enqueue_samples (const float *samples, int n, cl_mem out,
+    size_t out_row)
 {
-  cl_command_queue q = queue_.get ();
   const MfccConfig &c = cfg_;
-  const int N = c.fft_size ();
-  const cl_uint stride = (cl_uint) (N + 2);
+  if (c.frames_input || n > c.max_batch)
+    return Status (Status::BAD_CONFIG, "enqueue_samples: wrong input or "
+        "batch too large");
+  const int dims = c.dims ();
+  AFET_RETURN_IF_ERROR (framing_.enqueue (queue_, samples, n, spec_.get (),
+          0, c.fft_size () + 2, out,
+          out_row * dims + (c.energy ? c.energy_index () : 0), dims,
+          c.energy, stats_));
+  return spectra_to_features (n, out, out_row);
+}
+
+Status
+MfccStage::enqueue_frames (const float *host, cl_mem frames, size_t in_row,
+    int n, cl_mem out, size_t out_row)
+{
+  const MfccConfig &c = cfg_;
+  if (!c.frames_input || n > c.max_batch)
+    return Status (Status::BAD_CONFIG, "enqueue_frames: wrong input or "
+        "batch too large");
+  const int dims = c.dims ();
+  const int in_stride = c.input_stride ();
+  if (host) {
+    if (!frames_in_)
+      AFET_RETURN_IF_ERROR (make_buffer (device_->context (),
+              CL_MEM_READ_ONLY, (size_t) c.max_batch * in_stride *
+              sizeof (float), nullptr, &frames_in_));
+    AFET_RETURN_IF_ERROR (upload (queue_, frames_in_.get (), 0,
+            (size_t) n * in_stride * sizeof (float), host, true, stats_));
+    frames = frames_in_.get ();
+    in_row = 0;
+  }
+  cl_mem spec = spec_.get ();
+  ArgSetter a (pad_kernel_.get ());
+  a (frames) ((cl_uint) (in_row * in_stride)) ((cl_uint) in_stride)
+      ((cl_uint) c.framing.W) (spec) ((cl_uint) (c.fft_size () + 2))
+      ((cl_uint) n) (out)
+      ((cl_uint) (out_row * dims + (c.energy ? c.energy_index () : 0)))
+      ((cl_uint) dims) ((cl_int) (c.energy ? 1 : 0));
+  AFET_RETURN_IF_ERROR (a.status ("afet_pad_frames"));
+  AFET_RETURN_IF_ERROR (launch (queue_, pad_kernel_.get (), n, lsz_,
+          "afet_pad_frames"));
+  return spectra_to_features (n, out, out_row);
+}
+
+Status
+MfccStage::spectra_to_features (int n, cl_mem out, size_t out_row)
+{
+  cl_command_queue q = queue_;
+  const MfccConfig &c = cfg_;
+  const cl_uint stride = (cl_uint) (c.fft_size () + 2);
   const int dims = c.dims ();
   const int M = c.num_filters;
-  cl_mem spec = spec_.get (), out_mem = out_.get ();
+  const cl_uint out_offset = (cl_uint) (out_row * dims);
+  cl_mem spec = spec_.get ();
 
-  /* 1. frames into zero-padded FFT rows; energy straight to its column */
-  if (c.frames_input) {
-    cl_int err = clEnqueueWriteBuffer (q, frames_in_.get (), CL_FALSE, 0,
-        (size_t) n * c.input_stride () * sizeof (float), in, 0, nullptr,
-        nullptr);
-    if (err != CL_SUCCESS)
-      return cl_fail ("upload frames", err);
-    cl_mem fin = frames_in_.get ();
-    ArgSetter a (pad_kernel_.get ());
-    a (fin) ((cl_uint) c.input_stride ()) ((cl_uint) c.framing.W) (spec)
-        (stride) ((cl_uint) n) (out_mem) ((cl_uint) c.energy_index ())
-        ((cl_uint) dims) ((cl_int) (c.energy ? 1 : 0));
-    AFET_RETURN_IF_ERROR (a.status ("afet_pad_frames"));
-    AFET_RETURN_IF_ERROR (launch (q, pad_kernel_.get (), n, lsz_,
-            "afet_pad_frames"));
-  } else {
-    AFET_RETURN_IF_ERROR (framing_.enqueue (q, in, n, spec, stride, out_mem,
-            c.energy ? c.energy_index () : 0, dims, c.energy));
-  }
-
-  /* 2. spectra */
   AFET_RETURN_IF_ERROR (fft_.forward (q, spec, n));
 
-  /* 3. filter bank, log, DCT */
   cl_mem first = first_.get (), count = count_.get (), offset = offset_.get (),
       weights = weights_.get ();
   const float floor_v = 1.0f;
@@ -348,40 +408,34 @@ MfccStage::run_batch (const float *in, int n, float *out)
     cl_mem dct = dct_.get ();
     ArgSetter a (melbank_dct_kernel_.get ());
     a (spec) (stride) (first) (count) (offset) (weights) ((cl_uint) M)
-        (use_power) (floor_v) (dct) ((cl_uint) ncols_dct_) (out_mem)
+        (use_power) (floor_v) (dct) ((cl_uint) ncols_dct_) (out) (out_offset)
         ((cl_uint) dims) ((cl_uint) n);
     AFET_RETURN_IF_ERROR (a.status ("afet_melbank_dct"));
-    AFET_RETURN_IF_ERROR (launch (q, melbank_dct_kernel_.get (), n, lsz_,
-            "afet_melbank_dct"));
-  } else {
-    bool gemm = c.num_ceps > 0;
-    cl_mem fb_out = gemm ? fbank_.get () : out_mem;
-    cl_uint fb_stride = gemm ? (cl_uint) M : (cl_uint) dims;
-    ArgSetter a (melbank_kernel_.get ());
-    a (spec) (stride) (first) (count) (offset) (weights) ((cl_uint) M)
-        (use_power) (floor_v) (fb_out) (fb_stride) ((cl_uint) n);
-    AFET_RETURN_IF_ERROR (a.status ("afet_melbank"));
-    size_t groups = ((size_t) n * M + lsz_ - 1) / lsz_;
-    AFET_RETURN_IF_ERROR (launch (q, melbank_kernel_.get (), groups, lsz_,
-            "afet_melbank"));
-    if (gemm) {
-      /* out[n x ncols] (row stride dims) = fbank[n x M] . dct[ncols x M]^T */
-      CLBlastStatusCode st = CLBlastSgemm (CLBlastLayoutRowMajor,
-          CLBlastTransposeNo, CLBlastTransposeYes, (size_t) n,
-          (size_t) ncols_dct_, (size_t) M, 1.0f, fb_out, 0, (size_t) M,
-          dct_.get (), 0, (size_t) M, 0.0f, out_mem, 0, (size_t) dims, &q,
-          nullptr);
-      if (st != CLBlastSuccess)
-        return Status (Status::GEMM, "CLBlastSgemm failed (CLBlast status "
-            + std::to_string ((int) st) + ")");
-    }
+    return launch (q, melbank_dct_kernel_.get (), n, lsz_,
+        "afet_melbank_dct");
   }
-
-  /* 4. one download */
-  cl_int err = clEnqueueReadBuffer (q, out_mem, CL_TRUE, 0,
-      (size_t) n * dims * sizeof (float), out, 0, nullptr, nullptr);
-  if (err != CL_SUCCESS)
-    return cl_fail ("download features", err);
+  bool gemm = c.num_ceps > 0;
+  cl_mem fb_out = gemm ? fbank_.get () : out;
+  cl_uint fb_offset = gemm ? 0 : out_offset;
+  cl_uint fb_stride = gemm ? (cl_uint) M : (cl_uint) dims;
+  ArgSetter a (melbank_kernel_.get ());
+  a (spec) (stride) (first) (count) (offset) (weights) ((cl_uint) M)
+      (use_power) (floor_v) (fb_out) (fb_offset) (fb_stride) ((cl_uint) n);
+  AFET_RETURN_IF_ERROR (a.status ("afet_melbank"));
+  size_t groups = ((size_t) n * M + lsz_ - 1) / lsz_;
+  AFET_RETURN_IF_ERROR (launch (q, melbank_kernel_.get (), groups, lsz_,
+          "afet_melbank"));
+  if (gemm) {
+    /* out[n x ncols] (row stride dims) = fbank[n x M] . dct[ncols x M]^T */
+    CLBlastStatusCode st = CLBlastSgemm (CLBlastLayoutRowMajor,
+        CLBlastTransposeNo, CLBlastTransposeYes, (size_t) n,
+        (size_t) ncols_dct_, (size_t) M, 1.0f, fb_out, 0, (size_t) M,
+        dct_.get (), 0, (size_t) M, 0.0f, out, out_offset, (size_t) dims, &q,
+        nullptr);
+    if (st != CLBlastSuccess)
+      return Status (Status::GEMM, "CLBlastSgemm failed (CLBlast status " +
+          std::to_string ((int) st) + ")");
+  }
   return Status::Ok ();
 }
 
@@ -389,10 +443,15 @@ Status
 MfccStage::run_samples (const float *samples, long long n, float *out)
 {
   const int dims = cfg_.dims ();
+  if (!out_)
+    AFET_RETURN_IF_ERROR (make_buffer (device_->context (), CL_MEM_READ_WRITE,
+            (size_t) cfg_.max_batch * dims * sizeof (float), nullptr, &out_));
   for (long long done = 0; done < n;) {
-    int b = (int) std::min<long long> (n - done, fft_.max_rows ());
-    AFET_RETURN_IF_ERROR (run_batch (samples + done * cfg_.framing.S, b,
-            out + done * dims));
+    int b = (int) std::min<long long> (n - done, cfg_.max_batch);
+    AFET_RETURN_IF_ERROR (enqueue_samples (samples + done * cfg_.framing.S, b,
+            out_.get (), 0));
+    AFET_RETURN_IF_ERROR (download (queue_, out_.get (), 0,
+            (size_t) b * dims * sizeof (float), out + done * dims, stats_));
     done += b;
   }
   return Status::Ok ();
@@ -403,11 +462,15 @@ MfccStage::run_frames (const float *frames, long long n, float *out)
 {
   const int dims = cfg_.dims ();
   const int in_stride = cfg_.input_stride ();
-  const int max_rows = std::min (fft_.max_rows (), cfg_.max_batch);
+  if (!out_)
+    AFET_RETURN_IF_ERROR (make_buffer (device_->context (), CL_MEM_READ_WRITE,
+            (size_t) cfg_.max_batch * dims * sizeof (float), nullptr, &out_));
   for (long long done = 0; done < n;) {
-    int b = (int) std::min<long long> (n - done, max_rows);
-    AFET_RETURN_IF_ERROR (run_batch (frames + done * in_stride, b,
-            out + done * dims));
+    int b = (int) std::min<long long> (n - done, cfg_.max_batch);
+    AFET_RETURN_IF_ERROR (enqueue_frames (frames + done * in_stride, nullptr,
+            0, b, out_.get (), 0));
+    AFET_RETURN_IF_ERROR (download (queue_, out_.get (), 0,
+            (size_t) b * dims * sizeof (float), out + done * dims, stats_));
     done += b;
   }
   return Status::Ok ();

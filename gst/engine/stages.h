@@ -7,6 +7,7 @@
 #include "device.h"
 #include "fft.h"
 #include "params.h"
+#include "transfer.h"
 
 #include <memory>
 
@@ -22,6 +23,13 @@ struct FramingConfig
   float preemph = 0.97f;
 };
 
+/* Every stage enqueues its work on a queue it is given (the element's: each
+ * element instance has its own, so a live pipeline never waits behind
+ * another's batch) or, if given none, on one of its own. Inputs and outputs
+ * are device buffers addressed by row; the run_* functions are host-to-host
+ * conveniences for tests and benchmarks. A stage takes at most max_batch
+ * frames per enqueue. */
+
 /* The framing kernel and its buffers, shared by the framer and every
  * feature stage that takes audio. Samples are floats in 16-bit integer
  * scale. */
@@ -30,13 +38,13 @@ class FramingKernel
 public:
   Status init (Device &device, const FramingConfig &cfg, int max_batch);
   /* Uploads the (n - 1) S + W samples of n frames and enqueues the kernel:
-   * rows of out_stride floats in out, energies to energy_buf (may be null
-   * when !energy). The host samples must stay valid until the queue has
-   * finished (the caller's blocking read does that). */
+   * rows of out_stride floats at out[out_offset], energies to
+   * energy_buf[energy_offset + t * energy_stride] when energy. The host
+   * samples must stay valid until the queue has finished. */
   Status enqueue (cl_command_queue q, const float *samples, int n,
-      cl_mem out, int out_stride, cl_mem energy_buf, int energy_offset,
-      int energy_stride, bool energy);
-  size_t local_size () const { return lsz_; }
+      cl_mem out, size_t out_offset, int out_stride, cl_mem energy_buf,
+      size_t energy_offset, int energy_stride, bool energy,
+      TransferStats *stats);
 
 private:
   FramingConfig cfg_;
@@ -44,7 +52,6 @@ private:
   ClMem window_;
   ClMem samples_;
   size_t samples_cap_ = 0;
-  cl_context context_ = nullptr;
   size_t lsz_ = 64;
 };
 
@@ -62,15 +69,21 @@ struct FramerConfig
 class FramerStage
 {
 public:
-  Status init (std::shared_ptr<Device> device, const FramerConfig &cfg);
-  /* samples: (n - 1) S + W floats; out: n x dims floats. Any n >= 0. */
+  Status init (std::shared_ptr<Device> device, const FramerConfig &cfg,
+      cl_command_queue queue = nullptr, TransferStats *stats = nullptr);
+  /* n <= max_batch frames from (n - 1) S + W samples into rows out_row.. of
+   * out (dims floats a row). */
+  Status enqueue (const float *samples, int n, cl_mem out, size_t out_row);
+  /* Host to host, any n; blocking. */
   Status run (const float *samples, long long n, float *out);
   const FramerConfig &config () const { return cfg_; }
 
 private:
   std::shared_ptr<Device> device_;
   FramerConfig cfg_;
-  ClQueue queue_;
+  ClQueue own_queue_;
+  cl_command_queue queue_ = nullptr;
+  TransferStats *stats_ = nullptr;
   FramingKernel framing_;
   ClMem out_;
 };
@@ -103,7 +116,6 @@ struct MfccConfig
   int input_stride () const { return framing.W + (input_has_energy ? 1 : 0); }
   /* HTK column order: c1..cN, c0, E; or M channels, E. */
   int dims () const;
-  int statics () const { return dims (); }
   int c0_index () const;
   int energy_index () const;
   /* Checks the parameters; the message names what to change. */
@@ -115,28 +127,38 @@ class MfccStage
 public:
   MfccStage ();
   ~MfccStage ();
-  Status init (std::shared_ptr<Device> device, const MfccConfig &cfg);
-  /* Audio input: (n - 1) S + W samples -> n x dims. */
+  Status init (std::shared_ptr<Device> device, const MfccConfig &cfg,
+      cl_command_queue queue = nullptr, TransferStats *stats = nullptr);
+  /* Audio input: n <= max_batch frames from (n - 1) S + W host samples. */
+  Status enqueue_samples (const float *samples, int n, cl_mem out,
+      size_t out_row);
+  /* Frames input, n <= max_batch rows of input_stride () floats, from the
+   * host (uploaded) or, when host is null, from device rows in_row.. of
+   * frames. */
+  Status enqueue_frames (const float *host, cl_mem frames, size_t in_row,
+      int n, cl_mem out, size_t out_row);
+  /* Host to host, any n; blocking. */
   Status run_samples (const float *samples, long long n, float *out);
-  /* Frames input: n rows of input_stride () floats -> n x dims. */
   Status run_frames (const float *frames, long long n, float *out);
   const MfccConfig &config () const { return cfg_; }
 
 private:
-  Status run_batch (const float *in, int n, float *out);
+  Status spectra_to_features (int n, cl_mem out, size_t out_row);
 
   std::shared_ptr<Device> device_;
   MfccConfig cfg_;
-  ClQueue queue_;
+  ClQueue own_queue_;
+  cl_command_queue queue_ = nullptr;
+  TransferStats *stats_ = nullptr;
   FramingKernel framing_;
   ClKernel pad_kernel_;
   ClKernel melbank_kernel_;
   ClKernel melbank_dct_kernel_;
   RealFft fft_;
-  ClMem frames_in_;     /* frames input staging */
+  ClMem frames_in_;     /* frames input staging (host frames) */
   ClMem spec_;          /* FFT rows: max_batch x (N + 2) */
   ClMem fbank_;         /* GEMM path: max_batch x M */
-  ClMem out_;           /* max_batch x dims */
+  ClMem out_;           /* run_*: max_batch x dims */
   ClMem first_, count_, offset_, weights_, dct_;
   int ncols_dct_ = 0;
   size_t lsz_ = 64;

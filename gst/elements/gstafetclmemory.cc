@@ -1,0 +1,451 @@
+/* afet — speech features on OpenCL
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstafetclmemory.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+#define GST_CAT_DEFAULT ensure_debug_category ()
+static GstDebugCategory *
+ensure_debug_category (void)
+{
+  static gsize cat = 0;
+  if (g_once_init_enter (&cat)) {
+    GstDebugCategory *c = nullptr;
+    GST_DEBUG_CATEGORY_INIT (c, "afetclmemory", 0, "afet OpenCL device memory");
+    g_once_init_leave (&cat, (gsize) c);
+  }
+  return (GstDebugCategory *) cat;
+}
+
+/* *INDENT-OFF* */
+struct AfetCLMemoryState
+{
+  std::shared_ptr<afet::Device> device;
+  cl_command_queue queue = nullptr;          /* retained */
+  std::shared_ptr<afet::TransferStats> stats;
+  cl_mem buffer = nullptr;
+  void *host = nullptr;
+  bool host_valid = false;
+  bool device_valid = true;
+  cl_event write_event = nullptr;
+  std::vector<cl_event> read_events;
+  std::mutex lock;
+
+  ~AfetCLMemoryState ()
+  {
+    /* no queued work may still use the buffer when it goes */
+    std::vector<cl_event> pending = read_events;
+    if (write_event)
+      pending.push_back (write_event);
+    if (!pending.empty ())
+      clWaitForEvents ((cl_uint) pending.size (), pending.data ());
+    for (cl_event e : pending)
+      clReleaseEvent (e);
+    if (buffer)
+      clReleaseMemObject (buffer);
+    if (queue)
+      clReleaseCommandQueue (queue);
+    std::free (host);
+  }
+};
+/* *INDENT-ON* */
+
+typedef struct
+{
+  GstAllocator parent;
+} GstAfetCLAllocator;
+
+typedef struct
+{
+  GstAllocatorClass parent_class;
+} GstAfetCLAllocatorClass;
+
+GType gst_afet_cl_allocator_get_type (void);
+G_DEFINE_TYPE (GstAfetCLAllocator, gst_afet_cl_allocator, GST_TYPE_ALLOCATOR);
+
+static GstAllocator *the_allocator;
+
+static GstMemory *
+afet_cl_alloc (GstAllocator * allocator, gsize size,
+    GstAllocationParams * params)
+{
+  g_warning ("AfetCLMemory is allocated with gst_afet_cl_memory_new () or a "
+      "GstAfetCLBufferPool, not gst_allocator_alloc ()");
+  return nullptr;
+}
+
+static void
+afet_cl_free (GstAllocator * allocator, GstMemory * mem)
+{
+  GstAfetCLMemory *m = (GstAfetCLMemory *) mem;
+  delete m->state;
+  g_free (m);
+}
+
+/* called with state->lock held */
+static bool
+ensure_host (GstAfetCLMemory * m)
+{
+  AfetCLMemoryState *s = m->state;
+  if (!s->host &&
+      posix_memalign (&s->host, 64, MAX (m->mem.maxsize, (gsize) 64)) != 0) {
+    s->host = nullptr;
+    return false;
+  }
+  if (s->host_valid)
+    return true;
+  if (s->write_event) {
+    clWaitForEvents (1, &s->write_event);
+  }
+  afet::Status st = afet::download (s->queue, s->buffer, 0, m->mem.maxsize,
+      s->host, s->stats.get ());
+  if (!st.ok ()) {
+    GST_ERROR ("download failed: %s", st.message ().c_str ());
+    return false;
+  }
+  GST_LOG ("downloaded %" G_GSIZE_FORMAT " bytes", m->mem.maxsize);
+  s->host_valid = true;
+  return true;
+}
+
+/* called with state->lock held */
+static bool
+ensure_device (GstAfetCLMemory * m)
+{
+  AfetCLMemoryState *s = m->state;
+  if (s->device_valid)
+    return true;
+  afet::Status st = afet::upload (s->queue, s->buffer, 0, m->mem.maxsize,
+      s->host, true, s->stats.get ());
+  if (!st.ok ()) {
+    GST_ERROR ("upload failed: %s", st.message ().c_str ());
+    return false;
+  }
+  GST_LOG ("uploaded %" G_GSIZE_FORMAT " bytes", m->mem.maxsize);
+  s->device_valid = true;
+  return true;
+}
+
+static gpointer
+afet_cl_map_full (GstMemory * mem, GstMapInfo * info, gsize maxsize)
+{
+  GstAfetCLMemory *m = (GstAfetCLMemory *) mem;
+  AfetCLMemoryState *s = m->state;
+  std::lock_guard<std::mutex> guard (s->lock);
+
+  if (info->flags & GST_MAP_AFET_CL) {
+    if (mem->offset != 0) {
+      GST_ERROR ("device mapping of a memory with an offset");
+      return nullptr;
+    }
+    if (!ensure_device (m))
+      return nullptr;
+    return (gpointer) s->buffer;
+  }
+  if (!ensure_host (m))
+    return nullptr;
+  return s->host;
+}
+
+static void
+afet_cl_unmap_full (GstMemory * mem, GstMapInfo * info)
+{
+  GstAfetCLMemory *m = (GstAfetCLMemory *) mem;
+  AfetCLMemoryState *s = m->state;
+  std::lock_guard<std::mutex> guard (s->lock);
+  if (!(info->flags & GST_MAP_WRITE))
+    return;
+  if (info->flags & GST_MAP_AFET_CL)
+    s->host_valid = false;
+  else
+    s->device_valid = false;
+}
+
+static GstMemory *
+afet_cl_copy (GstMemory * mem, gssize offset, gssize size)
+{
+  GstAfetCLMemory *m = (GstAfetCLMemory *) mem;
+  AfetCLMemoryState *s = m->state;
+  if (size < 0)
+    size = (gssize) mem->size - offset;
+  afet::Status st;
+  GstMemory *copy = gst_afet_cl_memory_new (s->device, s->queue, s->stats,
+      (gsize) size, &st);
+  if (!copy)
+    return nullptr;
+  GstAfetCLMemory *c = (GstAfetCLMemory *) copy;
+  std::lock_guard<std::mutex> guard (s->lock);
+  size_t from = mem->offset + (size_t) offset;
+  if (s->device_valid) {
+    cl_uint n = s->write_event ? 1 : 0;
+    cl_int err = clEnqueueCopyBuffer (s->queue, s->buffer, c->state->buffer,
+        from, 0, (size_t) size, n, n ? &s->write_event : nullptr, nullptr);
+    if (err == CL_SUCCESS)
+      err = clFinish (s->queue);
+    if (err != CL_SUCCESS) {
+      gst_memory_unref (copy);
+      return nullptr;
+    }
+  } else {
+    st = afet::upload (s->queue, c->state->buffer, 0, (size_t) size,
+        (const char *) s->host + from, true, s->stats.get ());
+    if (!st.ok ()) {
+      gst_memory_unref (copy);
+      return nullptr;
+    }
+  }
+  return copy;
+}
+
+static GstMemory *
+afet_cl_share (GstMemory * mem, gssize offset, gssize size)
+{
+  return nullptr;
+}
+
+static void
+gst_afet_cl_allocator_class_init (GstAfetCLAllocatorClass * klass)
+{
+  GstAllocatorClass *allocator_class = GST_ALLOCATOR_CLASS (klass);
+  allocator_class->alloc = afet_cl_alloc;
+  allocator_class->free = afet_cl_free;
+}
+
+static void
+gst_afet_cl_allocator_init (GstAfetCLAllocator * self)
+{
+  GstAllocator *alloc = GST_ALLOCATOR (self);
+  alloc->mem_type = GST_AFET_CL_MEMORY_TYPE;
+  alloc->mem_map_full = afet_cl_map_full;
+  alloc->mem_unmap_full = afet_cl_unmap_full;
+  alloc->mem_copy = afet_cl_copy;
+  alloc->mem_share = afet_cl_share;
+  GST_OBJECT_FLAG_SET (self, GST_ALLOCATOR_FLAG_CUSTOM_ALLOC);
+}
+
+static GstAllocator *
+get_allocator (void)
+{
+  static gsize once = 0;
+  if (g_once_init_enter (&once)) {
+    the_allocator = (GstAllocator *) g_object_new
+        (gst_afet_cl_allocator_get_type (), nullptr);
+    gst_object_ref_sink (the_allocator);
+    GST_OBJECT_FLAG_SET (the_allocator, GST_OBJECT_FLAG_MAY_BE_LEAKED);
+    gst_allocator_register (GST_AFET_CL_MEMORY_TYPE,
+        (GstAllocator *) gst_object_ref (the_allocator));
+    g_once_init_leave (&once, 1);
+  }
+  return the_allocator;
+}
+
+gboolean
+gst_is_afet_cl_memory (GstMemory * mem)
+{
+  return mem && mem->allocator && the_allocator &&
+      mem->allocator == the_allocator;
+}
+
+GstMemory *
+gst_afet_cl_memory_new (const std::shared_ptr<afet::Device> &device,
+    cl_command_queue queue, const std::shared_ptr<afet::TransferStats> &stats,
+    gsize size, afet::Status * err)
+{
+  GstAllocator *allocator = get_allocator ();
+  cl_int cerr = CL_SUCCESS;
+  cl_mem buffer = clCreateBuffer (device->context (), CL_MEM_READ_WRITE,
+      MAX (size, (gsize) 4), nullptr, &cerr);
+  if (cerr != CL_SUCCESS) {
+    *err = afet::Status (afet::Status::OPENCL, std::string ("clCreateBuffer ("
+            ) + std::to_string (size) + " bytes): " +
+        afet::cl_error_name (cerr));
+    return nullptr;
+  }
+  GstAfetCLMemory *m = g_new0 (GstAfetCLMemory, 1);
+  m->state = new AfetCLMemoryState ();
+  m->state->device = device;
+  clRetainCommandQueue (queue);
+  m->state->queue = queue;
+  m->state->stats = stats;
+  m->state->buffer = buffer;
+  gst_memory_init (GST_MEMORY_CAST (m), GST_MEMORY_FLAG_NO_SHARE, allocator,
+      nullptr, size, 0, 0, size);
+  return GST_MEMORY_CAST (m);
+}
+
+afet::Device *
+gst_afet_cl_memory_get_device (GstMemory * mem)
+{
+  return gst_is_afet_cl_memory (mem) ?
+      ((GstAfetCLMemory *) mem)->state->device.get () : nullptr;
+}
+
+afet::Status
+gst_afet_cl_memory_sync (GstMemory * mem, cl_command_queue queue,
+    gboolean for_write)
+{
+  AfetCLMemoryState *s = ((GstAfetCLMemory *) mem)->state;
+  std::lock_guard<std::mutex> guard (s->lock);
+  std::vector<cl_event> wait;
+  if (s->write_event)
+    wait.push_back (s->write_event);
+  if (for_write)
+    wait.insert (wait.end (), s->read_events.begin (), s->read_events.end ());
+  if (wait.empty ())
+    return afet::Status::Ok ();
+  cl_int err = clEnqueueBarrierWithWaitList (queue, (cl_uint) wait.size (),
+      wait.data (), nullptr);
+  if (err != CL_SUCCESS)
+    return afet::Status (afet::Status::OPENCL,
+        std::string ("clEnqueueBarrierWithWaitList: ") +
+        afet::cl_error_name (err));
+  if (for_write) {
+    /* the barrier now orders everything after it on queue */
+    for (cl_event e : s->read_events)
+      clReleaseEvent (e);
+    s->read_events.clear ();
+  }
+  return afet::Status::Ok ();
+}
+
+void
+gst_afet_cl_memory_set_write_event (GstMemory * mem, cl_event event)
+{
+  AfetCLMemoryState *s = ((GstAfetCLMemory *) mem)->state;
+  std::lock_guard<std::mutex> guard (s->lock);
+  if (s->write_event)
+    clReleaseEvent (s->write_event);
+  s->write_event = event;
+  s->device_valid = true;
+  s->host_valid = false;
+}
+
+void
+gst_afet_cl_memory_add_read_event (GstMemory * mem, cl_event event)
+{
+  AfetCLMemoryState *s = ((GstAfetCLMemory *) mem)->state;
+  std::lock_guard<std::mutex> guard (s->lock);
+  /* keep the list short: drop reads that have completed */
+  for (auto it = s->read_events.begin (); it != s->read_events.end ();) {
+    cl_int status = CL_QUEUED;
+    clGetEventInfo (*it, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof (status),
+        &status, nullptr);
+    if (status == CL_COMPLETE) {
+      clReleaseEvent (*it);
+      it = s->read_events.erase (it);
+    } else {
+      ++it;
+    }
+  }
+  s->read_events.push_back (event);
+}
+
+/* ---- buffer pool ------------------------------------------------------ */
+
+/* *INDENT-OFF* */
+struct GstAfetCLBufferPoolState
+{
+  std::shared_ptr<afet::Device> device;
+  cl_command_queue queue = nullptr;
+  std::shared_ptr<afet::TransferStats> stats;
+  gsize size = 0;
+};
+/* *INDENT-ON* */
+
+struct _GstAfetCLBufferPool
+{
+  GstBufferPool parent;
+  GstAfetCLBufferPoolState *state;
+};
+
+G_DEFINE_TYPE (GstAfetCLBufferPool, gst_afet_cl_buffer_pool,
+    GST_TYPE_BUFFER_POOL);
+
+static const gchar **
+pool_get_options (GstBufferPool * pool)
+{
+  static const gchar *options[] = { nullptr };
+  return options;
+}
+
+static gboolean
+pool_set_config (GstBufferPool * pool, GstStructure * config)
+{
+  GstAfetCLBufferPool *self = GST_AFET_CL_BUFFER_POOL (pool);
+  GstCaps *caps;
+  guint size, min, max;
+  if (!gst_buffer_pool_config_get_params (config, &caps, &size, &min, &max))
+    return FALSE;
+  self->state->size = size;
+  return GST_BUFFER_POOL_CLASS (gst_afet_cl_buffer_pool_parent_class)->
+      set_config (pool, config);
+}
+
+static GstFlowReturn
+pool_alloc_buffer (GstBufferPool * pool, GstBuffer ** buffer,
+    GstBufferPoolAcquireParams * params)
+{
+  GstAfetCLBufferPool *self = GST_AFET_CL_BUFFER_POOL (pool);
+  GstAfetCLBufferPoolState *s = self->state;
+  afet::Status st;
+  GstMemory *mem = gst_afet_cl_memory_new (s->device, s->queue, s->stats,
+      s->size, &st);
+  if (!mem) {
+    GST_ERROR_OBJECT (pool, "%s", st.message ().c_str ());
+    return GST_FLOW_ERROR;
+  }
+  *buffer = gst_buffer_new ();
+  gst_buffer_append_memory (*buffer, mem);
+  return GST_FLOW_OK;
+}
+
+static void
+pool_finalize (GObject * object)
+{
+  GstAfetCLBufferPool *self = GST_AFET_CL_BUFFER_POOL (object);
+  GstAfetCLBufferPoolState *s = self->state;
+  if (s->queue)
+    clReleaseCommandQueue (s->queue);
+  delete s;
+  G_OBJECT_CLASS (gst_afet_cl_buffer_pool_parent_class)->finalize (object);
+}
+
+static void
+gst_afet_cl_buffer_pool_class_init (GstAfetCLBufferPoolClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstBufferPoolClass *pool_class = GST_BUFFER_POOL_CLASS (klass);
+  gobject_class->finalize = pool_finalize;
+  pool_class->get_options = pool_get_options;
+  pool_class->set_config = pool_set_config;
+  pool_class->alloc_buffer = pool_alloc_buffer;
+}
+
+static void
+gst_afet_cl_buffer_pool_init (GstAfetCLBufferPool * self)
+{
+  self->state = new GstAfetCLBufferPoolState ();
+}
+
+GstBufferPool *
+gst_afet_cl_buffer_pool_new (const std::shared_ptr<afet::Device> &device,
+    cl_command_queue queue, const std::shared_ptr<afet::TransferStats> &stats)
+{
+  GstAfetCLBufferPool *pool = (GstAfetCLBufferPool *) g_object_new
+      (GST_TYPE_AFET_CL_BUFFER_POOL, nullptr);
+  gst_object_ref_sink (pool);
+  pool->state->device = device;
+  clRetainCommandQueue (queue);
+  pool->state->queue = queue;
+  pool->state->stats = stats;
+  return GST_BUFFER_POOL (pool);
+}

@@ -1,0 +1,66 @@
+/* afet — speech features on OpenCL
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gst/gst.h>
+
+#include "device.h"
+#include "transfer.h"
+
+#include <memory>
+
+/* Device memory for buffers exchanged between afet elements: a GstMemory
+ * backed by an OpenCL buffer of the shared context, with a host copy made on
+ * demand. Caps feature: memory:AfetCLMemory (AFET_CAPS_FEATURE_MEMORY_CL).
+ *
+ * Mapping with GST_MAP_AFET_CL gives the cl_mem (map.data is the handle),
+ * uploading first if the host copy was written. A plain GST_MAP_READ
+ * downloads once if the device copy is newer, and keeps the host copy until
+ * the device copy is written again; a host write is uploaded when next
+ * mapped for the device. Writers and readers on the device record events, so
+ * that another element's queue waits for the producer's kernels before it
+ * reads, a producer reusing the memory waits for its readers, and the
+ * memory is freed only when no queued work uses it. */
+
+#define GST_MAP_AFET_CL ((GstMapFlags) (GST_MAP_FLAG_LAST << 1))
+#define GST_AFET_CL_MEMORY_TYPE "AfetCLMemory"
+
+struct AfetCLMemoryState;
+
+typedef struct
+{
+  GstMemory mem;
+  AfetCLMemoryState *state;
+} GstAfetCLMemory;
+
+gboolean gst_is_afet_cl_memory (GstMemory * mem);
+
+/* A new device memory of size bytes on device; transfers run on queue and
+ * are counted in stats. Returns NULL with err set on failure. */
+GstMemory *gst_afet_cl_memory_new (const std::shared_ptr<afet::Device> &
+    device, cl_command_queue queue,
+    const std::shared_ptr<afet::TransferStats> &stats, gsize size,
+    afet::Status * err);
+
+afet::Device *gst_afet_cl_memory_get_device (GstMemory * mem);
+
+/* Makes queue wait until the memory may be read on the device (the last
+ * write finished), or written (also every recorded read finished). */
+afet::Status gst_afet_cl_memory_sync (GstMemory * mem, cl_command_queue queue,
+    gboolean for_write);
+
+/* Records the completion event of device work that wrote the memory (the
+ * host copy becomes stale) or read it. Takes ownership of event. */
+void gst_afet_cl_memory_set_write_event (GstMemory * mem, cl_event event);
+void gst_afet_cl_memory_add_read_event (GstMemory * mem, cl_event event);
+
+/* Pool of device-memory buffers of one size, for one element's output. */
+#define GST_TYPE_AFET_CL_BUFFER_POOL (gst_afet_cl_buffer_pool_get_type ())
+G_DECLARE_FINAL_TYPE (GstAfetCLBufferPool, gst_afet_cl_buffer_pool, GST,
+    AFET_CL_BUFFER_POOL, GstBufferPool);
+
+GstBufferPool *gst_afet_cl_buffer_pool_new (const std::shared_ptr<afet::Device>
+    & device, cl_command_queue queue,
+    const std::shared_ptr<afet::TransferStats> & stats);

@@ -1,0 +1,67 @@
+/* afet — speech features on OpenCL
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include "status.h"
+
+#include <CL/cl.h>
+
+#include <atomic>
+#include <cstdint>
+
+namespace afet {
+
+/* Host <-> device traffic of one element: every copy between host and
+ * device memory goes through upload() / download() below and is counted
+ * here. The elements expose it as read-only properties. */
+struct TransferStats
+{
+  std::atomic<uint64_t> uploads { 0 };
+  std::atomic<uint64_t> upload_bytes { 0 };
+  std::atomic<uint64_t> downloads { 0 };
+  std::atomic<uint64_t> download_bytes { 0 };
+};
+
+/* Optional observer for every transfer (the elements log them). */
+typedef void (*TransferLogFunc) (bool upload, size_t bytes, void *user);
+
+inline Status
+upload (cl_command_queue q, cl_mem dst, size_t offset, size_t bytes,
+    const void *src, bool blocking, TransferStats *stats)
+{
+  if (bytes == 0)
+    return Status::Ok ();
+  cl_int err = clEnqueueWriteBuffer (q, dst, blocking ? CL_TRUE : CL_FALSE,
+      offset, bytes, src, 0, nullptr, nullptr);
+  if (err != CL_SUCCESS)
+    return Status (Status::OPENCL, std::string ("upload of ") +
+        std::to_string (bytes) + " bytes: " + cl_error_name (err));
+  if (stats) {
+    stats->uploads++;
+    stats->upload_bytes += bytes;
+  }
+  return Status::Ok ();
+}
+
+/* Blocking: returns when the data is on the host. */
+inline Status
+download (cl_command_queue q, cl_mem src, size_t offset, size_t bytes,
+    void *dst, TransferStats *stats)
+{
+  if (bytes == 0)
+    return Status::Ok ();
+  cl_int err = clEnqueueReadBuffer (q, src, CL_TRUE, offset, bytes, dst, 0,
+      nullptr, nullptr);
+  if (err != CL_SUCCESS)
+    return Status (Status::OPENCL, std::string ("download of ") +
+        std::to_string (bytes) + " bytes: " + cl_error_name (err));
+  if (stats) {
+    stats->downloads++;
+    stats->download_bytes += bytes;
+  }
+  return Status::Ok ();
+}
+
+}  /* namespace afet */

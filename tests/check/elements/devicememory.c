@@ -1,0 +1,378 @@
+/* afet — speech features on OpenCL
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Device memory between afet elements, transfer counts, tee, and the shared
+ * device context (GstContext).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "afetcheck.h"
+
+#include <glib/gstdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static gchar *
+example_wav (void)
+{
+  return g_build_filename (afetcheck_testdata_dir (), "audio", "s01_16k.wav",
+      NULL);
+}
+
+static void
+run_to_eos (GstElement * pipe)
+{
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *msg = gst_bus_timed_pop_filtered (bus, 120 * GST_SECOND,
+      (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  fail_unless (msg != NULL, "timeout");
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    GError *e = NULL;
+    gchar *dbg = NULL;
+    gst_message_parse_error (msg, &e, &dbg);
+    fail ("error: %s (%s)", e->message, dbg);
+  }
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+}
+
+static gchar *
+tmp_path (const gchar * name)
+{
+  gchar *dir = g_build_filename (g_get_tmp_dir (), "afet-check-XXXXXX", NULL);
+  fail_unless (g_mkdtemp (dir) != NULL);
+  gchar *p = g_build_filename (dir, name, NULL);
+  g_free (dir);
+  return p;
+}
+
+static gfloat *
+read_floats (const gchar * path, gsize * n)
+{
+  gchar *data = NULL;
+  gsize len = 0;
+  fail_unless (g_file_get_contents (path, &data, &len, NULL), "%s", path);
+  *n = len / sizeof (gfloat);
+  return (gfloat *) data;
+}
+
+/* Runs "filesrc ! wavparse ! <chain> ! filesink" and returns the floats. */
+static gfloat *
+run_chain (const gchar * chain, gsize * n, GstElement ** keep)
+{
+  gchar *wav = example_wav ();
+  gchar *out = tmp_path ("out.f32");
+  gchar *launch = g_strdup_printf ("filesrc location=\"%s\" ! wavparse ! %s "
+      "! filesink location=\"%s\"", wav, chain, out);
+  GstElement *pipe = gst_parse_launch (launch, NULL);
+  fail_unless (pipe != NULL, "%s", launch);
+  run_to_eos (pipe);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gfloat *data = read_floats (out, n);
+  g_unlink (out);
+  if (keep)
+    *keep = pipe;
+  else
+    gst_object_unref (pipe);
+  g_free (launch);
+  g_free (out);
+  g_free (wav);
+  return data;
+}
+
+/* Device memory and forced system memory give the same numbers. */
+GST_START_TEST (test_same_output_device_and_system)
+{
+  gsize n1, n2, n3;
+  gfloat *a = run_chain ("afetframer energy=true ! afetmfcc energy=true", &n1,
+      NULL);
+  gfloat *b = run_chain ("afetframer energy=true device-memory=false ! "
+      "afetmfcc energy=true", &n2, NULL);
+  gfloat *c = run_chain ("afetmfcc energy=true", &n3, NULL);
+  fail_unless (n1 > 0 && n1 == n2 && n1 == n3);
+  fail_unless (memcmp (a, b, n1 * sizeof (gfloat)) == 0,
+      "device and system memory differ");
+  gdouble e = afetref_rel_l2_ff (a, c, (gint) (n1 / 14), 14, 0, 14);
+  fail_unless (e <= 1e-6, "chain differs from afetmfcc on audio: %.3e", e);
+  g_free (a);
+  g_free (b);
+  g_free (c);
+}
+
+GST_END_TEST;
+
+static guint64
+get_u64 (GstElement * bin, const gchar * name, const gchar * prop)
+{
+  GstElement *e = gst_bin_get_by_name (GST_BIN (bin), name);
+  guint64 v = 0;
+  g_object_get (e, prop, &v, NULL);
+  gst_object_unref (e);
+  return v;
+}
+
+/* afetframer ! afetmfcc ! fakesink: each audio batch goes up once, each
+ * feature batch comes down once, nothing in between. */
+GST_START_TEST (test_transfer_counts)
+{
+  const gint W = 400, S = 160, batch = 64;
+  gint rate = 0, n_samples = 0;
+  gchar *wav = example_wav ();
+  gdouble *x = afetref_read_wav (wav, &rate, &n_samples);
+  g_free (x);
+  gint frames = afetref_num_frames (n_samples, W, S);
+  gint batches = (frames + batch - 1) / batch;
+  guint64 audio_bytes = 0;
+  for (gint b = 0; b < batches; b++) {
+    gint nb = MIN (batch, frames - b * batch);
+    audio_bytes += (guint64) ((nb - 1) * S + W) * sizeof (gfloat);
+  }
+
+  for (gint device_memory = 1; device_memory >= 0; device_memory--) {
+    gchar *launch = g_strdup_printf ("filesrc location=\"%s\" ! wavparse ! "
+        "afetframer name=f max-batch=%d device-memory=%s ! afetmfcc name=m ! "
+        "fakesink", wav, batch, device_memory ? "true" : "false");
+    GstElement *pipe = gst_parse_launch (launch, NULL);
+    run_to_eos (pipe);
+    guint64 fu = get_u64 (pipe, "f", "uploads");
+    guint64 fub = get_u64 (pipe, "f", "upload-bytes");
+    guint64 fd = get_u64 (pipe, "f", "downloads");
+    guint64 mu = get_u64 (pipe, "m", "uploads");
+    guint64 md = get_u64 (pipe, "m", "downloads");
+    guint64 mdb = get_u64 (pipe, "m", "download-bytes");
+    GST_INFO ("device memory %d: framer up %" G_GUINT64_FORMAT " down %"
+        G_GUINT64_FORMAT ", mfcc up %" G_GUINT64_FORMAT " down %"
+        G_GUINT64_FORMAT, device_memory, fu, fd, mu, md);
+    fail_unless_equals_uint64 (fu, batches);
+    fail_unless_equals_uint64 (fub, audio_bytes);
+    fail_unless_equals_uint64 (mdb, (guint64) frames * 13 * sizeof (gfloat));
+    if (device_memory) {
+      /* afetmfcc computes each device buffer as it comes */
+      fail_unless_equals_uint64 (fd, 0);
+      fail_unless_equals_uint64 (mu, 0);
+      fail_unless_equals_uint64 (md, batches);
+    } else {
+      /* the round trip device memory saves: the frames come down, and
+       * afetmfcc (not live) gathers them into one batch and uploads it */
+      fail_unless_equals_uint64 (fd, batches);
+      fail_unless_equals_uint64 (mu, 1);
+      fail_unless_equals_uint64 (md, 1);
+    }
+    gst_element_set_state (pipe, GST_STATE_NULL);
+    gst_object_unref (pipe);
+    g_free (launch);
+  }
+  g_free (wav);
+}
+
+GST_END_TEST;
+
+/* A tee after a device-memory element feeds an afet element and a
+ * filesink: both files are right. */
+GST_START_TEST (test_tee)
+{
+  gchar *wav = example_wav ();
+  gchar *frames_out = tmp_path ("frames.f32");
+  gchar *mfcc_out = tmp_path ("mfcc.f32");
+  gchar *launch = g_strdup_printf ("filesrc location=\"%s\" ! wavparse ! "
+      "afetframer ! tee name=t ! queue ! afetmfcc ! filesink location=\"%s\" "
+      "t. ! queue ! filesink location=\"%s\"", wav, mfcc_out, frames_out);
+  GstElement *pipe = gst_parse_launch (launch, NULL);
+  run_to_eos (pipe);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+
+  /* the framer's link to the tee carried device memory */
+  GstElement *t = gst_bin_get_by_name (GST_BIN (pipe), "t");
+  GstPad *pad = gst_element_get_static_pad (t, "sink");
+  GstCaps *caps = gst_pad_get_current_caps (pad);
+  if (caps) {
+    GST_INFO ("tee caps %" GST_PTR_FORMAT, caps);
+    gst_caps_unref (caps);
+  }
+  gst_object_unref (pad);
+  gst_object_unref (t);
+
+  gint rate = 0, n = 0;
+  gdouble *x = afetref_read_wav (wav, &rate, &n);
+  gint frames = afetref_num_frames (n, 400, 160);
+  gsize nf, nm;
+  gfloat *fr = read_floats (frames_out, &nf);
+  gfloat *mf = read_floats (mfcc_out, &nm);
+  fail_unless_equals_int ((gint) (nf / 400), frames);
+  fail_unless_equals_int ((gint) (nm / 13), frames);
+  gdouble *ref = g_new (gdouble, (gsize) frames * 400);
+  for (gint i = 0; i < frames; i++) {
+    gdouble e;
+    afetref_frame (x + (gsize) i * 160, 400, 0.97, AFETREF_WINDOW_HAMMING,
+        ref + (gsize) i * 400, &e);
+  }
+  gdouble err = afetref_rel_l2 (fr, ref, frames, 400, 0, 400);
+  fail_unless (err <= 1e-6, "frames file: %.3e", err);
+  AfetRefConfig rc;
+  afetref_config_init (&rc);
+  rc.rate = rate;
+  gint rf;
+  gdouble *mref = afetref_compute (&rc, x, n, &rf);
+  err = afetref_rel_l2 (mf, mref, frames, 13, 0, 12);
+  fail_unless (err <= 1e-5, "mfcc file: %.3e", err);
+  g_free (mref);
+  g_free (ref);
+  g_free (fr);
+  g_free (mf);
+  g_free (x);
+  g_unlink (frames_out);
+  g_unlink (mfcc_out);
+  gst_object_unref (pipe);
+  g_free (launch);
+  g_free (frames_out);
+  g_free (mfcc_out);
+  g_free (wav);
+}
+
+GST_END_TEST;
+
+/* The afet context an element uses, from a context query on its src pad. */
+static GObject *
+element_context (GstElement * bin, const gchar * name)
+{
+  GstElement *e = gst_bin_get_by_name (GST_BIN (bin), name);
+  GstPad *pad = gst_element_get_static_pad (e, "src");
+  GstQuery *q = gst_query_new_context ("afet.cl.context");
+  fail_unless (gst_pad_query (pad, q), "no context answer from %s", name);
+  GstContext *ctx = NULL;
+  gst_query_parse_context (q, &ctx);
+  fail_unless (ctx != NULL);
+  const GValue *v = gst_structure_get_value (gst_context_get_structure (ctx),
+      "context");
+  fail_unless (v != NULL && G_VALUE_HOLDS_OBJECT (v));
+  GObject *obj = g_value_dup_object (v);
+  gst_query_unref (q);
+  gst_object_unref (pad);
+  gst_object_unref (e);
+  return obj;
+}
+
+static gpointer
+cl_context_of (GObject * ctx)
+{
+  gpointer p = NULL;
+  g_object_get (ctx, "cl-context", &p, NULL);
+  return p;
+}
+
+static GstElement *
+paused (const gchar * launch)
+{
+  GstElement *pipe = gst_parse_launch (launch, NULL);
+  fail_unless (pipe != NULL);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PAUSED) !=
+      GST_STATE_CHANGE_FAILURE);
+  fail_unless (gst_element_get_state (pipe, NULL, NULL, 60 * GST_SECOND) ==
+      GST_STATE_CHANGE_SUCCESS);
+  return pipe;
+}
+
+/* Two pipelines of one process, and every afet element in each, use one
+ * OpenCL context. */
+GST_START_TEST (test_shared_context)
+{
+  GstElement *p1 = paused ("audiotestsrc ! audio/x-raw,rate=16000,channels=1 "
+      "! afetframer name=a ! afetmfcc name=b ! fakesink");
+  GstElement *p2 = paused ("audiotestsrc ! audio/x-raw,rate=8000,channels=1 "
+      "! afetmfcc name=c ! fakesink");
+  GObject *a = element_context (p1, "a");
+  GObject *b = element_context (p1, "b");
+  GObject *c = element_context (p2, "c");
+  fail_unless (cl_context_of (a) != NULL);
+  fail_unless (cl_context_of (a) == cl_context_of (b));
+  fail_unless (cl_context_of (a) == cl_context_of (c));
+  /* the two neighbours share the context object itself */
+  fail_unless (a == b);
+  g_object_unref (a);
+  g_object_unref (b);
+  g_object_unref (c);
+  gst_element_set_state (p1, GST_STATE_NULL);
+  gst_element_set_state (p2, GST_STATE_NULL);
+  gst_object_unref (p1);
+  gst_object_unref (p2);
+}
+
+GST_END_TEST;
+
+/* Precedence: a context set by the application beats AFET_DEVICE; an
+ * explicit device property beats both. */
+GST_START_TEST (test_context_precedence)
+{
+  GstElement *p1 = paused ("audiotestsrc ! audio/x-raw,rate=16000,channels=1 "
+      "! afetmfcc name=a ! fakesink");
+  GObject *a = element_context (p1, "a");
+  GstElement *e = gst_bin_get_by_name (GST_BIN (p1), "a");
+  GstPad *pad = gst_element_get_static_pad (e, "src");
+  GstQuery *q = gst_query_new_context ("afet.cl.context");
+  fail_unless (gst_pad_query (pad, q));
+  GstContext *ctx = NULL;
+  gst_query_parse_context (q, &ctx);
+  gst_context_ref (ctx);
+  gst_query_unref (q);
+  gst_object_unref (pad);
+  gst_object_unref (e);
+
+  g_setenv ("AFET_DEVICE", "no-such-device-at-all", TRUE);
+  /* AFET_DEVICE alone: no device, the state change fails */
+  GstElement *bad = gst_parse_launch ("audiotestsrc ! "
+      "audio/x-raw,rate=16000,channels=1 ! afetmfcc ! fakesink", NULL);
+  fail_unless (gst_element_set_state (bad, GST_STATE_PAUSED) ==
+      GST_STATE_CHANGE_FAILURE);
+  gst_element_set_state (bad, GST_STATE_NULL);
+  gst_object_unref (bad);
+
+  /* with the application's context: it is used */
+  GstElement *p2 = gst_parse_launch ("audiotestsrc ! "
+      "audio/x-raw,rate=16000,channels=1 ! afetmfcc name=b ! fakesink", NULL);
+  gst_element_set_context (p2, ctx);
+  fail_unless (gst_element_set_state (p2, GST_STATE_PAUSED) !=
+      GST_STATE_CHANGE_FAILURE);
+  fail_unless (gst_element_get_state (p2, NULL, NULL, 60 * GST_SECOND) ==
+      GST_STATE_CHANGE_SUCCESS);
+  GObject *b = element_context (p2, "b");
+  fail_unless (cl_context_of (a) == cl_context_of (b));
+
+  /* an explicit device property wins over AFET_DEVICE */
+  GstElement *p3 = paused ("audiotestsrc ! audio/x-raw,rate=16000,channels=1 "
+      "! afetmfcc device=0:0 ! fakesink");
+  g_unsetenv ("AFET_DEVICE");
+
+  g_object_unref (a);
+  g_object_unref (b);
+  gst_context_unref (ctx);
+  gst_element_set_state (p1, GST_STATE_NULL);
+  gst_element_set_state (p2, GST_STATE_NULL);
+  gst_element_set_state (p3, GST_STATE_NULL);
+  gst_object_unref (p1);
+  gst_object_unref (p2);
+  gst_object_unref (p3);
+}
+
+GST_END_TEST;
+
+static Suite *
+devicememory_suite (void)
+{
+  Suite *s = suite_create ("devicememory");
+  TCase *tc = tcase_create ("general");
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_same_output_device_and_system);
+  tcase_add_test (tc, test_transfer_counts);
+  tcase_add_test (tc, test_tee);
+  tcase_add_test (tc, test_shared_context);
+  tcase_add_test (tc, test_context_precedence);
+  return s;
+}
+
+GST_CHECK_MAIN (devicememory);
