@@ -626,6 +626,23 @@ to_engine_window (GstAfetWindow w)
   }
 }
 
+AfetFeaturesWindow
+gst_afet_base_caps_window (afet::Window w)
+{
+  switch (w) {
+    case afet::Window::HANN:
+      return AFET_FEATURES_WINDOW_HANN;
+    case afet::Window::POVEY:
+      return AFET_FEATURES_WINDOW_POVEY;
+    case afet::Window::RECTANGULAR:
+      return AFET_FEATURES_WINDOW_RECTANGULAR;
+    case afet::Window::BLACKMAN:
+      return AFET_FEATURES_WINDOW_BLACKMAN;
+    default:
+      return AFET_FEATURES_WINDOW_HAMMING;
+  }
+}
+
 static afet::Window
 features_window (AfetFeaturesWindow w)
 {

@@ -112,5 +112,21 @@ gboolean gst_afet_base_set_framing_property (GObject * object, guint prop_id,
 gboolean gst_afet_base_get_framing_property (GObject * object, guint prop_id,
     GValue * value);
 
+/* Audio every afet element that frames audio takes: mono, 16/32-bit
+ * integer or float samples, 8 to 192 kHz (narrow, so that audioconvert and
+ * audioresample adapt by themselves). */
+#define GST_AFET_AUDIO_CAPS \
+    "audio/x-raw, format = (string) { S16LE, S32LE, F32LE, F64LE }, " \
+    "layout = (string) interleaved, rate = (int) [ 8000, 192000 ], " \
+    "channels = (int) 1"
+
+/* Feature caps of the given kinds in device memory, then system memory. */
+#define GST_AFET_FEATURES_CAPS(kinds) \
+    AFET_FEATURES_CAPS_MAKE_WITH_FEATURES (AFET_CAPS_FEATURE_MEMORY_CL, \
+        kinds) "; " AFET_FEATURES_CAPS_MAKE (kinds)
+
+/* The caps' name for an engine window. */
+AfetFeaturesWindow gst_afet_base_caps_window (afet::Window w);
+
 /* The device the element runs on (valid between start and stop). */
 std::shared_ptr<afet::Device> gst_afet_base_get_device (GstAfetBase * self);

@@ -53,40 +53,16 @@ struct _GstAfetFramer
   GstAfetFramerPrivate *priv;
 };
 
-#define AFET_AUDIO_CAPS \
-    "audio/x-raw, format = (string) { S16LE, S32LE, F32LE, F64LE }, " \
-    "layout = (string) interleaved, rate = (int) [ 8000, 192000 ], " \
-    "channels = (int) 1"
-
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (AFET_AUDIO_CAPS));
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_AFET_AUDIO_CAPS));
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (AFET_FEATURES_CAPS_MAKE_WITH_FEATURES
-        (AFET_CAPS_FEATURE_MEMORY_CL, "frames") "; "
-        AFET_FEATURES_CAPS_MAKE ("frames")));
+    GST_STATIC_CAPS (GST_AFET_FEATURES_CAPS ("frames")));
 
 G_DEFINE_TYPE (GstAfetFramer, gst_afet_framer, GST_TYPE_AFET_BASE);
 GST_ELEMENT_REGISTER_DEFINE (afetframer, "afetframer", GST_RANK_NONE,
     GST_TYPE_AFET_FRAMER);
-
-static AfetFeaturesWindow
-caps_window (afet::Window w)
-{
-  switch (w) {
-    case afet::Window::HANN:
-      return AFET_FEATURES_WINDOW_HANN;
-    case afet::Window::POVEY:
-      return AFET_FEATURES_WINDOW_POVEY;
-    case afet::Window::RECTANGULAR:
-      return AFET_FEATURES_WINDOW_RECTANGULAR;
-    case afet::Window::BLACKMAN:
-      return AFET_FEATURES_WINDOW_BLACKMAN;
-    default:
-      return AFET_FEATURES_WINDOW_HAMMING;
-  }
-}
 
 static gboolean
 gst_afet_framer_describe (GstAfetBase * base, const GstAfetInput * in,
@@ -100,7 +76,7 @@ gst_afet_framer_describe (GstAfetBase * base, const GstAfetInput * in,
   afet_features_info_set_format (out, AFET_FEATURES_KIND_FRAMES, in->rate,
       in->W, in->S, in->W + (energy ? 1 : 0), 0);
   out->energy_index = energy ? in->W : -1;
-  out->window = caps_window (in->window);
+  out->window = gst_afet_base_caps_window (in->window);
   out->preset = AFET_FEATURES_PRESET_HTK;
   return TRUE;
 }

@@ -99,44 +99,18 @@ struct _GstAfetMfcc
   GstAfetMfccPrivate *priv;
 };
 
-#define AFET_AUDIO_CAPS \
-    "audio/x-raw, format = (string) { S16LE, S32LE, F32LE, F64LE }, " \
-    "layout = (string) interleaved, rate = (int) [ 8000, 192000 ], " \
-    "channels = (int) 1"
-
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (AFET_AUDIO_CAPS "; "
-        AFET_FEATURES_CAPS_MAKE_WITH_FEATURES (AFET_CAPS_FEATURE_MEMORY_CL,
-            "frames") "; "
-        AFET_FEATURES_CAPS_MAKE ("frames")));
+    GST_STATIC_CAPS (GST_AFET_AUDIO_CAPS "; "
+        GST_AFET_FEATURES_CAPS ("frames")));
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (AFET_FEATURES_CAPS_MAKE_WITH_FEATURES
-        (AFET_CAPS_FEATURE_MEMORY_CL, "{ mfcc, fbank }") "; "
-        AFET_FEATURES_CAPS_MAKE ("{ mfcc, fbank }")));
+    GST_STATIC_CAPS (GST_AFET_FEATURES_CAPS ("{ mfcc, fbank }")));
 
 G_DEFINE_TYPE (GstAfetMfcc, gst_afet_mfcc, GST_TYPE_AFET_BASE);
 GST_ELEMENT_REGISTER_DEFINE (afetmfcc, "afetmfcc", GST_RANK_NONE,
     GST_TYPE_AFET_MFCC);
-
-static AfetFeaturesWindow
-caps_window (afet::Window w)
-{
-  switch (w) {
-    case afet::Window::HANN:
-      return AFET_FEATURES_WINDOW_HANN;
-    case afet::Window::POVEY:
-      return AFET_FEATURES_WINDOW_POVEY;
-    case afet::Window::RECTANGULAR:
-      return AFET_FEATURES_WINDOW_RECTANGULAR;
-    case afet::Window::BLACKMAN:
-      return AFET_FEATURES_WINDOW_BLACKMAN;
-    default:
-      return AFET_FEATURES_WINDOW_HAMMING;
-  }
-}
 
 /* The engine configuration for an input and the current properties. */
 static afet::MfccConfig
@@ -203,7 +177,7 @@ gst_afet_mfcc_describe (GstAfetBase * base, const GstAfetInput * in,
       in->S, c.dims (), 0);
   out->c0_index = c.c0_index ();
   out->energy_index = c.energy_index ();
-  out->window = caps_window (in->window);
+  out->window = gst_afet_base_caps_window (in->window);
   out->preset = AFET_FEATURES_PRESET_HTK;
   return TRUE;
 }

@@ -8,6 +8,7 @@
 
 #include "gstafetframer.h"
 #include "gstafetmfcc.h"
+#include "gstafetplp.h"
 
 /* Registration only: no OpenCL here. The registry scanner and gst-check
  * fork, and an OpenCL runtime (PoCL) does not survive a fork. */
@@ -18,6 +19,7 @@ plugin_init (GstPlugin * plugin)
 
   ret |= GST_ELEMENT_REGISTER (afetframer, plugin);
   ret |= GST_ELEMENT_REGISTER (afetmfcc, plugin);
+  ret |= GST_ELEMENT_REGISTER (afetplp, plugin);
   return ret;
 }
 

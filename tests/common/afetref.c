@@ -19,8 +19,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
-/* Double-precision reference implementation of HTK-style MFCC and log mel
- * filter-bank features.  Written from the formulas only; see afetref.h. */
+/* Double-precision reference implementation of HTK-style MFCC, log mel
+ * filter-bank and PLP features.  Written from the formulas only; see afetref.h. */
 
 #include "afetref.h"
 
@@ -685,6 +685,300 @@ afetref_compute (const AfetRefConfig * c, const double *samples, int n,
   g_free (lift);
   fft_clear (&fft);
   fbank_clear (&fb);
+
+  *n_frames = nf;
+  return out;
+}
+
+/* ---------------------------------------------------------------------- */
+/* PLP                                                                    */
+/* ---------------------------------------------------------------------- */
+
+void
+afetref_plp_config_init (AfetRefPlpConfig * c)
+{
+  memset (c, 0, sizeof (*c));
+  c->rate = 16000;
+  c->frame_length_ms = 25.0;
+  c->frame_shift_ms = 10.0;
+  c->window = AFETREF_WINDOW_HAMMING;
+  c->preemph = 0.97;
+  c->num_filters = 23;
+  c->num_ceps = 12;
+  c->lpc_order = 12;
+  c->compression = 0.33;
+  c->low_freq = 0.0;
+  c->high_freq = 0.0;
+  c->use_power = 1;
+  c->lifter = 22;
+  c->c0 = 1;
+  c->energy = 0;
+  c->htk_period_quirk = 1;
+  c->filter_shape = AFETREF_PLP_MEL;
+}
+
+int
+afetref_plp_dims (const AfetRefPlpConfig * c)
+{
+  return c->num_ceps + (c->c0 ? 1 : 0) + (c->energy ? 1 : 0);
+}
+
+double
+afetref_plp_equal_loudness (double f)
+{
+  double fsq = f * f, q = fsq / (fsq + 1.6e5);
+
+  return q * q * (fsq + 1.44e6) / (fsq + 9.61e6);
+}
+
+static double
+bark_of_hz (double f)
+{
+  return 6.0 * asinh (f / 600.0);
+}
+
+static double
+hz_of_bark (double z)
+{
+  return 600.0 * sinh (z / 6.0);
+}
+
+/* Hermansky's critical-band masking curve at d = z - z_m Bark */
+static double
+bark_psi (double d)
+{
+  if (d < -2.5 || d > 1.3)
+    return 0.0;
+  if (d <= -0.5)
+    return pow (10.0, d + 0.5);
+  if (d < 0.5)
+    return 1.0;
+  return pow (10.0, -2.5 * (d - 0.5));
+}
+
+/* Dense PLP filter bank: w[m * (half + 2) + k] for channel m = 1..M and
+ * 1-based bin k = klo..khi; eql[m] the channel's equal-loudness weight. */
+static void
+plp_bank_init (const AfetRefPlpConfig * c, int N, double **w_out,
+    double **eql_out, int *klo_out, int *khi_out)
+{
+  int M = c->num_filters, half = N / 2, k, m;
+  double period = 1e7 / (double) c->rate, fs_eff, fres;
+  double *w = g_new0 (double, (gsize) (M + 2) * (half + 2));
+  double *eql = g_new0 (double, M + 2);
+  int klo = 2, khi = half;
+
+  if (c->htk_period_quirk)
+    period = (double) (long) period;
+  fs_eff = 1e7 / period;
+  fres = fs_eff / (double) N;
+  if (c->low_freq > 0.0)
+    klo = MAX (2, (int) (c->low_freq * N / fs_eff + 2.5));
+  if (c->high_freq > 0.0)
+    khi = MIN (half, (int) (c->high_freq * N / fs_eff + 0.5));
+
+  if (c->filter_shape == AFETREF_PLP_MEL) {
+    AfetRefConfig mc;
+    RefFBank fb;
+    double mlo, mhi;
+
+    afetref_config_init (&mc);
+    mc.rate = c->rate;
+    mc.num_filters = M;
+    mc.low_freq = c->low_freq;
+    mc.high_freq = c->high_freq;
+    mc.htk_period_quirk = c->htk_period_quirk;
+    fbank_init (&fb, &mc, N);
+    for (k = fb.klo; k <= fb.khi; k++) {
+      int lo = fb.lo_chan[k];
+
+      if (lo >= 1 && lo <= M)
+        w[(gsize) lo * (half + 2) + k] += fb.lo_wt[k];
+      if (lo + 1 <= M)
+        w[(gsize) (lo + 1) * (half + 2) + k] += 1.0 - fb.lo_wt[k];
+    }
+    fbank_clear (&fb);
+    /* channel centres, as the design places them, back in Hz */
+    mlo = c->low_freq > 0.0 ? mel_of_hz (c->low_freq) : 0.0;
+    mhi = c->high_freq > 0.0 ? mel_of_hz (c->high_freq) :
+        mel_of_hz ((double) half * fres);
+    for (m = 1; m <= M; m++) {
+      double cm = (double) m / (double) (M + 1) * (mhi - mlo) + mlo;
+
+      eql[m] = afetref_plp_equal_loudness (700.0 * (exp (cm / 1127.0) - 1.0));
+    }
+  } else {
+    double zlo = c->low_freq > 0.0 ? bark_of_hz (c->low_freq) : 0.0;
+    double zhi = c->high_freq > 0.0 ? bark_of_hz (c->high_freq) :
+        bark_of_hz ((double) half * fres);
+
+    for (m = 1; m <= M; m++) {
+      double zm = (double) m / (double) (M + 1) * (zhi - zlo) + zlo;
+
+      for (k = klo; k <= khi; k++)
+        w[(gsize) m * (half + 2) + k] =
+            bark_psi (bark_of_hz ((double) (k - 1) * fres) - zm);
+      eql[m] = afetref_plp_equal_loudness (hz_of_bark (zm));
+    }
+  }
+  *w_out = w;
+  *eql_out = eql;
+  *klo_out = klo;
+  *khi_out = khi;
+}
+
+double *
+afetref_compute_plp (const AfetRefPlpConfig * c, const double *samples,
+    int n, int *n_frames)
+{
+  int W, S, N, half, nf, dims, M, K, p, nc, t, k, m, i, j, klo, khi;
+  double *wtab, *re, *im, *as, *cosm, *r, *a, *tmp, *cep, *lift, *w, *eql;
+  double *out;
+  RefFft fft;
+
+  *n_frames = 0;
+  if (c->rate <= 0 || c->num_filters <= 0 || c->num_ceps <= 0 ||
+      c->lpc_order <= 0 || !(c->compression > 0.0)) {
+    g_printerr ("afetref: invalid PLP config (rate %d, filters %d, ceps %d, "
+        "order %d, compression %g)\n", c->rate, c->num_filters, c->num_ceps,
+        c->lpc_order, c->compression);
+    return NULL;
+  }
+  W = afetref_frame_samples (c->frame_length_ms, c->rate);
+  S = afetref_frame_samples (c->frame_shift_ms, c->rate);
+  if (W < 2 || S < 1) {
+    g_printerr ("afetref: frame of %d samples, shift %d: too short\n", W, S);
+    return NULL;
+  }
+  nf = afetref_num_frames (n, W, S);
+  if (nf == 0)
+    return NULL;
+
+  N = 1;
+  while (N < W)
+    N <<= 1;
+  half = N / 2;
+  M = c->num_filters;
+  K = M + 1;                    /* the spectrum has K + 1 = M + 2 points */
+  p = c->lpc_order;
+  nc = c->num_ceps;
+  dims = afetref_plp_dims (c);
+
+  wtab = g_new (double, W);
+  afetref_window_fill (c->window, W, wtab);
+  fft_init (&fft, N);
+  plp_bank_init (c, N, &w, &eql, &klo, &khi);
+  re = g_new (double, N);
+  im = g_new (double, N);
+  as = g_new (double, M + 2);
+  r = g_new (double, p + 1);
+  a = g_new0 (double, MAX (p, nc) + 1);
+  tmp = g_new (double, p + 1);
+  cep = g_new (double, nc + 1);
+  lift = g_new (double, nc + 1);
+  for (j = 1; j <= nc; j++)
+    lift[j] = c->lifter > 0 ?
+        1.0 + (double) c->lifter / 2.0 * sin (M_PI * j / c->lifter) : 1.0;
+
+  /* inverse DFT of the even spectrum, normalised by 2K */
+  cosm = g_new (double, (gsize) (p + 1) * (M + 2));
+  for (i = 0; i <= p; i++)
+    for (m = 0; m <= K; m++)
+      cosm[(gsize) i * (M + 2) + m] = (m == 0 || m == K ? 1.0 : 2.0) *
+          cos (M_PI * (double) i * (double) m / (double) K) / (2.0 * K);
+
+  out = g_new (double, (gsize) nf * dims);
+
+  for (t = 0; t < nf; t++) {
+    double energy, err, *row = out + (gsize) t * dims;
+    int col = 0;
+
+    frame_with_table (samples + (gsize) t * S, W, c->preemph, wtab, re,
+        &energy);
+    for (k = W; k < N; k++)
+      re[k] = 0.0;
+    memset (im, 0, sizeof (double) * N);
+    fft_forward (&fft, re, im);
+    /* re[] becomes the power (or magnitude) spectrum, 1-based bin k at k-1 */
+    for (k = klo; k <= khi; k++) {
+      double pw = re[k - 1] * re[k - 1] + im[k - 1] * im[k - 1];
+
+      re[k - 1] = c->use_power ? pw : sqrt (pw);
+    }
+
+    for (m = 1; m <= M; m++) {
+      const double *wm = w + (gsize) m * (half + 2);
+      double s = 0.0;
+
+      for (k = klo; k <= khi; k++)
+        s += wm[k] * re[k - 1];
+      if (s < 1.0)
+        s = 1.0;
+      as[m] = pow (s * eql[m], c->compression);
+    }
+    as[0] = as[1];
+    as[M + 1] = as[M];
+
+    for (i = 0; i <= p; i++) {
+      double s = 0.0;
+
+      for (m = 0; m <= K; m++)
+        s += cosm[(gsize) i * (M + 2) + m] * as[m];
+      r[i] = s;
+    }
+
+    /* Durbin: A(z) = 1 + sum a_j z^-j, err = prediction error */
+    for (j = 0; j <= MAX (p, nc); j++)
+      a[j] = 0.0;
+    err = r[0];
+    if (err > 0.0) {
+      for (i = 1; i <= p; i++) {
+        double acc = r[i], kk, e2;
+
+        for (j = 1; j < i; j++)
+          acc += a[j] * r[i - j];
+        kk = -acc / err;
+        e2 = err * (1.0 - kk * kk);
+        if (!(fabs (kk) < 1.0) || !(e2 > 0.0))
+          break;                /* singular: keep the model so far */
+        for (j = 1; j < i; j++)
+          tmp[j] = a[j] + kk * a[i - j];
+        for (j = 1; j < i; j++)
+          a[j] = tmp[j];
+        a[i] = kk;
+        err = e2;
+      }
+    }
+
+    /* cepstrum of 1/A(z) */
+    for (j = 1; j <= nc; j++) {
+      double s = 0.0;
+
+      for (i = 1; i < j; i++)
+        s += (double) (j - i) * a[i] * cep[j - i];
+      cep[j] = -(a[j] + s / (double) j);
+    }
+    for (j = 1; j <= nc; j++)
+      row[col++] = cep[j] * lift[j];
+    if (c->c0)
+      row[col++] = err > 0.0 ? log (err) : -1e10;
+    if (c->energy)
+      row[col++] = energy;
+  }
+
+  g_free (wtab);
+  g_free (re);
+  g_free (im);
+  g_free (as);
+  g_free (r);
+  g_free (a);
+  g_free (tmp);
+  g_free (cep);
+  g_free (lift);
+  g_free (cosm);
+  g_free (w);
+  g_free (eql);
+  fft_clear (&fft);
 
   *n_frames = nf;
   return out;

@@ -20,7 +20,7 @@
  */
 
 /* afetref: an independent, double-precision reference implementation of
- * HTK-style speech features (MFCC, log mel filter bank), used by afet's
+ * HTK-style speech features (MFCC, log mel filter bank, PLP), used by afet's
  * test suite to check the OpenCL implementation.  It is written from the
  * published formulas (see tests/data/README.md and the shared refdata
  * README), not from HTK's source, and is verified against HTK 3.4.1 HCopy
@@ -155,6 +155,92 @@ int afetref_dims (const AfetRefConfig * c);
  * *n_frames = 0 when there is no whole frame or the config is invalid. */
 double *afetref_compute (const AfetRefConfig * c, const double *samples,
     int n, int *n_frames);
+
+/* ---------------------------------------------------------------------- */
+/* PLP (perceptual linear prediction) as HTK 3.4.1 computes it             */
+/* ---------------------------------------------------------------------- */
+
+typedef enum
+{
+  /* HTK's mel filter bank, exactly as for MFCC (peak-1 triangles on the
+   * mel scale 1127 ln(1 + f/700), bins 1 .. N/2-1) */
+  AFETREF_PLP_MEL = 0,
+  /* Hermansky's critical-band masking curves on the Bark scale
+   * z(f) = 6 asinh(f/600), centres equally spaced in Bark like the mel
+   * centres (M + 1 intervals over [z(low), z(high)]); channel m weights a
+   * bin at z by Psi(z - z_m):
+   *   0                     z - z_m < -2.5
+   *   10^(d + 0.5)          -2.5 <= d <= -0.5      (d = z - z_m)
+   *   1                     -0.5 < d < 0.5
+   *   10^(-2.5 (d - 0.5))   0.5 <= d <= 1.3
+   *   0                     d > 1.3
+   * over the same bins 1 .. N/2-1; the equal-loudness weight is taken at
+   * the channel's centre 600 sinh(z_m/6) Hz.  No HTK reference exists for
+   * this shape. */
+  AFETREF_PLP_BARK
+} AfetRefFilterShape;
+
+typedef struct
+{
+  int rate;                     /* sample rate in Hz (no default: set it) */
+  double frame_length_ms;       /* 25 */
+  double frame_shift_ms;        /* 10 */
+  AfetRefWindow window;         /* hamming */
+  double preemph;               /* 0.97 */
+  int num_filters;              /* 23 */
+  int num_ceps;                 /* 12 (may exceed lpc_order) */
+  int lpc_order;                /* 12 */
+  double compression;           /* 0.33: intensity-loudness power law */
+  double low_freq;              /* 0 = no low cut-off */
+  double high_freq;             /* 0 = Nyquist */
+  int use_power;                /* 1: |X|^2 (HTK's PLP uses USEPOWER=T) */
+  int lifter;                   /* 22; 0 = none */
+  int c0;                       /* 1: append c0 = ln(prediction error) */
+  int energy;                   /* 0: 1 appends the raw log energy E */
+  int htk_period_quirk;         /* 1: as in AfetRefConfig */
+  AfetRefFilterShape filter_shape;      /* mel */
+} AfetRefPlpConfig;
+
+/* Sets the defaults given in the comments above; rate = 16000. */
+void afetref_plp_config_init (AfetRefPlpConfig * c);
+
+/* Columns per frame: num_ceps + c0 + energy. */
+int afetref_plp_dims (const AfetRefPlpConfig * c);
+
+/* HTK's equal-loudness weight at f Hz (Hermansky 1990, the frequency form
+ * that HTK evaluates at each channel centre):
+ *   E(f) = (f^2 / (f^2 + 1.6e5))^2 (f^2 + 1.44e6) / (f^2 + 9.61e6).
+ * In w = 2 pi f this is w^4 (w^2 + 56.85e6) / ((w^2 + 6.317e6)^2
+ * (w^2 + 379.4e6)); the rounded constants often quoted for the w form
+ * (56.8e6, 6.3e6, 0.38e9) miss HTK by a relative L2 of 2-3e-4. */
+double afetref_plp_equal_loudness (double f_hz);
+
+/* Computes PLP cepstra of n samples (16-bit scale), per frame:
+ *  1. HTK framing, pre-emphasis and window as afetref_compute (); FFT;
+ *     |X|^2 (or |X| when use_power is 0).
+ *  2. The filter bank (filter_shape) over bins 1 .. N/2-1, each channel
+ *     floored at 1.0 (no log), multiplied by the equal-loudness weight of
+ *     its centre frequency and raised to the power `compression`:
+ *     a_m, m = 1..M.
+ *  3. The edge channels are copied outward: a_0 = a_1, a_{M+1} = a_M.
+ *  4. Autocorrelation by the inverse DFT of this (M+2)-point half of an
+ *     even spectrum (K = M + 1):
+ *       r_i = (a_0 + 2 sum_{m=1}^{K-1} a_m cos(pi i m / K)
+ *              + a_K cos(pi i)) / (2 K),      i = 0..p.
+ *  5. Durbin's recursion to order p: predictor A(z) = 1 + sum a_j z^-j and
+ *     the final prediction error E_p.  If r_0 <= 0, or a step would give
+ *     |k| >= 1 or an error <= 0 (never with the 1.0 floor, but possible
+ *     for a singular autocorrelation), the recursion stops there and keeps
+ *     the coefficients so far (the rest 0) and the error so far.
+ *  6. Cepstrum of 1/A(z): c_n = -a_n - (1/n) sum_{i=1}^{n-1} (n-i) a_i
+ *     c_{n-i}, n = 1..num_ceps, a_i = 0 for i > p.
+ *  7. Lifter 1 + (L/2) sin(pi n / L) on c_1..c_N; c0 = ln(E_p) (not
+ *     liftered; -1e10 when E_p <= 0, which only r_0 <= 0 can give).
+ * Returns a row-major n_frames x afetref_plp_dims () array, columns
+ * c1..cN, c0, E; NULL with *n_frames = 0 when there is no whole frame or
+ * the config is invalid. */
+double *afetref_compute_plp (const AfetRefPlpConfig * c,
+    const double *samples, int n, int *n_frames);
 
 /* ---------------------------------------------------------------------- */
 /* Comparison helpers                                                     */

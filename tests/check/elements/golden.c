@@ -2,9 +2,10 @@
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * HTK golden files: `filesrc ! wavparse ! afetmfcc <HTK settings> !
+ * HTK golden files: `filesrc ! wavparse ! afetmfcc|afetplp <HTK settings> !
  * filesink` must reproduce HCopy's output (same frame count, relative L2
- * <= 1e-5 per column group). AFET_GOLDEN_SET=synthetic (default) runs the
+ * <= 1e-5 per column group; the issue asks 1e-4 for PLP, which lands at
+ * about 2e-6 too). AFET_GOLDEN_SET=synthetic (default) runs the
  * s0* files (tests/data, or the shared refdata); AFET_GOLDEN_SET=real runs
  * the real recordings, which only the shared refdata holds, and exits 77
  * (skipped) when it is absent.
@@ -22,7 +23,8 @@
 typedef struct
 {
   const gchar *kind;            /* refdata folder */
-  const gchar *props;           /* afetmfcc settings besides the filters */
+  const gchar *element;
+  const gchar *props;           /* settings besides the filters */
   gint dims;                    /* our columns */
   gint ref_dims;                /* columns in the HTK file */
   gint groups[4];               /* column group starts, -1 ended */
@@ -30,12 +32,14 @@ typedef struct
 } Kind;
 
 static const Kind kinds[] = {
-  {"MFCC_0", "num-ceps=12 c0=true", 13, 13, {0, 12, -1}, FALSE},
-  {"FBANK", "num-ceps=0", 0, 0, {0, -1}, FALSE},
-  {"FBANK40", "num-ceps=0", 40, 40, {0, -1}, TRUE},
+  {"MFCC_0", "afetmfcc", "num-ceps=12 c0=true", 13, 13, {0, 12, -1}, FALSE},
+  {"FBANK", "afetmfcc", "num-ceps=0", 0, 0, {0, -1}, FALSE},
+  {"FBANK40", "afetmfcc", "num-ceps=0", 40, 40, {0, -1}, TRUE},
+  {"PLP_0", "afetplp", "num-ceps=12 lpc-order=12 c0=true", 13, 13,
+      {0, 12, -1}, FALSE},
   /* statics of MFCC_E_D_A: c1..c12, E (raw energy) */
-  {"MFCC_E_D_A", "num-ceps=12 c0=false energy=true", 13, 39, {0, 12, -1},
-      FALSE},
+  {"MFCC_E_D_A", "afetmfcc", "num-ceps=12 c0=false energy=true", 13, 39,
+      {0, 12, -1}, FALSE},
 };
 
 static const gchar *synthetic[] = {
@@ -57,7 +61,8 @@ filters_for (const gchar * name)
 
 /* Runs the pipeline; returns the output file's floats. */
 static gfloat *
-run_pipeline (const gchar * wav, const gchar * props, gsize * n_floats)
+run_pipeline (const gchar * wav, const gchar * element, const gchar * props,
+    gsize * n_floats)
 {
   gchar *out = g_build_filename (g_get_tmp_dir (), "afet-golden-XXXXXX",
       NULL);
@@ -65,8 +70,8 @@ run_pipeline (const gchar * wav, const gchar * props, gsize * n_floats)
   fail_unless (fd >= 0);
   close (fd);
   gchar *launch = g_strdup_printf ("filesrc location=\"%s\" ! wavparse ! "
-      "afetmfcc frame-length=20 frame-shift=10 %s ! filesink location=\"%s\"",
-      wav, props, out);
+      "%s frame-length=20 frame-shift=10 %s ! filesink location=\"%s\"",
+      wav, element, props, out);
   GError *err = NULL;
   GstElement *pipe = gst_parse_launch (launch, &err);
   fail_unless (pipe != NULL, "%s: %s", launch, err ? err->message : "");
@@ -118,7 +123,7 @@ check_file (const Kind * k, const gchar * name, gboolean must_exist)
 
   gchar *props = g_strdup_printf ("%s num-filters=%d", k->props, filters);
   gsize n = 0;
-  gfloat *out = run_pipeline (wav, props, &n);
+  gfloat *out = run_pipeline (wav, k->element, props, &n);
   fail_unless (n % dims == 0);
   gint frames = (gint) (n / dims);
   fail_unless_equals_int (frames, ref_frames);
@@ -155,8 +160,8 @@ GST_END_TEST;
 
 GST_START_TEST (test_golden_real)
 {
-  /* only MFCC_0 and the filter banks exist for the real recordings */
-  for (guint k = 0; k < 3; k++)
+  /* MFCC_0, the filter banks and PLP_0 exist for the real recordings */
+  for (guint k = 0; k < 4; k++)
     for (guint i = 0; i < G_N_ELEMENTS (real); i++)
       check_file (&kinds[k], real[i], TRUE);
 }

@@ -1,0 +1,584 @@
+/* afet — speech features on OpenCL
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The PLP stage (plp.h). Device path per batch:
+ *   framing (or afet_pad_frames) -> VkFFT R2C -> afet_plp_bank -> CLBlast
+ *   SGEMM (autocorrelation, frame-interleaved) -> afet_plp_lpc.
+ * The design (filter bank, equal loudness, inverse-DFT matrix, lifter) is
+ * computed here once, in double precision. Written from the published
+ * formulas (Hermansky 1990; the HTK Book's description of PLP) and checked
+ * numerically against HTK 3.4.1 HCopy output, not from HTK's code.
+ */
+#include "plp.h"
+
+#include "afet-kernels.h"
+
+#include <clblast_c.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace afet {
+
+namespace {
+
+constexpr int kMaxFilters = 256;   /* stages.cc's AFET_MAX_FILTERS */
+constexpr int kMaxOrder = 64;
+constexpr int kMaxCeps = 64;
+
+Status
+cl_fail (const char *what, cl_int err)
+{
+  return Status (Status::OPENCL, std::string (what) + ": " +
+      cl_error_name (err));
+}
+
+Status
+make_buffer (cl_context ctx, cl_mem_flags flags, size_t bytes,
+    const void *host, ClMem *out)
+{
+  cl_int err = CL_SUCCESS;
+  if (bytes == 0)
+    bytes = 4;
+  cl_mem m = clCreateBuffer (ctx, flags | (host ? CL_MEM_COPY_HOST_PTR : 0),
+      bytes, const_cast<void *> (host), &err);
+  if (err != CL_SUCCESS)
+    return cl_fail ("clCreateBuffer", err);
+  out->reset (m);
+  return Status::Ok ();
+}
+
+size_t
+pick_local_size (const Device &device)
+{
+  size_t lsz = 64;
+  while (lsz > 1 && lsz > device.info ().max_work_group_size)
+    lsz >>= 1;
+  return lsz;
+}
+
+Status
+make_kernel (Device &device, const char *prog_name, const char *source,
+    const char *sha256, const std::string &options, const char *kernel_name,
+    ClKernel *out)
+{
+  cl_program prog = nullptr;
+  AFET_RETURN_IF_ERROR (device.program (prog_name, source, options, &prog,
+          sha256));
+  cl_int err = CL_SUCCESS;
+  cl_kernel k = clCreateKernel (prog, kernel_name, &err);
+  if (err != CL_SUCCESS)
+    return cl_fail ("clCreateKernel", err);
+  out->reset (k);
+  return Status::Ok ();
+}
+
+class ArgSetter
+{
+public:
+  explicit ArgSetter (cl_kernel k) : k_ (k) {}
+  template <typename T>
+  ArgSetter &operator() (const T &v)
+  {
+    if (err_ == CL_SUCCESS)
+      err_ = clSetKernelArg (k_, idx_, sizeof (T), &v);
+    idx_++;
+    return *this;
+  }
+  Status status (const char *name) const
+  {
+    if (err_ != CL_SUCCESS)
+      return Status (Status::OPENCL, std::string ("clSetKernelArg (") + name
+          + ", " + std::to_string (idx_) + "): " + cl_error_name (err_));
+    return Status::Ok ();
+  }
+
+private:
+  cl_kernel k_;
+  cl_uint idx_ = 0;
+  cl_int err_ = CL_SUCCESS;
+};
+
+Status
+launch (cl_command_queue q, cl_kernel k, size_t groups, size_t lsz,
+    const char *name)
+{
+  size_t global = groups * lsz;
+  cl_int err = clEnqueueNDRangeKernel (q, k, 1, nullptr, &global, &lsz, 0,
+      nullptr, nullptr);
+  if (err != CL_SUCCESS)
+    return Status (Status::OPENCL, std::string ("enqueue ") + name + ": " +
+        cl_error_name (err));
+  return Status::Ok ();
+}
+
+Status
+gemm_status (CLBlastStatusCode st, const char *what)
+{
+  if (st == CLBlastSuccess)
+    return Status::Ok ();
+  return Status (Status::GEMM, std::string (what) + " failed (CLBlast "
+      "status " + std::to_string ((int) st) + ")");
+}
+
+double
+mel (double f)
+{
+  return 1127.0 * std::log (1.0 + f / 700.0);
+}
+
+double
+bark (double f)
+{
+  return 6.0 * std::asinh (f / 600.0);
+}
+
+/* Hermansky's critical-band masking curve, d = z - z_m in Bark. */
+double
+bark_psi (double d)
+{
+  if (d < -2.5 || d > 1.3)
+    return 0.0;
+  if (d <= -0.5)
+    return std::pow (10.0, d + 0.5);
+  if (d < 0.5)
+    return 1.0;
+  return std::pow (10.0, -2.5 * (d - 0.5));
+}
+
+/* The Bark bank: centres z_m = z_lo + m (z_hi - z_lo) / (M + 1), m = 1..M,
+ * over the same bins (and the same sample-period quirk) as HTK's mel bank;
+ * each channel weights 1-based bin k (at (k - 1) fs / N Hz) by
+ * Psi (bark (f_k) - z_m). */
+Status
+design_bark_bank (const PlpConfig &c, FilterBank *out,
+    std::vector<double> *centre_hz)
+{
+  const int N = c.fft_size ();
+  const int half = N / 2;
+  const int M = c.num_filters;
+  double period = 1e7 / (double) c.framing.rate;
+  if (c.htk_period_quirk)
+    period = (double) (long) period;
+  const double fs = 1e7 / period;
+  int klo = 2, khi = half;
+  double zlo = 0.0, zhi = bark (half * fs / N);
+  if (c.low_freq > 0) {
+    zlo = bark (c.low_freq);
+    klo = std::max (2, (int) (c.low_freq * N / fs + 2.5));
+  }
+  if (c.high_freq > 0) {
+    zhi = bark (c.high_freq);
+    khi = std::min (half, (int) (c.high_freq * N / fs + 0.5));
+  }
+  out->num_filters = M;
+  out->fft_size = N;
+  out->first.assign (M, 0);
+  out->count.assign (M, 0);
+  out->offset.assign (M, 0);
+  out->weights.clear ();
+  out->max_count = 0;
+  centre_hz->assign (M, 0.0);
+  for (int m = 1; m <= M; m++) {
+    double zm = (double) m / (double) (M + 1) * (zhi - zlo) + zlo;
+    (*centre_hz)[m - 1] = 600.0 * std::sinh (zm / 6.0);
+    int lo = -1, hi = -1;
+    for (int k = klo; k <= khi; k++)
+      if (bark_psi (bark ((k - 1) * fs / N) - zm) > 0.0) {
+        if (lo < 0)
+          lo = k;
+        hi = k;
+      }
+    if (lo < 0)
+      return Status (Status::BAD_CONFIG, "Bark filter " + std::to_string (m)
+          + " of " + std::to_string (M) + " covers no FFT bin: use fewer "
+          "filters, a longer frame or a wider frequency range");
+    int i = m - 1;
+    out->offset[i] = (int) out->weights.size ();
+    out->first[i] = lo - 1;          /* 0-based FFT bin */
+    out->count[i] = hi - lo + 1;
+    for (int k = lo; k <= hi; k++)
+      out->weights.push_back ((float) bark_psi (bark ((k - 1) * fs / N) -
+              zm));
+    out->max_count = std::max (out->max_count, out->count[i]);
+  }
+  return Status::Ok ();
+}
+
+Status
+use_queue (Device &device, cl_command_queue given, ClQueue *own,
+    cl_command_queue *out)
+{
+  if (given) {
+    *out = given;
+    return Status::Ok ();
+  }
+  AFET_RETURN_IF_ERROR (device.create_queue (own));
+  *out = own->get ();
+  return Status::Ok ();
+}
+
+}  /* namespace */
+
+/* ---- configuration ---------------------------------------------------- */
+
+int
+PlpConfig::dims () const
+{
+  return num_ceps + (c0 ? 1 : 0) + (energy ? 1 : 0);
+}
+
+int
+PlpConfig::c0_index () const
+{
+  return c0 ? num_ceps : -1;
+}
+
+int
+PlpConfig::energy_index () const
+{
+  return energy ? dims () - 1 : -1;
+}
+
+Status
+PlpConfig::validate () const
+{
+  if (num_filters < 1 || num_filters > kMaxFilters)
+    return Status (Status::BAD_CONFIG, "num-filters must be 1.." +
+        std::to_string (kMaxFilters));
+  if (lpc_order < 1 || lpc_order > kMaxOrder)
+    return Status (Status::BAD_CONFIG, "lpc-order must be 1.." +
+        std::to_string (kMaxOrder));
+  if (lpc_order > 2 * num_filters + 1)
+    return Status (Status::BAD_CONFIG, "lpc-order (" +
+        std::to_string (lpc_order) + ") must not exceed 2 num-filters + 1 (" +
+        std::to_string (2 * num_filters + 1) + "): the auditory spectrum "
+        "has only num-filters + 2 points");
+  if (num_ceps < 1 || num_ceps > kMaxCeps)
+    return Status (Status::BAD_CONFIG, "num-ceps must be 1.." +
+        std::to_string (kMaxCeps) + " for PLP");
+  /* above 1 the auditory spectrum of loud input overflows float */
+  if (!(compression > 0.0 && compression <= 1.0))
+    return Status (Status::BAD_CONFIG, "compression must be in (0, 1] "
+        "(HTK: 0.33)");
+  if (lifter < 0)
+    return Status (Status::BAD_CONFIG, "lifter must be >= 0 (0 = none)");
+  if (framing.W < 2)
+    return Status (Status::BAD_CONFIG, "the frame must be at least 2 "
+        "samples long: raise frame-length");
+  if (framing.rate < 1)
+    return Status (Status::BAD_CONFIG, "the sample rate must be positive");
+  double nyquist = framing.rate / 2.0;
+  if (low_freq < 0 || high_freq < 0)
+    return Status (Status::BAD_CONFIG, "cut-off frequencies must be >= 0");
+  if (high_freq > nyquist + 1e-9)
+    return Status (Status::BAD_CONFIG, "high-freq " +
+        std::to_string ((int) high_freq) + " Hz is above the Nyquist "
+        "frequency " + std::to_string ((int) nyquist) + " Hz of the input");
+  if (low_freq >= (high_freq > 0 ? high_freq : nyquist))
+    return Status (Status::BAD_CONFIG, "low-freq must be below high-freq "
+        "(or the Nyquist frequency)");
+  if (frames_input && energy && !input_has_energy)
+    return Status (Status::BAD_CONFIG, "energy=true needs the raw log "
+        "energy of each frame, which the incoming frames do not carry: set "
+        "energy=true on afetframer too, or feed afetplp audio directly");
+  if (max_batch < 1)
+    return Status (Status::BAD_CONFIG, "max-batch must be at least 1");
+  return Status::Ok ();
+}
+
+/* ---- design ----------------------------------------------------------- */
+
+double
+plp_equal_loudness (double f)
+{
+  double fsq = f * f;
+  double q = fsq / (fsq + 1.6e5);
+  return q * q * (fsq + 1.44e6) / (fsq + 9.61e6);
+}
+
+Status
+design_plp (const PlpConfig &c, PlpDesign *out)
+{
+  AFET_RETURN_IF_ERROR (c.validate ());
+  const int M = c.num_filters;
+  const int p = c.lpc_order;
+  const int N = c.fft_size ();
+  if (c.filter_shape == PlpFilterShape::MEL) {
+    MelDesign md;
+    md.rate = c.framing.rate;
+    md.fft_size = N;
+    md.num_filters = M;
+    md.low_freq = c.low_freq;
+    md.high_freq = c.high_freq;
+    md.htk_period_quirk = c.htk_period_quirk;
+    AFET_RETURN_IF_ERROR (design_htk_melbank (md, &out->bank));
+    /* the centres as design_htk_melbank places them (same period quirk),
+     * back in Hz: HTK weights each channel at its centre */
+    double period = 1e7 / (double) c.framing.rate;
+    if (c.htk_period_quirk)
+      period = (double) (long) period;
+    const double fs = 1e7 / period;
+    double mlo = c.low_freq > 0 ? mel (c.low_freq) : 0.0;
+    double mhi = c.high_freq > 0 ? mel (c.high_freq) : mel ((N / 2) * fs / N);
+    out->centre_hz.assign (M, 0.0);
+    for (int m = 1; m <= M; m++) {
+      double cm = (double) m / (double) (M + 1) * (mhi - mlo) + mlo;
+      out->centre_hz[m - 1] = 700.0 * (std::exp (cm / 1127.0) - 1.0);
+    }
+  } else {
+    AFET_RETURN_IF_ERROR (design_bark_bank (c, &out->bank, &out->centre_hz));
+  }
+  out->eql.assign (M, 0.0f);
+  for (int m = 0; m < M; m++)
+    out->eql[m] = (float) plp_equal_loudness (out->centre_hz[m]);
+
+  const int K = M + 1;          /* points 0..K of the half spectrum */
+  out->idft.assign ((size_t) (p + 1) * (M + 2), 0.0f);
+  for (int i = 0; i <= p; i++)
+    for (int m = 0; m <= K; m++)
+      out->idft[(size_t) i * (M + 2) + m] = (float) ((m == 0 || m == K ?
+              1.0 : 2.0) * std::cos (M_PI * i * m / K) / (2.0 * K));
+
+  out->lift.assign (c.num_ceps, 1.0f);
+  if (c.lifter > 0)
+    for (int n = 1; n <= c.num_ceps; n++)
+      out->lift[n - 1] = (float) (1.0 + (c.lifter / 2.0) *
+          std::sin (M_PI * n / c.lifter));
+  return Status::Ok ();
+}
+
+/* ---- stage ------------------------------------------------------------ */
+
+PlpStage::PlpStage () = default;
+PlpStage::~PlpStage () = default;
+
+Status
+PlpStage::init (std::shared_ptr<Device> device, const PlpConfig &cfg,
+    cl_command_queue queue, TransferStats *stats)
+{
+  device_ = std::move (device);
+  cfg_ = cfg;
+  stats_ = stats;
+  AFET_RETURN_IF_ERROR (cfg.validate ());
+  PlpDesign d;
+  AFET_RETURN_IF_ERROR (design_plp (cfg, &d));
+
+  Device &dev = *device_;
+  cl_context ctx = dev.context ();
+  lsz_ = pick_local_size (dev);
+  const int N = cfg.fft_size ();
+  const int M = cfg.num_filters;
+  const int p = cfg.lpc_order;
+
+  AFET_RETURN_IF_ERROR (use_queue (dev, queue, &own_queue_, &queue_));
+  if (cfg.frames_input) {
+    /* the same options as stages.cc, so the framing program is shared */
+    std::string fopts = "-DAFET_LSZ=" + std::to_string (lsz_) +
+        " -DAFET_MAX_FILTERS=" + std::to_string (kMaxFilters);
+    AFET_RETURN_IF_ERROR (make_kernel (dev, "framing", kernels::framing,
+            kernels::framing_sha256, fopts, "afet_pad_frames",
+            &pad_kernel_));
+  } else {
+    AFET_RETURN_IF_ERROR (framing_.init (dev, cfg.framing, cfg.max_batch));
+  }
+
+  std::vector<int> caps = RealFft::capacities_for (cfg.max_batch);
+  const int rows = caps.back ();
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE,
+          (size_t) rows * (N + 2) * sizeof (float), nullptr, &spec_));
+  AFET_RETURN_IF_ERROR (fft_.init (dev, N, caps, spec_.get ()));
+
+  const FilterBank &fb = d.bank;
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY,
+          fb.first.size () * sizeof (int), fb.first.data (), &first_));
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY,
+          fb.count.size () * sizeof (int), fb.count.data (), &count_));
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY,
+          fb.offset.size () * sizeof (int), fb.offset.data (), &offset_));
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY,
+          fb.weights.size () * sizeof (float), fb.weights.data (),
+          &weights_));
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY,
+          d.eql.size () * sizeof (float), d.eql.data (), &eql_));
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY,
+          d.idft.size () * sizeof (float), d.idft.data (), &idft_));
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY,
+          d.lift.size () * sizeof (float), d.lift.data (), &lift_));
+
+  r_ld_ = (size_t) cfg.max_batch;
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE,
+          (size_t) rows * (M + 2) * sizeof (float), nullptr, &aspec_));
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE,
+          (size_t) (p + 1) * r_ld_ * sizeof (float), nullptr, &autoc_));
+
+  std::string opts = "-DAFET_LSZ=" + std::to_string (lsz_) +
+      " -DAFET_PLP_ORDER=" + std::to_string (p) +
+      " -DAFET_PLP_NCEPS=" + std::to_string (cfg.num_ceps) +
+      " -DAFET_PLP_C0=" + std::string (cfg.c0 ? "1" : "0");
+  AFET_RETURN_IF_ERROR (make_kernel (dev, "plp", kernels::plp,
+          kernels::plp_sha256, opts, "afet_plp_bank", &bank_kernel_));
+  AFET_RETURN_IF_ERROR (make_kernel (dev, "plp", kernels::plp,
+          kernels::plp_sha256, opts, "afet_plp_lpc", &lpc_kernel_));
+
+  /* CLBlast compiles its kernels on first use: do that now, for the
+   * smallest and the largest batch, not on the first batch while
+   * streaming. The buffers' contents do not matter here. */
+  cl_command_queue q = queue_;
+  for (size_t n : { (size_t) 1, (size_t) cfg.max_batch }) {
+    CLBlastStatusCode st = CLBlastSgemm (CLBlastLayoutRowMajor,
+        CLBlastTransposeNo, CLBlastTransposeYes, (size_t) (p + 1), n,
+        (size_t) (M + 2), 1.0f, idft_.get (), 0, (size_t) (M + 2),
+        aspec_.get (), 0, (size_t) (M + 2), 0.0f, autoc_.get (), 0, r_ld_,
+        &q, nullptr);
+    AFET_RETURN_IF_ERROR (gemm_status (st, "CLBlastSgemm warm-up"));
+  }
+  clFinish (q);
+  return Status::Ok ();
+}
+
+Status
+PlpStage::enqueue_samples (const float *samples, int n, cl_mem out,
+    size_t out_row)
+{
+  const PlpConfig &c = cfg_;
+  if (c.frames_input)
+    return Status (Status::BAD_CONFIG, "enqueue_samples: this stage was "
+        "configured for frames input");
+  if (n < 1 || n > c.max_batch)
+    return Status (Status::BAD_CONFIG, "enqueue_samples: batch of " +
+        std::to_string (n) + " frames, want 1.." +
+        std::to_string (c.max_batch));
+  const int dims = c.dims ();
+  AFET_RETURN_IF_ERROR (framing_.enqueue (queue_, samples, n, spec_.get (),
+          0, c.fft_size () + 2, out,
+          out_row * dims + (c.energy ? c.energy_index () : 0), dims,
+          c.energy, stats_));
+  return spectra_to_features (n, out, out_row);
+}
+
+Status
+PlpStage::enqueue_frames (const float *host, cl_mem frames, size_t in_row,
+    int n, cl_mem out, size_t out_row)
+{
+  const PlpConfig &c = cfg_;
+  if (!c.frames_input)
+    return Status (Status::BAD_CONFIG, "enqueue_frames: this stage was "
+        "configured for audio input");
+  if (n < 1 || n > c.max_batch)
+    return Status (Status::BAD_CONFIG, "enqueue_frames: batch of " +
+        std::to_string (n) + " frames, want 1.." +
+        std::to_string (c.max_batch));
+  const int dims = c.dims ();
+  const int in_stride = c.input_stride ();
+  if (host) {
+    if (!frames_in_)
+      AFET_RETURN_IF_ERROR (make_buffer (device_->context (),
+              CL_MEM_READ_ONLY, (size_t) c.max_batch * in_stride *
+              sizeof (float), nullptr, &frames_in_));
+    AFET_RETURN_IF_ERROR (upload (queue_, frames_in_.get (), 0,
+            (size_t) n * in_stride * sizeof (float), host, true, stats_));
+    frames = frames_in_.get ();
+    in_row = 0;
+  }
+  cl_mem spec = spec_.get ();
+  ArgSetter a (pad_kernel_.get ());
+  a (frames) ((cl_uint) (in_row * in_stride)) ((cl_uint) in_stride)
+      ((cl_uint) c.framing.W) (spec) ((cl_uint) (c.fft_size () + 2))
+      ((cl_uint) n) (out)
+      ((cl_uint) (out_row * dims + (c.energy ? c.energy_index () : 0)))
+      ((cl_uint) dims) ((cl_int) (c.energy ? 1 : 0));
+  AFET_RETURN_IF_ERROR (a.status ("afet_pad_frames"));
+  AFET_RETURN_IF_ERROR (launch (queue_, pad_kernel_.get (), n, lsz_,
+          "afet_pad_frames"));
+  return spectra_to_features (n, out, out_row);
+}
+
+Status
+PlpStage::spectra_to_features (int n, cl_mem out, size_t out_row)
+{
+  cl_command_queue q = queue_;
+  const PlpConfig &c = cfg_;
+  const cl_uint stride = (cl_uint) (c.fft_size () + 2);
+  const int dims = c.dims ();
+  const int M = c.num_filters;
+  const int p = c.lpc_order;
+  cl_mem spec = spec_.get ();
+
+  AFET_RETURN_IF_ERROR (fft_.forward (q, spec, n));
+
+  /* auditory spectra, n x (M + 2) */
+  cl_mem first = first_.get (), count = count_.get (), offset = offset_.get (),
+      weights = weights_.get (), eql = eql_.get (), aspec = aspec_.get ();
+  const float floor_v = 1.0f;
+  const float compression = (float) c.compression;
+  const cl_int use_power = c.use_power ? 1 : 0;
+  {
+    ArgSetter a (bank_kernel_.get ());
+    a (spec) (stride) (first) (count) (offset) (weights) (eql) ((cl_uint) M)
+        (use_power) (floor_v) (compression) (aspec) ((cl_uint) n);
+    AFET_RETURN_IF_ERROR (a.status ("afet_plp_bank"));
+    size_t groups = ((size_t) n * (M + 2) + lsz_ - 1) / lsz_;
+    AFET_RETURN_IF_ERROR (launch (q, bank_kernel_.get (), groups, lsz_,
+            "afet_plp_bank"));
+  }
+
+  /* autocorrelation, frame-interleaved: r[(p + 1) x n] (leading dimension
+   * r_ld_) = idft[(p + 1) x (M + 2)] . aspec[n x (M + 2)]^T */
+  cl_mem autoc = autoc_.get ();
+  CLBlastStatusCode st = CLBlastSgemm (CLBlastLayoutRowMajor,
+      CLBlastTransposeNo, CLBlastTransposeYes, (size_t) (p + 1), (size_t) n,
+      (size_t) (M + 2), 1.0f, idft_.get (), 0, (size_t) (M + 2), aspec, 0,
+      (size_t) (M + 2), 0.0f, autoc, 0, r_ld_, &q, nullptr);
+  AFET_RETURN_IF_ERROR (gemm_status (st, "CLBlastSgemm"));
+
+  /* Durbin, cepstrum, lifter, c0 into the output rows */
+  cl_mem lift = lift_.get ();
+  ArgSetter a (lpc_kernel_.get ());
+  a (autoc) ((cl_uint) r_ld_) (lift) (out) ((cl_uint) (out_row * dims))
+      ((cl_uint) dims) ((cl_uint) n);
+  AFET_RETURN_IF_ERROR (a.status ("afet_plp_lpc"));
+  size_t groups = ((size_t) n + lsz_ - 1) / lsz_;
+  return launch (q, lpc_kernel_.get (), groups, lsz_, "afet_plp_lpc");
+}
+
+Status
+PlpStage::run_samples (const float *samples, long long n, float *out)
+{
+  const int dims = cfg_.dims ();
+  if (!out_)
+    AFET_RETURN_IF_ERROR (make_buffer (device_->context (), CL_MEM_READ_WRITE,
+            (size_t) cfg_.max_batch * dims * sizeof (float), nullptr, &out_));
+  for (long long done = 0; done < n;) {
+    int b = (int) std::min<long long> (n - done, cfg_.max_batch);
+    AFET_RETURN_IF_ERROR (enqueue_samples (samples + done * cfg_.framing.S, b,
+            out_.get (), 0));
+    AFET_RETURN_IF_ERROR (download (queue_, out_.get (), 0,
+            (size_t) b * dims * sizeof (float), out + done * dims, stats_));
+    done += b;
+  }
+  return Status::Ok ();
+}
+
+Status
+PlpStage::run_frames (const float *frames, long long n, float *out)
+{
+  const int dims = cfg_.dims ();
+  const int in_stride = cfg_.input_stride ();
+  if (!out_)
+    AFET_RETURN_IF_ERROR (make_buffer (device_->context (), CL_MEM_READ_WRITE,
+            (size_t) cfg_.max_batch * dims * sizeof (float), nullptr, &out_));
+  for (long long done = 0; done < n;) {
+    int b = (int) std::min<long long> (n - done, cfg_.max_batch);
+    AFET_RETURN_IF_ERROR (enqueue_frames (frames + done * in_stride, nullptr,
+            0, b, out_.get (), 0));
+    AFET_RETURN_IF_ERROR (download (queue_, out_.get (), 0,
+            (size_t) b * dims * sizeof (float), out + done * dims, stats_));
+    done += b;
+  }
+  return Status::Ok ();
+}
+
+}  /* namespace afet */

@@ -1,0 +1,126 @@
+/* afet — speech features on OpenCL
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include "stages.h"
+
+#include <memory>
+#include <vector>
+
+/* PLP (perceptual linear prediction) with HTK 3.4.1's conventions
+ * (TARGETKIND = PLP, USEPOWER = T, COMPRESSFACT, LPCORDER), GStreamer-free.
+ *
+ * Per frame: HTK framing (stages.h) -> FFT -> power spectrum -> filter bank
+ * over FFT bins 1 .. N/2-1 (HTK's mel triangles, or Hermansky's Bark
+ * critical bands) -> floor at 1.0 -> equal-loudness weight of the channel
+ * centre -> power `compression` -> the two edge channels copied outward
+ * (M + 2 points) -> autocorrelation by the inverse DFT of that even
+ * spectrum -> Durbin (order p) -> cepstrum of 1/A(z) -> lifter; c0 is the
+ * log of Durbin's final prediction error. Columns: c1..cN, c0, E. */
+
+namespace afet {
+
+enum class PlpFilterShape
+{
+  MEL = 0,      /* HTK: the MFCC mel filter bank (design_htk_melbank) */
+  BARK,         /* Hermansky's critical-band curves on the Bark scale */
+};
+
+struct PlpConfig
+{
+  FramingConfig framing;
+  bool frames_input = false;      /* input is afetframer's frames */
+  bool input_has_energy = false;  /* frames carry raw log energy at W */
+  int num_filters = 23;
+  int num_ceps = 12;              /* 1..64; may exceed lpc_order */
+  int lpc_order = 12;             /* 1..64 */
+  double compression = 0.33;      /* intensity-loudness power law */
+  double low_freq = 0.0;
+  double high_freq = 0.0;         /* 0 = Nyquist */
+  bool use_power = true;          /* |X|^2 (HTK's PLP); false: |X| */
+  int lifter = 22;                /* 0 = none */
+  bool c0 = true;
+  bool energy = false;
+  bool htk_period_quirk = true;
+  PlpFilterShape filter_shape = PlpFilterShape::MEL;
+  int max_batch = 4096;
+
+  int fft_size () const { return next_pow2 (framing.W); }
+  int input_stride () const { return framing.W + (input_has_energy ? 1 : 0); }
+  /* HTK column order: c1..cN, c0, E. */
+  int dims () const;
+  int c0_index () const;
+  int energy_index () const;
+  /* Checks the parameters; the message names what to change. */
+  Status validate () const;
+};
+
+/* The host-side design of one configuration, in double precision, stored
+ * as uploaded. Exposed for tests. */
+struct PlpDesign
+{
+  FilterBank bank;             /* M channels, sparse spans */
+  std::vector<float> eql;      /* M equal-loudness weights */
+  std::vector<double> centre_hz;  /* M channel centres (design Hz) */
+  /* (p + 1) x (M + 2), row-major: r_i = sum_m idft[i][m] a_m, the inverse
+   * DFT of the even (M + 2)-point spectrum normalised by 2 (M + 1) */
+  std::vector<float> idft;
+  std::vector<float> lift;     /* N lifter weights for c1..cN */
+};
+
+/* HTK's equal-loudness curve (Hermansky 1990, frequency form), f in Hz:
+ * (f^2 / (f^2 + 1.6e5))^2 (f^2 + 1.44e6) / (f^2 + 9.61e6). */
+double plp_equal_loudness (double f_hz);
+
+Status design_plp (const PlpConfig &cfg, PlpDesign *out);
+
+class PlpStage
+{
+public:
+  PlpStage ();
+  ~PlpStage ();
+  Status init (std::shared_ptr<Device> device, const PlpConfig &cfg,
+      cl_command_queue queue = nullptr, TransferStats *stats = nullptr);
+  /* Audio input: n <= max_batch frames from (n - 1) S + W host samples,
+   * into rows out_row.. of out (dims () floats a row). */
+  Status enqueue_samples (const float *samples, int n, cl_mem out,
+      size_t out_row);
+  /* Frames input, n <= max_batch rows of input_stride () floats, from the
+   * host (uploaded) or, when host is null, from device rows in_row.. of
+   * frames. */
+  Status enqueue_frames (const float *host, cl_mem frames, size_t in_row,
+      int n, cl_mem out, size_t out_row);
+  /* Host to host, any n; blocking. */
+  Status run_samples (const float *samples, long long n, float *out);
+  Status run_frames (const float *frames, long long n, float *out);
+  const PlpConfig &config () const { return cfg_; }
+  int dims () const { return cfg_.dims (); }
+  int c0_index () const { return cfg_.c0_index (); }
+  int energy_index () const { return cfg_.energy_index (); }
+
+private:
+  Status spectra_to_features (int n, cl_mem out, size_t out_row);
+
+  std::shared_ptr<Device> device_;
+  PlpConfig cfg_;
+  ClQueue own_queue_;
+  cl_command_queue queue_ = nullptr;
+  TransferStats *stats_ = nullptr;
+  FramingKernel framing_;
+  ClKernel pad_kernel_;
+  ClKernel bank_kernel_;
+  ClKernel lpc_kernel_;
+  RealFft fft_;
+  ClMem frames_in_;     /* frames input staging (host frames) */
+  ClMem spec_;          /* FFT rows: max_batch x (N + 2) */
+  ClMem aspec_;         /* auditory spectra: max_batch x (M + 2) */
+  ClMem autoc_;         /* autocorrelation: (p + 1) x r_ld_ */
+  ClMem out_;           /* run_*: max_batch x dims */
+  ClMem first_, count_, offset_, weights_, eql_, idft_, lift_;
+  size_t r_ld_ = 0;
+  size_t lsz_ = 64;
+};
+
+}  /* namespace afet */
