@@ -4,6 +4,8 @@
  */
 #include "device.h"
 
+#include "cache.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -131,6 +133,8 @@ enumerate (std::vector<Enumerated> *out)
       e.info.device_name = device_string (devices[d], CL_DEVICE_NAME);
       e.info.driver_version = device_string (devices[d], CL_DRIVER_VERSION);
       e.info.device_version = device_string (devices[d], CL_DEVICE_VERSION);
+      e.info.platform_version = platform_string (platforms[p],
+          CL_PLATFORM_VERSION);
       cl_device_type type = 0;
       clGetDeviceInfo (devices[d], CL_DEVICE_TYPE, sizeof (type), &type,
           nullptr);
@@ -265,9 +269,124 @@ Device::create_queue (ClQueue *out) const
   return Status::Ok ();
 }
 
+std::string
+Device::cache_identity () const
+{
+  return "platform: " + info_.platform_name + "\n"
+      "platform-version: " + info_.platform_version + "\n"
+      "device: " + info_.device_name + "\n"
+      "device-version: " + info_.device_version + "\n"
+      "driver-version: " + info_.driver_version + "\n";
+}
+
+static std::string
+build_log (cl_program prog, cl_device_id device)
+{
+  size_t size = 0;
+  clGetProgramBuildInfo (prog, device, CL_PROGRAM_BUILD_LOG, 0, nullptr,
+      &size);
+  std::string log (size, '\0');
+  if (size)
+    clGetProgramBuildInfo (prog, device, CL_PROGRAM_BUILD_LOG, size, &log[0],
+        nullptr);
+  while (!log.empty () && (log.back () == '\0' || log.back () == '\n'))
+    log.pop_back ();
+  return log;
+}
+
+Status
+Device::build_from_source (const char *name, const char *source,
+    const std::string &options, ClProgram *out)
+{
+  cl_int err = CL_SUCCESS;
+  const char *sources[] = { source };
+  cl_program prog = clCreateProgramWithSource (context_.get (), 1, sources,
+      nullptr, &err);
+  if (err != CL_SUCCESS)
+    return Status (Status::OPENCL, std::string ("clCreateProgramWithSource: ")
+        + cl_error_name (err));
+  ClProgram owned (prog);
+  err = clBuildProgram (prog, 1, &device_, options.c_str (), nullptr,
+      nullptr);
+  if (err != CL_SUCCESS)
+    return Status (Status::BUILD_FAILED, std::string ("building kernels/") +
+        name + ".cl failed (" + cl_error_name (err) + "): " +
+        build_log (prog, device_));
+  *out = std::move (owned);
+  return Status::Ok ();
+}
+
+/* A program from a binary this device's driver gave out before. OpenCL
+ * still wants clBuildProgram on it. Any failure (a driver that changed
+ * without saying so in its version, a binary it no longer takes) is logged
+ * and reported as false, and the caller compiles the source instead. */
+bool
+Device::build_from_binary (const char *name,
+    const std::vector<unsigned char> &binary, const std::string &options,
+    ClProgram *out)
+{
+  const unsigned char *bins[] = { binary.data () };
+  size_t size = binary.size ();
+  cl_int status = CL_SUCCESS, err = CL_SUCCESS;
+  cl_program prog = clCreateProgramWithBinary (context_.get (), 1, &device_,
+      &size, bins, &status, &err);
+  if (err != CL_SUCCESS || status != CL_SUCCESS) {
+    log_message (LOG_WARNING, std::string ("cache: the driver refused the "
+            "cached binary of kernels/") + name + ".cl (" +
+        cl_error_name (err != CL_SUCCESS ? err : status) + "), compiling "
+        "the source");
+    if (prog)
+      clReleaseProgram (prog);
+    return false;
+  }
+  ClProgram owned (prog);
+  err = clBuildProgram (prog, 1, &device_, options.c_str (), nullptr,
+      nullptr);
+  if (err != CL_SUCCESS) {
+    log_message (LOG_WARNING, std::string ("cache: building the cached "
+            "binary of kernels/") + name + ".cl failed (" +
+        cl_error_name (err) + "), compiling the source: " +
+        build_log (prog, device_));
+    return false;
+  }
+  *out = std::move (owned);
+  return true;
+}
+
+/* The binary of a program built for this one device, or an empty vector. */
+static std::vector<unsigned char>
+program_binary (cl_program prog)
+{
+  std::vector<unsigned char> bin;
+  size_t size = 0;
+  if (clGetProgramInfo (prog, CL_PROGRAM_BINARY_SIZES, sizeof (size), &size,
+          nullptr) != CL_SUCCESS || size == 0)
+    return bin;
+  bin.resize (size);
+  unsigned char *ptrs[] = { bin.data () };
+  if (clGetProgramInfo (prog, CL_PROGRAM_BINARIES, sizeof (ptrs), ptrs,
+          nullptr) != CL_SUCCESS)
+    bin.clear ();
+  return bin;
+}
+
+void
+Device::note_binary_format (const std::vector<unsigned char> &bin)
+{
+  /* text: no NUL but a run of them at the end (NVIDIA's PTX ends with
+   * two) */
+  const unsigned char *nul = (const unsigned char *) std::memchr (
+      bin.data (), '\0', bin.size ());
+  bool text = nul && nul != bin.data ();
+  for (const unsigned char *p = nul; text && p < bin.data () + bin.size ();
+      p++)
+    text = *p == '\0';
+  binaries_text_.store (text ? 1 : 0);
+}
+
 Status
 Device::program (const char *name, const char *source,
-    const std::string &options, cl_program *out)
+    const std::string &options, cl_program *out, const char *source_sha256)
 {
   std::string key = std::string (name) + '\n' + options;
   std::lock_guard<std::mutex> guard (programs_lock_);
@@ -277,29 +396,49 @@ Device::program (const char *name, const char *source,
     return Status::Ok ();
   }
 
-  cl_int err = CL_SUCCESS;
-  const char *sources[] = { source };
-  cl_program prog = clCreateProgramWithSource (context_.get (), 1, sources,
-      nullptr, &err);
-  if (err != CL_SUCCESS)
-    return Status (Status::OPENCL, std::string ("clCreateProgramWithSource: ")
-        + cl_error_name (err));
-  ClProgram owned (prog);
-  std::string opts = "-cl-std=CL1.2 " + options;
-  err = clBuildProgram (prog, 1, &device_, opts.c_str (), nullptr, nullptr);
-  if (err != CL_SUCCESS) {
-    size_t size = 0;
-    clGetProgramBuildInfo (prog, device_, CL_PROGRAM_BUILD_LOG, 0, nullptr,
-        &size);
-    std::string log (size, '\0');
-    if (size)
-      clGetProgramBuildInfo (prog, device_, CL_PROGRAM_BUILD_LOG, size,
-          &log[0], nullptr);
-    return Status (Status::BUILD_FAILED, std::string ("building kernels/") +
-        name + ".cl failed (" + cl_error_name (err) + "): " + log);
+  const std::string opts = "-cl-std=CL1.2 " + options;
+  std::shared_ptr<const DiskCache> cache = process_cache ();
+  std::string disk_key;
+  ClProgram prog;
+  if (cache->enabled ()) {
+    disk_key = "afet program\n"
+        "name: " + std::string (name) + "\n"
+        "source-sha256: " + (source_sha256 ? std::string (source_sha256) :
+            sha256_hex (source, std::strlen (source))) + "\n"
+        "options: " + opts + "\n" + cache_identity ();
+    std::vector<unsigned char> bin;
+    if (cache->load ("program", disk_key, &bin)) {
+      if (build_from_binary (name, bin, opts, &prog)) {
+        note_binary_format (bin);
+        count_cache_event (CacheEvent::PROGRAM_HIT);
+        log_message (LOG_DEBUG, std::string ("cache: kernels/") + name +
+            ".cl (" + options + ") loaded from " +
+            cache->path_for ("program", disk_key));
+      } else {
+        count_cache_event (CacheEvent::ERROR);
+      }
+    }
   }
-  *out = prog;
-  programs_.emplace (key, std::move (owned));
+
+  if (!prog) {
+    AFET_RETURN_IF_ERROR (build_from_source (name, source, opts, &prog));
+    if (cache->enabled ()) {
+      count_cache_event (CacheEvent::PROGRAM_MISS);
+      std::vector<unsigned char> bin = program_binary (prog.get ());
+      if (bin.empty ()) {
+        log_message (LOG_DEBUG, std::string ("cache: the driver gives no "
+                "binary of kernels/") + name + ".cl: not cached");
+      } else {
+        note_binary_format (bin);
+        log_message (LOG_DEBUG, std::string ("cache: kernels/") + name +
+            ".cl (" + options + ") compiled from source, storing");
+        cache->store ("program", disk_key, bin.data (), bin.size ());
+      }
+    }
+  }
+
+  *out = prog.get ();
+  programs_.emplace (key, std::move (prog));
   return Status::Ok ();
 }
 

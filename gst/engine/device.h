@@ -7,6 +7,7 @@
 #include "clhandle.h"
 #include "status.h"
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -24,6 +25,7 @@ struct DeviceInfo
   std::string device_name;
   std::string driver_version;
   std::string device_version;
+  std::string platform_version;
   bool is_gpu = false;
   bool is_cpu = false;
   size_t max_work_group_size = 0;
@@ -52,21 +54,49 @@ public:
 
   /* Builds (or returns the already built) program for one embedded kernel
    * source with the given build options. Thread-safe. The returned program
-   * stays owned by the device; kernels created from it are the caller's. */
+   * stays owned by the device; kernels created from it are the caller's.
+   *
+   * A program not yet built in this process is looked up in the on-disk
+   * cache (cache.h) first, keyed by the source's SHA-256, the options and
+   * cache_identity(); a program compiled from source is stored there.
+   * source_sha256: the source's SHA-256 in hex as kernels/embed.py writes
+   * it (kernels::<name>_sha256); computed here when nullptr. */
   Status program (const char *name, const char *source,
-      const std::string &options, cl_program *out);
+      const std::string &options, cl_program *out,
+      const char *source_sha256 = nullptr);
+
+  /* What a compiled binary depends on besides its source and options:
+   * platform, device, driver and versions, one "field: value" a line. Part
+   * of every on-disk cache key made for this device. */
+  std::string cache_identity () const;
+
+  /* Whether this driver's program binaries are text (no NUL byte but a
+   * run of them at the end, as NVIDIA's PTX): 1 yes, 0 no, -1 not known yet.
+   * Learnt from the binaries program() stores in or loads from the on-disk
+   * cache. VkFFT 1.2.26 can save only such binaries (fft.cc). */
+  int binaries_are_text () const { return binaries_text_.load (); }
+  /* Internal: what fft.cc found out from VkFFT's saved string. */
+  void note_binaries_are_text (bool text) { binaries_text_.store (text); }
 
   /* Internal: use acquire_device(). */
   Device (cl_platform_id platform, cl_device_id device, DeviceInfo info,
       cl_context context);
 
 private:
+  Status build_from_source (const char *name, const char *source,
+      const std::string &options, ClProgram *out);
+  bool build_from_binary (const char *name,
+      const std::vector<unsigned char> &binary, const std::string &options,
+      ClProgram *out);
+  void note_binary_format (const std::vector<unsigned char> &bin);
+
   cl_platform_id platform_;
   cl_device_id device_;
   DeviceInfo info_;
   ClContext context_;
   std::mutex programs_lock_;
   std::map<std::string, ClProgram> programs_;
+  std::atomic<int> binaries_text_ { -1 };
 };
 
 /* Lists every OpenCL device of every platform. Fails with NO_PLATFORM when no

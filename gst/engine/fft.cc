@@ -23,7 +23,10 @@
 
 #include "fft.h"
 
+#include "cache.h"
+
 #include <algorithm>
+#include <cstring>
 
 namespace afet {
 
@@ -71,6 +74,174 @@ RealFft::max_rows () const
   return plans_.empty () ? 0 : plans_.back ()->capacity;
 }
 
+/* ---- plan cache ---------------------------------------------------------
+ *
+ * VkFFT 1.2.26 saves a plan's programs (saveApplicationToString) as one
+ * string and rebuilds a plan from such a string (loadApplicationFromString)
+ * without generating and compiling its kernels again; the two are mutually
+ * exclusive, so a plan is either saved or loaded.
+ *
+ * For the OpenCL back end the string is, for each program, the binary's
+ * size S in decimal, '\n', then the binary printed with "%s"; the loader
+ * (VkFFTPlanAxis) reads S with strtol(), copies the S - 2 bytes after the
+ * '\n', and steps S + floor (log10 (S)) bytes on. That fits binaries that
+ * are text followed by two NULs, which is what NVIDIA's driver gives (PTX;
+ * checked with driver 580). Binaries with NUL bytes inside (PoCL's, and
+ * most vendors' ELF) are cut short by "%s" in a string still sized for the
+ * whole, and the loader trusts every size it reads. So a saved string is
+ * cached only when blob_is_whole() finds it exactly in that layout, and is
+ * checked again before it is handed back to VkFFT.
+ *
+ * Loading: VkFFT reads loadApplicationString during initializeVkFFT() only
+ * (it copies each binary out before creating the program) and neither keeps
+ * nor frees it; the blob is ours and must outlive that call, no more. (The
+ * copy is S - 1 bytes, the last one a NUL, and the driver is told S: one
+ * byte past VkFFT's own allocation, which NVIDIA's PTX reader, stopping at
+ * the NUL, ignores.) Saving: saveApplicationString is VkFFT's, freed by
+ * deleteVkFFT(). */
+
+static int
+decimal_digits (uint64_t v)
+{
+  int d = 1;
+  while (v >= 10) {
+    v /= 10;
+    d++;
+  }
+  return d;
+}
+
+/* True when text (len bytes, no NUL) is a sequence of records "S\n" + S - 2
+ * bytes, back to back, as VkFFT 1.2.26's OpenCL loader walks them; *records
+ * gets their count. */
+static bool
+blob_is_whole (const char *text, size_t len, size_t *records)
+{
+  *records = 0;
+  if (len == 0 || std::memchr (text, '\0', len))
+    return false;
+  size_t start = 0;
+  while (start < len) {
+    size_t pos = start;
+    uint64_t size = 0;
+    while (pos < len && text[pos] >= '0' && text[pos] <= '9' &&
+        pos - start < 18) {
+      size = size * 10 + (uint64_t) (text[pos] - '0');
+      pos++;
+    }
+    if (pos == start || pos >= len || text[pos] != '\n' || size < 2)
+      return false;
+    /* the loader's step: digits + '\n' + S - 2 bytes */
+    size_t next = start + size + (size_t) (decimal_digits (size) - 1);
+    if (next > len)
+      return false;
+    start = next;
+    (*records)++;
+  }
+  return true;
+}
+
+static std::string
+plan_key (const Device &device, const VkFFTConfiguration &conf)
+{
+  /* Every configuration field set below, with its value. */
+  return "afet vkfft plan\n"
+      "vkfft-version: " + std::to_string (VkFFTGetVersion ()) + "\n"
+      "FFTdim: " + std::to_string (conf.FFTdim) + "\n"
+      "size: " + std::to_string (conf.size[0]) + "\n"
+      "numberBatches: " + std::to_string (conf.numberBatches) + "\n"
+      "bufferSize: " + std::to_string (*conf.bufferSize) + "\n"
+      "performR2C: " + std::to_string (conf.performR2C) + "\n"
+      "disableMergeSequencesR2C: " +
+      std::to_string (conf.disableMergeSequencesR2C) + "\n"
+      "makeForwardPlanOnly: " + std::to_string (conf.makeForwardPlanOnly) +
+      "\n" + device.cache_identity ();
+}
+
+static void
+not_saveable (const std::string &what)
+{
+  count_cache_event (CacheEvent::PLAN_UNSAVEABLE);
+  log_message (LOG_DEBUG, "cache: VkFFT " +
+      std::to_string (VkFFTGetVersion ()) + " cannot save this driver's "
+      "program binaries (they hold NUL bytes): plan " + what + " not cached; "
+      "the driver's own kernel cache still applies");
+}
+
+/* Builds plan->app from conf, through the cache when it is enabled. */
+static Status
+build_plan (Device &device, const DiskCache &cache,
+    VkFFTConfiguration conf, VkFFTApplication *app)
+{
+  const std::string what = std::to_string (conf.numberBatches) + " x " +
+      std::to_string (conf.size[0]) + "-point R2C";
+  std::string key;
+  if (cache.enabled ()) {
+    key = plan_key (device, conf);
+    std::vector<unsigned char> blob;
+    if (cache.load ("vkfft", key, &blob)) {
+      size_t records = 0;
+      if (blob_is_whole ((const char *) blob.data (), blob.size (),
+              &records)) {
+        blob.push_back ('\0');
+        VkFFTConfiguration lconf = conf;
+        lconf.loadApplicationFromString = 1;
+        lconf.loadApplicationString = blob.data ();
+        *app = {};
+        VkFFTResult res = initializeVkFFT (app, lconf);
+        if (res == VKFFT_SUCCESS) {
+          /* the blob goes with this scope: leave no pointer to it */
+          app->configuration.loadApplicationString = nullptr;
+          count_cache_event (CacheEvent::PLAN_HIT);
+          log_message (LOG_DEBUG, "cache: VkFFT plan " + what +
+              " loaded from " + cache.path_for ("vkfft", key));
+          return Status::Ok ();
+        }
+        /* initializeVkFFT() cleaned up after itself (deleteVkFFT) */
+        log_message (LOG_WARNING, "cache: VkFFT could not load the cached "
+            "plan " + what + " (VkFFT error " + std::to_string ((int) res) +
+            "), compiling it");
+      } else {
+        log_message (LOG_WARNING, "cache: ignoring the malformed cached "
+            "plan " + what);
+      }
+      count_cache_event (CacheEvent::ERROR);
+    }
+    count_cache_event (CacheEvent::PLAN_MISS);
+    if (device.binaries_are_text () == 0) {
+      /* Known unsaveable (the programs' binaries told): asking VkFFT to
+       * save would only cost the driver's binary generation (on PoCL a
+       * second code generation, about 0.2 s a program) for nothing. */
+      not_saveable (what);
+    } else {
+      conf.saveApplicationToString = 1;
+    }
+  }
+
+  *app = {};
+  VkFFTResult res = initializeVkFFT (app, conf);
+  if (res != VKFFT_SUCCESS)
+    return Status (Status::FFT, "VkFFT plan for " + what + " failed (VkFFT "
+        "error " + std::to_string ((int) res) + ")");
+
+  if (conf.saveApplicationToString) {
+    const char *text = (const char *) app->saveApplicationString;
+    size_t len = text ? std::strlen (text) : 0, records = 0;
+    /* Whole: the records parse, and the text fills the buffer VkFFT sized
+     * for it (1 + the sum of S + floor (log10 (S)) + 1) but for the two
+     * NULs per binary "%s" did not print, and the final one. A binary cut
+     * short at an inner NUL leaves more of the buffer empty. */
+    if (text && blob_is_whole (text, len, &records) &&
+        len + records + 1 == app->applicationStringSize) {
+      cache.store ("vkfft", key, text, len);
+    } else {
+      device.note_binaries_are_text (false);
+      not_saveable (what);
+    }
+  }
+  return Status::Ok ();
+}
+
 Status
 RealFft::init (Device &device, int fft_size, std::vector<int> capacities,
     cl_mem buffer)
@@ -78,6 +249,7 @@ RealFft::init (Device &device, int fft_size, std::vector<int> capacities,
   reset ();
   fft_size_ = fft_size;
   std::sort (capacities.begin (), capacities.end ());
+  std::shared_ptr<const DiskCache> cache = process_cache ();
   for (int cap : capacities) {
     auto plan = std::make_unique<Plan> ();
     plan->capacity = cap;
@@ -86,6 +258,7 @@ RealFft::init (Device &device, int fft_size, std::vector<int> capacities,
     plan->platform = device.platform ();
     plan->buffer_size = (uint64_t) cap * (fft_size + 2) * sizeof (float);
 
+    /* Any field set here must appear in plan_key(). */
     VkFFTConfiguration conf = {};
     conf.FFTdim = 1;
     conf.size[0] = (uint64_t) fft_size;
@@ -97,17 +270,16 @@ RealFft::init (Device &device, int fft_size, std::vector<int> capacities,
      * past the batch spoils its partner: each frame must depend on itself
      * only, whatever the batch, so transform rows one by one. */
     conf.disableMergeSequencesR2C = 1;
+    /* forward() is all we run: do not generate and compile the inverse
+     * kernels too (half the plan's build time) */
+    conf.makeForwardPlanOnly = 1;
     conf.device = &plan->device;
     conf.context = &plan->context;
     conf.platform = &plan->platform;
     conf.buffer = &buffer;
     conf.bufferSize = &plan->buffer_size;
 
-    VkFFTResult res = initializeVkFFT (&plan->app, conf);
-    if (res != VKFFT_SUCCESS)
-      return Status (Status::FFT, "VkFFT plan for " + std::to_string (cap) +
-          " x " + std::to_string (fft_size) + "-point R2C failed (VkFFT "
-          "error " + std::to_string ((int) res) + ")");
+    AFET_RETURN_IF_ERROR (build_plan (device, *cache, conf, &plan->app));
     plan->initialized = true;
     plans_.push_back (std::move (plan));
   }

@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "stages.h"
+#include "clutil.h"
 
 #include "afet-kernels.h"
 
@@ -15,97 +16,11 @@ namespace afet {
 
 #define AFET_MAX_FILTERS 256
 
-static Status
-cl_fail (const char *what, cl_int err)
-{
-  return Status (Status::OPENCL, std::string (what) + ": " +
-      cl_error_name (err));
-}
-
-static Status
-make_buffer (cl_context ctx, cl_mem_flags flags, size_t bytes,
-    const void *host, ClMem *out)
-{
-  cl_int err = CL_SUCCESS;
-  if (bytes == 0)
-    bytes = 4;
-  cl_mem m = clCreateBuffer (ctx, flags | (host ? CL_MEM_COPY_HOST_PTR : 0),
-      bytes, const_cast<void *> (host), &err);
-  if (err != CL_SUCCESS)
-    return cl_fail ("clCreateBuffer", err);
-  out->reset (m);
-  return Status::Ok ();
-}
-
-static size_t
-pick_local_size (const Device &device)
-{
-  size_t lsz = 64;
-  while (lsz > 1 && lsz > device.info ().max_work_group_size)
-    lsz >>= 1;
-  return lsz;
-}
-
 static std::string
 build_options (size_t lsz)
 {
   return "-DAFET_LSZ=" + std::to_string (lsz) + " -DAFET_MAX_FILTERS=" +
       std::to_string (AFET_MAX_FILTERS);
-}
-
-static Status
-make_kernel (Device &device, const char *prog_name, const char *source,
-    size_t lsz, const char *kernel_name, ClKernel *out)
-{
-  cl_program prog = nullptr;
-  AFET_RETURN_IF_ERROR (device.program (prog_name, source,
-          build_options (lsz), &prog));
-  cl_int err = CL_SUCCESS;
-  cl_kernel k = clCreateKernel (prog, kernel_name, &err);
-  if (err != CL_SUCCESS)
-    return cl_fail ("clCreateKernel", err);
-  out->reset (k);
-  return Status::Ok ();
-}
-
-/* Sets kernel arguments from a list of values of any type. */
-class ArgSetter
-{
-public:
-  explicit ArgSetter (cl_kernel k) : k_ (k) {}
-  template <typename T>
-  ArgSetter &operator() (const T &v)
-  {
-    if (err_ == CL_SUCCESS)
-      err_ = clSetKernelArg (k_, idx_, sizeof (T), &v);
-    idx_++;
-    return *this;
-  }
-  Status status (const char *name) const
-  {
-    if (err_ != CL_SUCCESS)
-      return Status (Status::OPENCL, std::string ("clSetKernelArg (") + name
-          + ", " + std::to_string (idx_) + "): " + cl_error_name (err_));
-    return Status::Ok ();
-  }
-
-private:
-  cl_kernel k_;
-  cl_uint idx_ = 0;
-  cl_int err_ = CL_SUCCESS;
-};
-
-static Status
-launch (cl_command_queue q, cl_kernel k, size_t groups, size_t lsz,
-    const char *name)
-{
-  size_t global = groups * lsz;
-  cl_int err = clEnqueueNDRangeKernel (q, k, 1, nullptr, &global, &lsz, 0,
-      nullptr, nullptr);
-  if (err != CL_SUCCESS)
-    return Status (Status::OPENCL, std::string ("enqueue ") + name + ": " +
-        cl_error_name (err));
-  return Status::Ok ();
 }
 
 /* ---- framing ---------------------------------------------------------- */
@@ -119,7 +34,8 @@ FramingKernel::init (Device &device, const FramingConfig &cfg, int max_batch)
     return Status (Status::BAD_CONFIG, "frame length and shift must be at "
         "least one sample");
   AFET_RETURN_IF_ERROR (make_kernel (device, "framing", kernels::framing,
-          lsz_, "afet_frame", &kernel_));
+          kernels::framing_sha256, build_options (lsz_), "afet_frame",
+          &kernel_));
   std::vector<float> win = make_window (cfg.window, cfg.W);
   AFET_RETURN_IF_ERROR (make_buffer (device.context (), CL_MEM_READ_ONLY,
           win.size () * sizeof (float), win.data (), &window_));
@@ -284,7 +200,8 @@ MfccStage::init (std::shared_ptr<Device> device, const MfccConfig &cfg,
   AFET_RETURN_IF_ERROR (use_queue (dev, queue, &own_queue_, &queue_));
   if (cfg.frames_input) {
     AFET_RETURN_IF_ERROR (make_kernel (dev, "framing", kernels::framing,
-            lsz_, "afet_pad_frames", &pad_kernel_));
+            kernels::framing_sha256, build_options (lsz_), "afet_pad_frames",
+            &pad_kernel_));
   } else {
     AFET_RETURN_IF_ERROR (framing_.init (dev, cfg.framing, cfg.max_batch));
   }
@@ -305,8 +222,9 @@ MfccStage::init (std::shared_ptr<Device> device, const MfccConfig &cfg,
           fb.weights.size () * sizeof (float), fb.weights.data (),
           &weights_));
 
-  AFET_RETURN_IF_ERROR (make_kernel (dev, "melbank", kernels::melbank, lsz_,
-          "afet_melbank", &melbank_kernel_));
+  AFET_RETURN_IF_ERROR (make_kernel (dev, "melbank", kernels::melbank,
+          kernels::melbank_sha256, build_options (lsz_), "afet_melbank",
+          &melbank_kernel_));
   if (cfg.num_ceps > 0) {
     ncols_dct_ = cfg.num_ceps + (cfg.c0 ? 1 : 0);
     std::vector<float> D = make_htk_dct (M, cfg.num_ceps, cfg.lifter, cfg.c0);
@@ -314,7 +232,8 @@ MfccStage::init (std::shared_ptr<Device> device, const MfccConfig &cfg,
             D.size () * sizeof (float), D.data (), &dct_));
     if (cfg.dct == DctMode::FUSED) {
       AFET_RETURN_IF_ERROR (make_kernel (dev, "melbank", kernels::melbank,
-              lsz_, "afet_melbank_dct", &melbank_dct_kernel_));
+              kernels::melbank_sha256, build_options (lsz_),
+              "afet_melbank_dct", &melbank_dct_kernel_));
     } else {
       AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE,
               (size_t) rows * M * sizeof (float), nullptr, &fbank_));

@@ -1,0 +1,56 @@
+/* afet — speech features on OpenCL
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+/* Small OpenCL helpers shared by the stages (engine-internal). */
+
+#include "device.h"
+
+#include <string>
+
+namespace afet {
+
+Status cl_fail (const char *what, cl_int err);
+
+/* A device buffer of bytes (at least 4), filled from host if given. */
+Status make_buffer (cl_context ctx, cl_mem_flags flags, size_t bytes,
+    const void *host, ClMem *out);
+
+/* The work-group size the stages use: 64, or less if the device has less. */
+size_t pick_local_size (const Device &device);
+
+/* A kernel of one embedded program, built (or taken from the caches) with
+ * options. */
+Status make_kernel (Device &device, const char *prog_name, const char *source,
+    const char *sha256, const std::string &options, const char *kernel_name,
+    ClKernel *out);
+
+/* Sets kernel arguments from a list of values of any type:
+ *   ArgSetter a (k); a (buf) ((cl_uint) n) (x); a.status ("name"); */
+class ArgSetter
+{
+public:
+  explicit ArgSetter (cl_kernel k) : k_ (k) {}
+  template <typename T>
+  ArgSetter &operator() (const T &v)
+  {
+    if (err_ == CL_SUCCESS)
+      err_ = clSetKernelArg (k_, idx_, sizeof (T), &v);
+    idx_++;
+    return *this;
+  }
+  Status status (const char *name) const;
+
+private:
+  cl_kernel k_;
+  cl_uint idx_ = 0;
+  cl_int err_ = CL_SUCCESS;
+};
+
+/* Enqueues groups work-groups of lsz work-items (1-D). */
+Status launch (cl_command_queue q, cl_kernel k, size_t groups, size_t lsz,
+    const char *name);
+
+}  /* namespace afet */
