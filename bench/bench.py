@@ -226,6 +226,7 @@ class Afet(Tool):
         env = {}
         if self.plugin_path:
             env["GST_PLUGIN_PATH"] = self.plugin_path
+            env["GST_PLUGIN_PATH_1_0"] = self.plugin_path
         return [(self.argv(lst), env)]
 
     def parse(self, stdouts):
@@ -436,7 +437,9 @@ def run_once(tool, jobs, work, mode, corpus_dir, persistent):
     os.makedirs(os.path.join(caches, "cuda"), exist_ok=True)
     env["POCL_CACHE_DIR"] = os.path.join(caches, "pocl")
     env["CUDA_CACHE_PATH"] = os.path.join(caches, "cuda")
+    # GStreamer reads the _1_0 names first: set both
     env["GST_REGISTRY"] = os.path.join(caches, "gst-registry.bin")
+    env["GST_REGISTRY_1_0"] = env["GST_REGISTRY"]
 
     files = []
     running = []
@@ -479,10 +482,11 @@ def run_once(tool, jobs, work, mode, corpus_dir, persistent):
     return res
 
 
-def summarize(tool, setname, runs, audio_s, first_audio_s, nfiles):
+def summarize(tool, setname, runs, audio_s, file_seconds):
     """Figures for the table from the runs of one tool on one set."""
     cold = next((r for r in runs if r["mode"] == "cold"), None)
     warm = [r for r in runs if r["mode"] == "warm" and "error" not in r]
+    nfiles = len(file_seconds)
     s = {"tool": tool.name, "key": tool.key, "set": setname,
          "files": nfiles, "audio_s": audio_s}
     if cold and "error" not in cold:
@@ -500,9 +504,13 @@ def summarize(tool, setname, runs, audio_s, first_audio_s, nfiles):
             s["frames_per_s"] = best["frames"] / best["wall_s"]
         s["cpu_per_wall"] = best["cpu_s"] / best["wall_s"]
         s["warm_startup_s"] = startup_of(best)
+        # steady state: the files after the first one (or after the first
+        # batch), timed inside the process
         it = best.get("internal", {})
-        if nfiles > 1 and it.get("rest_s"):
-            s["steady_x_realtime"] = (audio_s - first_audio_s) / it["rest_s"]
+        first = it.get("first_files", 1)
+        if nfiles > first and it.get("rest_s", 0) > 0.01:
+            s["steady_x_realtime"] = (audio_s - sum(file_seconds[:first])) \
+                / it["rest_s"]
     errors = [r["error"] for r in runs if "error" in r]
     if errors:
         s["error"] = errors[0]
@@ -555,8 +563,11 @@ def markdown(report):
         lines.append("- %s: %s" % (k, v))
     if m.get("packages"):
         lines.append("- packages: " + ", ".join(m["packages"]))
-    if m.get("afet_git"):
-        lines.append("- afet: git " + m["afet_git"])
+    if report.get("afet_plugin_path"):
+        lines.append("- afet plugin: GST_PLUGIN_PATH=%s%s" % (
+            report["afet_plugin_path"],
+            (" (bench run from checkout git %s)" % m["afet_git"])
+            if m.get("afet_git") else ""))
     lines.append("")
     lines.append("## Corpus")
     lines.append("")
@@ -573,7 +584,7 @@ def markdown(report):
                  "features computed and written. RTF = seconds / audio "
                  "seconds (lower is better); × RT = audio seconds / seconds."
                  " Cold: fresh process, empty kernel caches and GStreamer "
-                 "registry. Warm: best (median) of %d fresh processes with "
+                 "registry. Warm: best (median) of %s fresh processes with "
                  "filled caches. Startup: from process start until the "
                  "first file was written. Steady × RT: the files after the "
                  "first, inside the best warm process. CPU/wall: cores "
@@ -584,8 +595,10 @@ def markdown(report):
     lines.append("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|")
     for s in report["summary"]:
         if "warm_best_s" not in s:
-            lines.append("| %s | %s | %s | failed: see JSON | | | | | | |"
-                         % (s["set"], s["tool"], fmt(s.get("cold_s"))))
+            why = (s.get("error") or "no run").strip().splitlines()[-1]
+            why = why.replace("|", "/")[:120]
+            lines.append("| %s | %s | %s | failed: %s | | | | | | |"
+                         % (s["set"], s["tool"], fmt(s.get("cold_s")), why))
             continue
         warm = "%.2f (%.2f)" % (s["warm_best_s"], s["warm_median_s"])
         lines.append("| %s | %s | %s | %s | %s | %s | %s | %s / %s | %s | "
@@ -617,6 +630,34 @@ def markdown(report):
     return "\n".join(lines) + "\n"
 
 
+def merge_reports(paths):
+    """One report from several runs' JSON files, in the order given."""
+    reports = []
+    for path in paths:
+        with open(path) as f:
+            reports.append(json.load(f))
+    merged = dict(reports[0])
+    for key in ("summary", "commands", "skipped", "sets"):
+        merged[key] = []
+    merged["peer_versions"] = {}
+    for r in reports:
+        merged["summary"] += r["summary"]
+        for key in ("commands", "skipped", "sets"):
+            for item in r[key]:
+                if item not in merged[key]:
+                    merged[key].append(item)
+        merged["peer_versions"].update(r.get("peer_versions", {}))
+        for key in ("afet_device", "afet_plugin_path"):
+            if r.get(key) and not merged.get(key):
+                merged[key] = r[key]
+    merged["command"] = "`; `".join(r["command"] for r in reports)
+    order = {name: i for i, name in enumerate(merged["sets"])}
+    merged["summary"].sort(key=lambda x: order.get(x["set"], 0))
+    repeats = sorted({r["repeats"] for r in reports})
+    merged["repeats"] = "/".join(str(x) for x in repeats)
+    return merged
+
+
 # ---- main -------------------------------------------------------------------
 
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
@@ -638,7 +679,11 @@ def main(argv=None):
         epilog="Example: python3 bench/make_corpus.py /tmp/afet-corpus && "
         "python3 bench/bench.py /tmp/afet-corpus --json results.json",
         formatter_class=HelpFormatter)
-    p.add_argument("corpus", help="folder written by make_corpus.py")
+    p.add_argument("corpus", nargs="?",
+                   help="folder written by make_corpus.py")
+    p.add_argument("--report", nargs="+", metavar="JSON",
+                   help="run nothing: print one Markdown report from the "
+                   "JSON files of earlier runs (e.g. one per --sets)")
     p.add_argument("--sets", default="long,short",
                    help="comma list of corpus sets to run")
     p.add_argument("--tools", default="afet,sphinx,knf,torch",
@@ -699,6 +744,11 @@ def main(argv=None):
                    help="files per batch for --torch-method transforms "
                    "(padded; each file's own frames are written)")
     args = p.parse_args(argv)
+    if args.report:
+        sys.stdout.write(markdown(merge_reports(args.report)))
+        return 0
+    if not args.corpus:
+        p.error("give the corpus folder (or --report)")
 
     corpus_dir = os.path.abspath(args.corpus)
     try:
@@ -725,7 +775,14 @@ def main(argv=None):
     if args.setup_venv:
         setup_venv()
 
-    plugin_path = args.plugin_path
+    # the tools run in a scratch folder: make every path absolute
+    plugin_path = (os.pathsep.join(os.path.abspath(x) for x in
+                                   args.plugin_path.split(os.pathsep))
+                   if args.plugin_path else None)
+    for attr in ("knf_python", "torch_python"):
+        v = getattr(args, attr)
+        if v and os.sep in v:
+            setattr(args, attr, os.path.abspath(v))
     if plugin_path is None and os.path.isdir(os.path.join(REPO, "build",
                                                           "gst")):
         plugin_path = os.path.join(REPO, "build", "gst")
@@ -790,6 +847,7 @@ def main(argv=None):
         "runs": [],
         "summary": [],
         "peer_versions": peer_versions,
+        "afet_plugin_path": plugin_path if "afet" in tool_keys else None,
     }
 
     started = time.perf_counter()
@@ -826,8 +884,9 @@ def main(argv=None):
                     setname, t.name, mode, r["wall_s"],
                     (audio_s if mode != "prime" else first_audio_s) /
                     max(r["wall_s"], 1e-9)))
-            report["summary"].append(summarize(t, setname, runs, audio_s,
-                                               first_audio_s, len(jobs)))
+            report["summary"].append(summarize(
+                t, setname, runs, audio_s,
+                [f["samples"] / float(RATE) for f in s["files"]]))
             if not args.keep_outputs:
                 shutil.rmtree(os.path.join(work, "out", t.key),
                               ignore_errors=True)

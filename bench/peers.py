@@ -16,9 +16,9 @@ FFT, pre-emphasis 0.97, 23 mel filters from 0 Hz to Nyquist, 12 cepstra plus
 c0 last, lifter 22, no dither, no DC removal, no energy.
 
 The last line on stdout is "PEER_RESULT {json}" with import_s (imports and,
-for CUDA, device initialisation), first_s (the first file), rest_s (the
-other files) and total_s (from the start of the process), all wall-clock
-seconds, and the frame count.
+for CUDA, device initialisation), first_s (the first file, or the first
+batch of first_files files), rest_s (the other files) and total_s (from the
+start of the process), all wall-clock seconds, and the frame count.
 """
 
 import argparse
@@ -57,9 +57,11 @@ def read_wav(path):
     return np.frombuffer(data, dtype="<i2").astype(np.float32)
 
 
-def result(info, t_import, t_first, t_end, frames, files, dims):
+def result(info, t_import, t_first, t_end, frames, files, dims,
+           first_files=1):
     out = dict(info)
     out.update({
+        "first_files": first_files,
         "ok": True,
         "import_s": t_import - T_START,
         "first_s": t_first - t_import,
@@ -210,7 +212,8 @@ def run_torch(args):
         torch.__version__, torchaudio.__version__,
         (", CUDA " + torch.version.cuda) if torch.version.cuda else ""),
         "device": dev_name, "method": args.method, "batch": batch}
-    result(info, t_import, t_first, t_end, frames, done, dims)
+    result(info, t_import, t_first, t_end, frames, done, dims,
+           first_files=min(batch, done))
 
 
 # ---- probe --------------------------------------------------------------------
