@@ -131,6 +131,15 @@ struct GstAfetBaseState
   GstBufferPool *pool = nullptr;     /* device output */
   afet::ClMem staging;               /* system output: max_batch x dims */
 
+  /* window elements: input rows kept on the device, global indices
+   * hist_first .. hist_first + hist_rows - 1, in hist[cur] */
+  bool windowed = false;
+  gint back = 0, ahead = 0, row_dims = 0;
+  afet::ClMem hist[2];
+  int cur = 0;
+  gint64 hist_cap = 0, hist_first = 0, hist_rows = 0;
+  gint64 received = 0;
+
   /* streaming state */
   std::vector<float> pending;        /* samples, or whole input frames */
   std::vector<guint8> partial;       /* bytes of an incomplete input frame */
@@ -474,6 +483,17 @@ gst_afet_base_get_device (GstAfetBase * self)
   return PRIV (self)->device;
 }
 
+void
+gst_afet_base_set_window (GstAfetBase * self, gint back, gint ahead,
+    gint row_dims)
+{
+  GstAfetBaseState *p = PRIV (self);
+  p->windowed = true;
+  p->back = back;
+  p->ahead = ahead;
+  p->row_dims = row_dims;
+}
+
 /* ---- state ------------------------------------------------------------ */
 
 static void
@@ -484,6 +504,9 @@ reset_stream (GstAfetBaseState * p)
   p->t0 = GST_CLOCK_TIME_NONE;
   p->frames_out = 0;
   p->have_data = false;
+  p->hist_first = 0;
+  p->hist_rows = 0;
+  p->received = 0;
 }
 
 static void
@@ -499,6 +522,9 @@ release_engine (GstAfetBase * self)
     gst_clear_object (&p->pool);
   }
   p->staging.reset ();
+  p->windowed = false;
+  p->hist[0].reset ();
+  p->hist[1].reset ();
 }
 
 static void
@@ -889,6 +915,7 @@ gst_afet_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
         ("set_caps before start"));
     return FALSE;
   }
+  p->windowed = false;
   if (!klass->configure (self, p->device, p->queue.get (), p->stats.get (),
           &in, &out, &why)) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
@@ -925,6 +952,20 @@ gst_afet_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
           + afet::cl_error_name (err));
     else
       p->staging.reset (m);
+  }
+  if (st.ok () && p->windowed) {
+    p->hist_cap = 2 * (gint64) in.max_batch + p->back + p->ahead;
+    for (int i = 0; i < 2 && st.ok (); i++) {
+      cl_int err = CL_SUCCESS;
+      cl_mem m = clCreateBuffer (p->device->context (), CL_MEM_READ_WRITE,
+          (size_t) p->hist_cap * p->row_dims * sizeof (float), nullptr, &err);
+      if (err != CL_SUCCESS)
+        st = afet::Status (afet::Status::OPENCL,
+            std::string ("clCreateBuffer: ") + afet::cl_error_name (err));
+      else
+        p->hist[i].reset (m);
+    }
+    p->cur = 0;
   }
   if (!st.ok ()) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (nullptr),
@@ -983,8 +1024,8 @@ log_transfers (GstAfetBase * self, const char *what)
  * Device output is left on the device with its completion event; system
  * output is downloaded batch by batch. */
 static GstFlowReturn
-compute (GstAfetBase * self, gint64 n, const float *host_in, GstMemory * in_mem,
-    GstBuffer ** out)
+compute (GstAfetBase * self, gint64 n, const GstAfetBatch * proto,
+    GstMemory * in_mem, GstBuffer ** out)
 {
   GstAfetBaseClass *klass = GST_AFET_BASE_GET_CLASS (self);
   GstAfetBaseState *p = PRIV (self);
@@ -1057,13 +1098,15 @@ compute (GstAfetBase * self, gint64 n, const float *host_in, GstMemory * in_mem,
 
   for (gint64 done = 0; ok && done < n;) {
     gint b = (gint) MIN (n - done, max_batch);
-    GstAfetBatch batch;
+    GstAfetBatch batch = *proto;
     if (in_cl) {
       batch.device = in_cl;
       batch.in_row = (size_t) done;
-    } else {
+    } else if (proto->host) {
       size_t step = p->in.audio ? (size_t) p->in.S : (size_t) p->in.in_dims;
-      batch.host = host_in + (size_t) done * step;
+      batch.host = proto->host + (size_t) done * step;
+    } else {
+      batch.out_first = proto->out_first + done;
     }
     gsize out_row = p->out_device ? (gsize) done : 0;
     ok = klass->process (self, &batch, b, target, out_row, &why);
@@ -1146,13 +1189,167 @@ queue_output (GstAfetBase * self, GstBuffer * buf, gint64 n)
   p->outq.push_back (buf);
 }
 
+static GstFlowReturn window_emit (GstAfetBase * self, bool drain,
+    bool force);
+
+/* Window elements: makes room for m more rows in the device history,
+ * computing what can be computed first if it is full. */
+static GstFlowReturn
+window_room (GstAfetBase * self, gint64 m)
+{
+  GstAfetBaseState *p = PRIV (self);
+  if (p->hist_rows + m <= p->hist_cap)
+    return GST_FLOW_OK;
+  return window_emit (self, false, true);
+}
+
+/* Window elements with audio input: n frames of audio become rows of the
+ * history through the subclass' pre_process. */
+static GstFlowReturn
+window_pre_process (GstAfetBase * self, gint64 n)
+{
+  GstAfetBaseClass *klass = GST_AFET_BASE_GET_CLASS (self);
+  GstAfetBaseState *p = PRIV (self);
+  for (gint64 done = 0; done < n;) {
+    gint b = (gint) MIN (n - done, (gint64) p->in.max_batch);
+    GstFlowReturn ret = window_room (self, b);
+    if (ret != GST_FLOW_OK)
+      return ret;
+    GstAfetBatch batch;
+    batch.host = p->pending.data () + (size_t) done * p->in.S;
+    gchar *why = nullptr;
+    if (!klass->pre_process (self, &batch, b, p->hist[p->cur].get (),
+            (gsize) p->hist_rows, &why)) {
+      GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+          ("Feature computation failed on the OpenCL device."), ("%s", why));
+      g_free (why);
+      return GST_FLOW_ERROR;
+    }
+    p->hist_rows += b;
+    p->received += b;
+    done += b;
+  }
+  return GST_FLOW_OK;
+}
+
+/* Window elements: n input rows from the host, or from rows of a device
+ * buffer (already synchronised), appended to the history. */
+static GstFlowReturn
+window_push_rows (GstAfetBase * self, const float *host, cl_mem dev,
+    gint64 m)
+{
+  GstAfetBaseState *p = PRIV (self);
+  GST_LOG_OBJECT (self, "window: %" G_GINT64_FORMAT " rows in", m);
+  cl_command_queue q = p->queue.get ();
+  const size_t row_bytes = (size_t) p->row_dims * sizeof (float);
+  gint64 src_row = 0;
+  while (m > 0) {
+    GstFlowReturn ret = window_room (self, 1);
+    if (ret != GST_FLOW_OK)
+      return ret;
+    gint64 take = MIN (m, p->hist_cap - p->hist_rows);
+    afet::Status st;
+    if (host) {
+      st = afet::upload (q, p->hist[p->cur].get (), (size_t) p->hist_rows *
+          row_bytes, (size_t) take * row_bytes, host + src_row * p->row_dims,
+          true, p->stats.get ());
+    } else {
+      cl_int err = clEnqueueCopyBuffer (q, dev, p->hist[p->cur].get (),
+          (size_t) src_row * row_bytes, (size_t) p->hist_rows * row_bytes,
+          (size_t) take * row_bytes, 0, nullptr, nullptr);
+      if (err != CL_SUCCESS)
+        st = afet::Status (afet::Status::OPENCL,
+            std::string ("clEnqueueCopyBuffer: ") + afet::cl_error_name (err));
+    }
+    if (!st.ok ()) {
+      GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (nullptr),
+          ("%s", st.message ().c_str ()));
+      return GST_FLOW_ERROR;
+    }
+    p->hist_rows += take;
+    p->received += take;
+    src_row += take;
+    m -= take;
+    ret = window_emit (self, false, false);
+    if (ret != GST_FLOW_OK)
+      return ret;
+  }
+  return GST_FLOW_OK;
+}
+
+/* Window elements: computes the output frames whose look-ahead has arrived
+ * (all of them when draining: the stream's end is then known), in batches;
+ * then drops the rows no later frame needs. force: compute even a small
+ * batch (the history is full). */
+static GstFlowReturn
+window_emit (GstAfetBase * self, bool drain, bool force)
+{
+  GstAfetBaseState *p = PRIV (self);
+  const gint64 max_batch = p->in.max_batch;
+  for (;;) {
+    gint64 limit = drain ? p->received : p->received - p->ahead;
+    gint64 ready = limit - (gint64) p->frames_out;
+    gint64 threshold = (drain || force || p->live) ? 1 : max_batch;
+    if (ready <= 0 || ready < threshold)
+      break;
+    gint64 k = MIN (ready, max_batch);
+    GST_LOG_OBJECT (self, "window: received %" G_GINT64_FORMAT ", rows %"
+        G_GINT64_FORMAT "..%" G_GINT64_FORMAT ", computing %" G_GINT64_FORMAT
+        " from %" G_GUINT64_FORMAT "%s", p->received, p->hist_first,
+        p->hist_first + p->hist_rows, k, p->frames_out, drain ? " (end)" : "");
+    GstAfetBatch batch;
+    batch.device = p->hist[p->cur].get ();
+    batch.first_row = p->hist_first;
+    batch.rows = p->hist_rows;
+    batch.total = drain ? p->received : -1;
+    batch.out_first = (gint64) p->frames_out;
+    GstBuffer *buf = nullptr;
+    GstFlowReturn ret = compute (self, k, &batch, nullptr, &buf);
+    if (ret != GST_FLOW_OK)
+      return ret;
+    queue_output (self, buf, k);
+    force = false;
+
+    /* keep the rows later frames still need */
+    gint64 keep = MAX ((gint64) 0, (gint64) p->frames_out - p->back);
+    gint64 drop = keep - p->hist_first;
+    if (drop > 0) {
+      const size_t row_bytes = (size_t) p->row_dims * sizeof (float);
+      gint64 left = p->hist_rows - drop;
+      if (left > 0) {
+        cl_int err = clEnqueueCopyBuffer (p->queue.get (),
+            p->hist[p->cur].get (), p->hist[1 - p->cur].get (),
+            (size_t) drop * row_bytes, 0, (size_t) left * row_bytes, 0,
+            nullptr, nullptr);
+        if (err != CL_SUCCESS) {
+          GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (nullptr),
+              ("clEnqueueCopyBuffer: %s", afet::cl_error_name (err)));
+          return GST_FLOW_ERROR;
+        }
+        p->cur = 1 - p->cur;
+      }
+      p->hist_first = keep;
+      p->hist_rows = MAX (left, (gint64) 0);
+    }
+  }
+  return GST_FLOW_OK;
+}
+
 /* Computes n frames from the front of pending. */
 static GstFlowReturn
 emit_frames (GstAfetBase * self, gint64 n)
 {
   GstAfetBaseState *p = PRIV (self);
   GstBuffer *buf = nullptr;
-  GstFlowReturn ret = compute (self, n, p->pending.data (), nullptr, &buf);
+  GstFlowReturn ret;
+  if (p->windowed) {
+    /* audio into history rows; output frames come from window_emit */
+    ret = window_pre_process (self, n);
+  } else {
+    GstAfetBatch batch;
+    batch.host = p->pending.data ();
+    ret = compute (self, n, &batch, nullptr, &buf);
+  }
   if (ret != GST_FLOW_OK)
     return ret;
   /* consume: audio keeps the overlap of the next frame */
@@ -1160,6 +1357,8 @@ emit_frames (GstAfetBase * self, gint64 n)
       (size_t) n * p->in.in_dims;
   used = std::min (used, p->pending.size ());
   p->pending.erase (p->pending.begin (), p->pending.begin () + used);
+  if (p->windowed)
+    return window_emit (self, false, false);
   queue_output (self, buf, n);
   return GST_FLOW_OK;
 }
@@ -1170,6 +1369,17 @@ static GstFlowReturn
 process_pending (GstAfetBase * self, bool drain)
 {
   GstAfetBaseState *p = PRIV (self);
+  if (p->windowed && !p->in.audio) {
+    /* feature input: every whole frame goes to the device history */
+    gint64 m = frames_available (p);
+    GstFlowReturn ret = GST_FLOW_OK;
+    if (m > 0) {
+      ret = window_push_rows (self, p->pending.data (), nullptr, m);
+      p->pending.erase (p->pending.begin (), p->pending.begin () +
+          (size_t) m * p->in.in_dims);
+    }
+    return ret;
+  }
   const gint64 max_batch = p->in.max_batch;
   const gint64 threshold = (drain || p->live) ? 1 : max_batch;
 
@@ -1208,6 +1418,11 @@ drain (GstAfetBase * self)
       if (ret != GST_FLOW_OK)
         return ret;
     }
+  }
+  if (p->windowed) {
+    ret = window_emit (self, true, false);
+    if (ret != GST_FLOW_OK)
+      return ret;
   }
   p->partial.clear ();
   p->pending.clear ();
@@ -1376,8 +1591,27 @@ gst_afet_base_submit_input_buffer (GstBaseTransform * trans,
           ("%s", st.message ().c_str ()));
       return GST_FLOW_ERROR;
     }
+    if (p->windowed) {
+      GstMapInfo map;
+      if (!gst_memory_map (mem, &map, (GstMapFlags) (GST_MAP_READ |
+                  GST_MAP_AFET_CL))) {
+        gst_buffer_unref (input);
+        GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (nullptr),
+            ("cannot map the input device memory"));
+        return GST_FLOW_ERROR;
+      }
+      ret = window_push_rows (self, nullptr, (cl_mem) map.data, n);
+      cl_event ev = nullptr;
+      if (clEnqueueMarkerWithWaitList (p->queue.get (), 0, nullptr, &ev) ==
+          CL_SUCCESS)
+        gst_afet_cl_memory_add_read_event (mem, ev);
+      gst_memory_unmap (mem, &map);
+      gst_buffer_unref (input);
+      return ret;
+    }
+    GstAfetBatch batch;
     if (n > 0)
-      ret = compute (self, n, nullptr, mem, &out);
+      ret = compute (self, n, &batch, mem, &out);
     gst_buffer_unref (input);
     if (ret == GST_FLOW_OK && out)
       queue_output (self, out, n);
@@ -1523,6 +1757,9 @@ gst_afet_base_query (GstBaseTransform * trans, GstPadDirection direction,
       if (p->configured && p->in.audio && klass->frames_audio)
         ours = gst_util_uint64_scale ((guint64) p->in.W, GST_SECOND,
             (guint64) p->in.rate);
+      if (p->configured && p->windowed)
+        ours += gst_util_uint64_scale ((guint64) p->ahead * p->in.S,
+            GST_SECOND, (guint64) p->in.rate);
       GST_DEBUG_OBJECT (self, "latency: ours %" GST_TIME_FORMAT
           ", upstream min %" GST_TIME_FORMAT, GST_TIME_ARGS (ours),
           GST_TIME_ARGS (min));

@@ -69,6 +69,14 @@ struct GstAfetBatch
   const float *host = nullptr;
   cl_mem device = nullptr;
   size_t in_row = 0;
+  /* window elements (see gst_afet_base_set_window): device holds input
+   * rows with global frame indices first_row .. first_row + rows - 1; the
+   * stream has total frames (-1 while unknown, so only the start clamps);
+   * the batch computes output frames out_first .. out_first + n - 1 */
+  gint64 first_row = 0;
+  gint64 rows = 0;
+  gint64 total = -1;
+  gint64 out_first = 0;
 };
 
 /**
@@ -96,6 +104,10 @@ struct _GstAfetBaseClass
   gboolean (*process) (GstAfetBase * self, const GstAfetBatch * in, gint n,
       cl_mem out, gsize out_row, gchar ** why);
   void (*release) (GstAfetBase * self);
+  /* window elements with audio input: n frames of audio (as for process)
+   * into rows out_row.. of out, row_dims floats each */
+  gboolean (*pre_process) (GstAfetBase * self, const GstAfetBatch * in,
+      gint n, cl_mem out, gsize out_row, gchar ** why);
 
   /* set in class_init: the element frames audio itself (latency W / rate,
    * framing properties apply) */
@@ -127,6 +139,15 @@ gboolean gst_afet_base_get_framing_property (GObject * object, guint prop_id,
 
 /* The caps' name for an engine window. */
 AfetFeaturesWindow gst_afet_base_caps_window (afet::Window w);
+
+/* Window elements: output frame t needs input frames t - back .. t + ahead
+ * (clamped to the stream: edge frames repeat). Called from configure; the
+ * base class then keeps those frames on the device across buffers, waits
+ * for the look-ahead (and reports it as latency), and hands process() a
+ * device block of rows with their global indices (GstAfetBatch). With audio
+ * input, the subclass' @pre_process first turns audio into input rows. */
+void gst_afet_base_set_window (GstAfetBase * self, gint back, gint ahead,
+    gint row_dims);
 
 /* The device the element runs on (valid between start and stop). */
 std::shared_ptr<afet::Device> gst_afet_base_get_device (GstAfetBase * self);

@@ -9,6 +9,19 @@
 #include "gstafetframer.h"
 #include "gstafetmfcc.h"
 #include "gstafetplp.h"
+#include "gstafetdelta.h"
+#include "gstafettraps.h"
+#include "cache.h"
+
+GST_DEBUG_CATEGORY_STATIC (afet_engine_debug);
+
+/* the engine's messages (program and plan cache) in a category of ours */
+static void
+engine_log (int level, const char *msg)
+{
+  GST_CAT_LEVEL_LOG (afet_engine_debug, (GstDebugLevel) level, NULL, "%s",
+      msg);
+}
 
 /* Registration only: no OpenCL here. The registry scanner and gst-check
  * fork, and an OpenCL runtime (PoCL) does not survive a fork. */
@@ -17,9 +30,15 @@ plugin_init (GstPlugin * plugin)
 {
   gboolean ret = FALSE;
 
+  GST_DEBUG_CATEGORY_INIT (afet_engine_debug, "afetengine", 0,
+      "afet engine: program and plan caches");
+  afet::set_log_handler (engine_log);
+
   ret |= GST_ELEMENT_REGISTER (afetframer, plugin);
   ret |= GST_ELEMENT_REGISTER (afetmfcc, plugin);
   ret |= GST_ELEMENT_REGISTER (afetplp, plugin);
+  ret |= GST_ELEMENT_REGISTER (afettraps, plugin);
+  ret |= GST_ELEMENT_REGISTER (afetdelta, plugin);
   return ret;
 }
 

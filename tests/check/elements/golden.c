@@ -25,6 +25,7 @@ typedef struct
   const gchar *kind;            /* refdata folder */
   const gchar *element;
   const gchar *props;           /* settings besides the filters */
+  const gchar *post;            /* elements after it */
   gint dims;                    /* our columns */
   gint ref_dims;                /* columns in the HTK file */
   gint groups[4];               /* column group starts, -1 ended */
@@ -32,14 +33,16 @@ typedef struct
 } Kind;
 
 static const Kind kinds[] = {
-  {"MFCC_0", "afetmfcc", "num-ceps=12 c0=true", 13, 13, {0, 12, -1}, FALSE},
-  {"FBANK", "afetmfcc", "num-ceps=0", 0, 0, {0, -1}, FALSE},
-  {"FBANK40", "afetmfcc", "num-ceps=0", 40, 40, {0, -1}, TRUE},
-  {"PLP_0", "afetplp", "num-ceps=12 lpc-order=12 c0=true", 13, 13,
+  {"MFCC_0", "afetmfcc", "num-ceps=12 c0=true", "", 13, 13, {0, 12, -1},
+      FALSE},
+  {"FBANK", "afetmfcc", "num-ceps=0", "", 0, 0, {0, -1}, FALSE},
+  {"FBANK40", "afetmfcc", "num-ceps=0", "", 40, 40, {0, -1}, TRUE},
+  {"PLP_0", "afetplp", "num-ceps=12 lpc-order=12 c0=true", "", 13, 13,
       {0, 12, -1}, FALSE},
-  /* statics of MFCC_E_D_A: c1..c12, E (raw energy) */
-  {"MFCC_E_D_A", "afetmfcc", "num-ceps=12 c0=false energy=true", 13, 39,
-      {0, 12, -1}, FALSE},
+  /* statics, deltas and accelerations with raw energy */
+  {"MFCC_E_D_A", "afetmfcc", "num-ceps=12 c0=false energy=true",
+        "! afetdelta order=2 delta-window=3 accel-window=3", 39, 39,
+      {0, 13, 26, -1}, FALSE},
 };
 
 static const gchar *synthetic[] = {
@@ -62,7 +65,7 @@ filters_for (const gchar * name)
 /* Runs the pipeline; returns the output file's floats. */
 static gfloat *
 run_pipeline (const gchar * wav, const gchar * element, const gchar * props,
-    gsize * n_floats)
+    const gchar * post, gsize * n_floats)
 {
   gchar *out = g_build_filename (g_get_tmp_dir (), "afet-golden-XXXXXX",
       NULL);
@@ -70,8 +73,8 @@ run_pipeline (const gchar * wav, const gchar * element, const gchar * props,
   fail_unless (fd >= 0);
   close (fd);
   gchar *launch = g_strdup_printf ("filesrc location=\"%s\" ! wavparse ! "
-      "%s frame-length=20 frame-shift=10 %s ! filesink location=\"%s\"",
-      wav, element, props, out);
+      "%s frame-length=20 frame-shift=10 %s %s ! filesink location=\"%s\"",
+      wav, element, props, post, out);
   GError *err = NULL;
   GstElement *pipe = gst_parse_launch (launch, &err);
   fail_unless (pipe != NULL, "%s: %s", launch, err ? err->message : "");
@@ -123,7 +126,7 @@ check_file (const Kind * k, const gchar * name, gboolean must_exist)
 
   gchar *props = g_strdup_printf ("%s num-filters=%d", k->props, filters);
   gsize n = 0;
-  gfloat *out = run_pipeline (wav, k->element, props, &n);
+  gfloat *out = run_pipeline (wav, k->element, props, k->post, &n);
   fail_unless (n % dims == 0);
   gint frames = (gint) (n / dims);
   fail_unless_equals_int (frames, ref_frames);

@@ -1,0 +1,265 @@
+/* afet — speech features on OpenCL
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+/**
+ * SECTION:element-afetdelta
+ * @title: afetdelta
+ *
+ * Appends regression-based dynamic coefficients to a feature stream:
+ * d_t = sum_{k=1..N} k (c_{t+k} - c_{t-k}) / (2 sum k^2), with HTK's edge
+ * handling: deltas from the statics with indices clamped to the stream (the
+ * first and last frames repeat), accelerations (and third-order) by the
+ * same formula over the previous order's sequence, its indices clamped too.
+ * Output frame: statics, deltas, accelerations, third: statics x (order + 1)
+ * values; the caps' delta-order says how many blocks follow the statics.
+ *
+ * Streaming: frame t is computed once frame t + N (+ A per extra order) has
+ * arrived; the element reports that look-ahead in the latency query. At EOS
+ * or a DISCONT it computes the remaining frames with the stream's end known.
+ *
+ * ## Example launch line (HTK's MFCC_E_D_A)
+ * |[
+ * gst-launch-1.0 filesrc location=speech.wav ! wavparse ! \
+ *     afetmfcc frame-length=20 c0=false energy=true ! \
+ *     afetdelta delta-window=3 accel-window=3 ! filesink location=s.mfcc
+ * ]|
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstafetdelta.h"
+#include "window.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_afet_delta_debug);
+#define GST_CAT_DEFAULT gst_afet_delta_debug
+
+#define DEFAULT_ORDER 2
+#define DEFAULT_DELTA_WINDOW 2
+#define DEFAULT_ACCEL_WINDOW 2
+
+enum
+{
+  PROP_0,
+  PROP_ORDER,
+  PROP_DELTA_WINDOW,
+  PROP_ACCEL_WINDOW,
+};
+
+/* *INDENT-OFF* */
+struct GstAfetDeltaPrivate
+{
+  guint order = DEFAULT_ORDER;
+  guint delta_window = DEFAULT_DELTA_WINDOW;
+  guint accel_window = DEFAULT_ACCEL_WINDOW;
+  std::unique_ptr<afet::DeltaStage> stage;
+  int in_dims = 0;
+};
+/* *INDENT-ON* */
+
+struct _GstAfetDelta
+{
+  GstAfetBase parent;
+  GstAfetDeltaPrivate *priv;
+};
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_AFET_FEATURES_CAPS (AFET_FEATURES_KINDS_ALL)));
+
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_AFET_FEATURES_CAPS (AFET_FEATURES_KINDS_ALL)));
+
+G_DEFINE_TYPE (GstAfetDelta, gst_afet_delta, GST_TYPE_AFET_BASE);
+GST_ELEMENT_REGISTER_DEFINE (afetdelta, "afetdelta", GST_RANK_NONE,
+    GST_TYPE_AFET_DELTA);
+
+static afet::DeltaConfig
+make_config (GstAfetDelta * self, const GstAfetInput * in)
+{
+  afet::DeltaConfig c;
+  GST_OBJECT_LOCK (self);
+  c.order = (int) self->priv->order;
+  c.delta_window = (int) self->priv->delta_window;
+  c.accel_window = (int) self->priv->accel_window;
+  GST_OBJECT_UNLOCK (self);
+  c.statics = in->features.statics;
+  c.row_stride = in->in_dims;
+  c.max_batch = in->max_batch;
+  return c;
+}
+
+static gboolean
+gst_afet_delta_describe (GstAfetBase * base, const GstAfetInput * in,
+    AfetFeaturesInfo * out, gchar ** why)
+{
+  GstAfetDelta *self = GST_AFET_DELTA (base);
+  if (in->features.delta_order != 0) {
+    *why = g_strdup ("the stream already has dynamic coefficients "
+        "(delta-order > 0): put afetdelta before anything that adds them");
+    return FALSE;
+  }
+  afet::DeltaConfig c = make_config (self, in);
+  afet::Status st = c.validate ();
+  if (!st.ok ()) {
+    *why = g_strdup (st.message ().c_str ());
+    return FALSE;
+  }
+  *out = in->features;
+  out->delta_order = c.order;
+  out->dims = c.dims ();
+  return TRUE;
+}
+
+static gboolean
+gst_afet_delta_configure (GstAfetBase * base,
+    const std::shared_ptr<afet::Device> &device, cl_command_queue queue,
+    afet::TransferStats * stats, const GstAfetInput * in,
+    const AfetFeaturesInfo * out, gchar ** why)
+{
+  GstAfetDelta *self = GST_AFET_DELTA (base);
+  afet::DeltaConfig c = make_config (self, in);
+  auto stage = std::make_unique<afet::DeltaStage> ();
+  afet::Status st = stage->init (device, c, queue, stats);
+  if (!st.ok ()) {
+    *why = g_strdup (st.message ().c_str ());
+    return FALSE;
+  }
+  gst_afet_base_set_window (base, c.ahead (), c.ahead (), in->in_dims);
+  self->priv->in_dims = in->in_dims;
+  self->priv->stage = std::move (stage);
+  GST_DEBUG_OBJECT (self, "%d statics, order %d, windows %d/%d, look-ahead "
+      "%d frames", c.statics, c.order, c.delta_window, c.accel_window,
+      c.ahead ());
+  return TRUE;
+}
+
+static gboolean
+gst_afet_delta_process (GstAfetBase * base, const GstAfetBatch * in, gint n,
+    cl_mem out, gsize out_row, gchar ** why)
+{
+  GstAfetDelta *self = GST_AFET_DELTA (base);
+  afet::WindowBlock block;
+  block.rows = in->device;
+  block.row_stride = self->priv->in_dims;
+  block.first_row = in->first_row;
+  block.total = in->total;
+  afet::Status st = self->priv->stage->enqueue (block, in->out_first, n, out,
+      out_row);
+  if (!st.ok ()) {
+    *why = g_strdup (st.message ().c_str ());
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static void
+gst_afet_delta_release (GstAfetBase * base)
+{
+  GST_AFET_DELTA (base)->priv->stage.reset ();
+}
+
+static void
+gst_afet_delta_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstAfetDelta *self = GST_AFET_DELTA (object);
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_ORDER:
+      self->priv->order = g_value_get_uint (value);
+      break;
+    case PROP_DELTA_WINDOW:
+      self->priv->delta_window = g_value_get_uint (value);
+      break;
+    case PROP_ACCEL_WINDOW:
+      self->priv->accel_window = g_value_get_uint (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_afet_delta_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  GstAfetDelta *self = GST_AFET_DELTA (object);
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_ORDER:
+      g_value_set_uint (value, self->priv->order);
+      break;
+    case PROP_DELTA_WINDOW:
+      g_value_set_uint (value, self->priv->delta_window);
+      break;
+    case PROP_ACCEL_WINDOW:
+      g_value_set_uint (value, self->priv->accel_window);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_afet_delta_finalize (GObject * object)
+{
+  delete GST_AFET_DELTA (object)->priv;
+  G_OBJECT_CLASS (gst_afet_delta_parent_class)->finalize (object);
+}
+
+static void
+gst_afet_delta_class_init (GstAfetDeltaClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstAfetBaseClass *base_class = GST_AFET_BASE_CLASS (klass);
+  const GParamFlags flags = (GParamFlags) (G_PARAM_READWRITE |
+      G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+
+  GST_DEBUG_CATEGORY_INIT (gst_afet_delta_debug, "afetdelta", 0,
+      "afet deltas");
+
+  gobject_class->set_property = gst_afet_delta_set_property;
+  gobject_class->get_property = gst_afet_delta_get_property;
+  gobject_class->finalize = gst_afet_delta_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_ORDER,
+      g_param_spec_uint ("order", "Order",
+          "Dynamic blocks appended: 1 = deltas, 2 = + accelerations, 3 = + "
+          "third order", 1, 3, DEFAULT_ORDER, flags));
+  g_object_class_install_property (gobject_class, PROP_DELTA_WINDOW,
+      g_param_spec_uint ("delta-window", "Delta window",
+          "Regression half-window N of the deltas in frames (HTK "
+          "DELTAWINDOW)", 1, 50, DEFAULT_DELTA_WINDOW, flags));
+  g_object_class_install_property (gobject_class, PROP_ACCEL_WINDOW,
+      g_param_spec_uint ("accel-window", "Acceleration window",
+          "Regression half-window of the accelerations and third order in "
+          "frames (HTK ACCWINDOW)", 1, 50, DEFAULT_ACCEL_WINDOW, flags));
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class, "afet deltas",
+      "Filter/Analyzer/Audio",
+      "Appends HTK-style regression deltas and accelerations on an OpenCL "
+      "device", "the afet authors");
+
+  base_class->describe = gst_afet_delta_describe;
+  base_class->configure = gst_afet_delta_configure;
+  base_class->process = gst_afet_delta_process;
+  base_class->release = gst_afet_delta_release;
+}
+
+static void
+gst_afet_delta_init (GstAfetDelta * self)
+{
+  self->priv = new GstAfetDeltaPrivate ();
+}

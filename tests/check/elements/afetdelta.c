@@ -1,0 +1,298 @@
+/* afet — speech features on OpenCL
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * afetdelta through GstHarness against a double-precision restatement of
+ * HTK's regression deltas (indices clamped at both ends, each order over the
+ * clamped sequence of the previous one): orders 1..3, window sizes, buffer
+ * splitting, timestamps, DISCONT, latency, device-memory chains.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "afetcheck.h"
+
+#include <string.h>
+
+static gint
+clampi (gint t, gint T)
+{
+  return t < 0 ? 0 : (t >= T ? T - 1 : t);
+}
+
+/* one regression order over x (T x d, stride d) into y */
+static void
+regress (const gdouble * x, gint T, gint d, gint w, gdouble * y)
+{
+  gdouble norm = 0;
+  for (gint k = 1; k <= w; k++)
+    norm += 2.0 * k * k;
+  for (gint t = 0; t < T; t++)
+    for (gint c = 0; c < d; c++) {
+      gdouble acc = 0;
+      for (gint k = 1; k <= w; k++)
+        acc += k * (x[clampi (t + k, T) * d + c] - x[clampi (t - k, T) * d +
+                c]);
+      y[t * d + c] = acc / norm;
+    }
+}
+
+static gdouble *
+reference (const gfloat * x, gint T, gint d, gint order, gint nd, gint na)
+{
+  gint dims = d * (order + 1);
+  gdouble *seq = g_new (gdouble, (gsize) T * d * (order + 1));
+  gdouble *out = g_new (gdouble, (gsize) T * dims);
+  for (gint i = 0; i < T * d; i++)
+    seq[i] = x[i];
+  for (gint o = 1; o <= order; o++)
+    regress (seq + (gsize) (o - 1) * T * d, T, d, o == 1 ? nd : na,
+        seq + (gsize) o * T * d);
+  for (gint t = 0; t < T; t++)
+    for (gint o = 0; o <= order; o++)
+      memcpy (out + (gsize) t * dims + o * d, seq + (gsize) o * T * d +
+          (gsize) t * d, d * sizeof (gdouble));
+  g_free (seq);
+  return out;
+}
+
+static gfloat *
+random_features (gint T, gint d, guint64 seed)
+{
+  gdouble *x = afetref_make_noise (T * d, 10.0, seed);
+  gfloat *f = g_new (gfloat, (gsize) T * d);
+  for (gint i = 0; i < T * d; i++)
+    f[i] = (gfloat) x[i];
+  g_free (x);
+  return f;
+}
+
+static void
+set_features_caps (GstHarness * h, gint d)
+{
+  gchar *caps = g_strdup_printf ("application/x-afet-features, "
+      "format=F32LE, kind=mfcc, dims=%d, rate=16000, frame-length=400, "
+      "frame-shift=160, framerate=100/1, statics=%d, c0-index=%d, "
+      "energy-index=-1, delta-order=0", d, d, d - 1);
+  gst_harness_set_src_caps_str (h, caps);
+  g_free (caps);
+}
+
+/* pushes T frames in buffers of sizes[] frames, from t0 */
+static void
+push_frames (GstHarness * h, const gfloat * f, gint T, gint d,
+    const gint * sizes, gint n_sizes, GstClockTime t0)
+{
+  gint done = 0, k = 0;
+  while (done < T) {
+    gint len = sizes ? sizes[k++ % n_sizes] : T;
+    len = MIN (len, T - done);
+    GstBuffer *b = gst_buffer_new_memdup (f + (gsize) done * d,
+        (gsize) len * d * sizeof (gfloat));
+    GST_BUFFER_PTS (b) = t0 + gst_util_uint64_scale (done, GST_SECOND, 100);
+    if (done == 0)
+      GST_BUFFER_FLAG_SET (b, GST_BUFFER_FLAG_DISCONT);
+    fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
+    done += len;
+  }
+}
+
+static void
+check (const gchar * launch, gint order, gint nd, gint na, gint T,
+    const gint * sizes, gint n_sizes)
+{
+  const gint d = 13;
+  gfloat *f = random_features (T, d, 40 + T + order);
+  gdouble *ref = reference (f, T, d, order, nd, na);
+  GstHarness *h = gst_harness_new_parse (launch);
+  set_features_caps (h, d);
+  push_frames (h, f, T, d, sizes, n_sizes, 0);
+  gst_harness_push_event (h, gst_event_new_eos ());
+  AfetCheckResult res = { 0 };
+  afetcheck_pull (h, &res, 0, 0);
+  fail_unless_equals_int (res.n_frames, T);
+  fail_unless_equals_int (res.dims, d * (order + 1));
+  fail_unless_equals_int (res.info.delta_order, order);
+  fail_unless_equals_int (res.info.statics, d);
+  fail_unless_equals_int (res.info.c0_index, d - 1);
+  for (gint o = 0; o <= order; o++) {
+    gdouble e = afetref_rel_l2 (res.data, ref, T, res.dims, o * d, d);
+    fail_unless (e <= 1e-6, "%s T=%d order block %d: rel L2 %.3e", launch, T,
+        o, e);
+  }
+  afetcheck_result_clear (&res);
+  gst_harness_teardown (h);
+  g_free (ref);
+  g_free (f);
+}
+
+GST_START_TEST (test_orders_and_windows)
+{
+  check ("afetdelta order=1", 1, 2, 2, 200, NULL, 0);
+  check ("afetdelta", 2, 2, 2, 200, NULL, 0);
+  check ("afetdelta order=3 delta-window=3 accel-window=1", 3, 3, 1, 200,
+      NULL, 0);
+  check ("afetdelta delta-window=3 accel-window=3", 2, 3, 3, 200, NULL, 0);
+  /* streams shorter than the windows: every index clamps */
+  check ("afetdelta delta-window=3 accel-window=3", 2, 3, 3, 1, NULL, 0);
+  check ("afetdelta delta-window=3 accel-window=3", 2, 3, 3, 4, NULL, 0);
+}
+
+GST_END_TEST;
+
+/* Output identical whatever the buffer sizes, and across batches. */
+GST_START_TEST (test_split_invariance)
+{
+  gint *sizes = afetcheck_random_sizes (50, 1, 40, 41);
+  const gint ones[] = { 1 };
+  check ("afetdelta delta-window=3 accel-window=3", 2, 3, 3, 700, sizes, 50);
+  check ("afetdelta delta-window=3 accel-window=3", 2, 3, 3, 60, ones, 1);
+  /* a small max-batch: the device history wraps many times */
+  check ("afetdelta delta-window=3 accel-window=3 max-batch=8", 2, 3, 3, 300,
+      sizes, 50);
+  g_free (sizes);
+}
+
+GST_END_TEST;
+
+/* A DISCONT ends the run: its last frames are computed with the end
+ * clamped, and a new run starts at frame 0. */
+GST_START_TEST (test_discont)
+{
+  const gint d = 13, T1 = 50, T2 = 30;
+  gfloat *f = random_features (T1 + T2, d, 43);
+  GstHarness *h = gst_harness_new_parse ("afetdelta");
+  set_features_caps (h, d);
+  push_frames (h, f, T1, d, NULL, 0, 0);
+  AfetCheckResult a = { 0 }, b = { 0 };
+  /* live: all but the look-ahead (2 + 2 frames) are out */
+  afetcheck_pull (h, &a, 0, 0);
+  fail_unless_equals_int (a.n_frames, T1 - 4);
+  push_frames (h, f + T1 * d, T2, d, NULL, 0, 10 * GST_SECOND);
+  /* the DISCONT drained the first run's last frames, in one buffer */
+  GstBuffer *tail = gst_harness_pull (h);
+  fail_unless_equals_uint64 (GST_BUFFER_OFFSET (tail), T1 - 4);
+  fail_unless_equals_uint64 (GST_BUFFER_OFFSET_END (tail), T1);
+  fail_unless_equals_uint64 (GST_BUFFER_PTS (tail), (T1 - 4) * 10 *
+      GST_MSECOND);
+  fail_unless_equals_int (gst_buffer_get_size (tail), 4 * 39 * 4);
+  a.data = g_renew (gfloat, a.data, (gsize) T1 * 39);
+  gst_buffer_extract (tail, 0, a.data + (gsize) (T1 - 4) * 39, 4 * 39 * 4);
+  a.n_frames = T1;
+  gst_buffer_unref (tail);
+  gst_harness_push_event (h, gst_event_new_eos ());
+  afetcheck_pull (h, &b, 10 * GST_SECOND, 0);
+  fail_unless_equals_int (b.n_frames, T2);
+  gdouble *ra = reference (f, T1, d, 2, 2, 2);
+  gdouble *rb = reference (f + T1 * d, T2, d, 2, 2, 2);
+  fail_unless (afetref_rel_l2 (a.data, ra, T1, 39, 0, 39) <= 1e-6);
+  fail_unless (afetref_rel_l2 (b.data, rb, T2, 39, 0, 39) <= 1e-6);
+  g_free (ra);
+  g_free (rb);
+  afetcheck_result_clear (&a);
+  afetcheck_result_clear (&b);
+  gst_harness_teardown (h);
+  g_free (f);
+}
+
+GST_END_TEST;
+
+/* Live: frames come out as soon as their look-ahead is in, and the latency
+ * query adds that look-ahead. */
+GST_START_TEST (test_lookahead_and_latency)
+{
+  const gint d = 13;
+  gfloat *f = random_features (20, d, 44);
+  GstHarness *h = gst_harness_new_parse ("afetdelta delta-window=3 "
+      "accel-window=3");
+  set_features_caps (h, d);
+  gst_harness_set_upstream_latency (h, 5 * GST_MSECOND);
+  const gint ones[] = { 1 };
+  push_frames (h, f, 10, d, ones, 1, 0);
+  /* look-ahead 6: of 10 frames, 4 are out */
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 4);
+  fail_unless_equals_uint64 (gst_harness_query_latency (h),
+      5 * GST_MSECOND + 60 * GST_MSECOND);
+  gst_harness_teardown (h);
+  g_free (f);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_refuses_deltas_twice)
+{
+  GstHarness *h = gst_harness_new_parse ("afetdelta");
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_src_caps_str (h, "application/x-afet-features, "
+      "format=F32LE, kind=mfcc, dims=26, rate=16000, frame-length=400, "
+      "frame-shift=160, framerate=100/1, statics=13, delta-order=1");
+  GstBuffer *b = gst_buffer_new_allocate (NULL, 26 * 4, NULL);
+  gst_buffer_memset (b, 0, 0, 26 * 4);
+  fail_if (gst_harness_push (h, b) == GST_FLOW_OK);
+  GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (m != NULL);
+  GError *e = NULL;
+  gst_message_parse_error (m, &e, NULL);
+  fail_unless (strstr (e->message, "already has dynamic") != NULL, "%s",
+      e->message);
+  g_error_free (e);
+  gst_message_unref (m);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* In a device-memory chain: same numbers as with system memory, and each
+ * buffer crosses to the host once at the end. */
+GST_START_TEST (test_chain_device_memory)
+{
+  const gint rate = 16000, n = rate * 3;
+  gdouble *x = afetref_make_noise (n, 8000, 45);
+  for (gint i = 0; i < n; i++)
+    x[i] = (gdouble) (gint) x[i];
+  AfetCheckResult a = { 0 }, b = { 0 };
+  gint *sizes = afetcheck_random_sizes (20, 100, 3000, 46);
+  const gchar *chains[] = {
+    "afetmfcc energy=true ! afetdelta",
+    "afetmfcc energy=true device-memory=false ! afetdelta",
+  };
+  AfetCheckResult *res[] = { &a, &b };
+  for (gint i = 0; i < 2; i++) {
+    GstHarness *h = gst_harness_new_parse (chains[i]);
+    afetcheck_set_audio_caps (h, AFETCHECK_S16, rate);
+    afetcheck_push_samples (h, AFETCHECK_S16, rate, x, n, sizes, 20, 0, TRUE);
+    gst_harness_push_event (h, gst_event_new_eos ());
+    afetcheck_pull (h, res[i], 0, 0);
+    gst_harness_teardown (h);
+  }
+  fail_unless_equals_int (a.n_frames, afetref_num_frames (n, 400, 160));
+  fail_unless_equals_int (a.n_frames, b.n_frames);
+  fail_unless (memcmp (a.data, b.data, (gsize) a.n_frames * a.dims * 4) == 0);
+  afetcheck_result_clear (&a);
+  afetcheck_result_clear (&b);
+  g_free (sizes);
+  g_free (x);
+}
+
+GST_END_TEST;
+
+static Suite *
+afetdelta_suite (void)
+{
+  Suite *s = suite_create ("afetdelta");
+  TCase *tc = tcase_create ("general");
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_orders_and_windows);
+  tcase_add_test (tc, test_split_invariance);
+  tcase_add_test (tc, test_discont);
+  tcase_add_test (tc, test_lookahead_and_latency);
+  tcase_add_test (tc, test_refuses_deltas_twice);
+  tcase_add_test (tc, test_chain_device_memory);
+  return s;
+}
+
+GST_CHECK_MAIN (afetdelta);
