@@ -135,6 +135,7 @@ struct GstAfetBaseState
    * hist_first .. hist_first + hist_rows - 1, in hist[cur] */
   bool windowed = false;
   gint back = 0, ahead = 0, row_dims = 0;
+  gint start_need = 0;               /* -1: the whole stream */
   afet::ClMem hist[2];
   int cur = 0;
   gint64 hist_cap = 0, hist_first = 0, hist_rows = 0;
@@ -492,6 +493,13 @@ gst_afet_base_set_window (GstAfetBase * self, gint back, gint ahead,
   p->back = back;
   p->ahead = ahead;
   p->row_dims = row_dims;
+  p->start_need = 0;
+}
+
+void
+gst_afet_base_set_window_start (GstAfetBase * self, gint start_need)
+{
+  PRIV (self)->start_need = start_need;
 }
 
 /* ---- state ------------------------------------------------------------ */
@@ -1200,7 +1208,42 @@ window_room (GstAfetBase * self, gint64 m)
   GstAfetBaseState *p = PRIV (self);
   if (p->hist_rows + m <= p->hist_cap)
     return GST_FLOW_OK;
-  return window_emit (self, false, true);
+  GstFlowReturn ret = window_emit (self, false, true);
+  if (ret != GST_FLOW_OK || p->hist_rows + m <= p->hist_cap)
+    return ret;
+  /* nothing can go yet (whole-stream statistics): grow the history */
+  gint64 cap = MAX (2 * p->hist_cap, p->hist_rows + m);
+  const size_t row_bytes = (size_t) p->row_dims * sizeof (float);
+  afet::ClMem grown[2];
+  for (int i = 0; i < 2; i++) {
+    cl_int err = CL_SUCCESS;
+    cl_mem mem = clCreateBuffer (p->device->context (), CL_MEM_READ_WRITE,
+        (size_t) cap * row_bytes, nullptr, &err);
+    if (err != CL_SUCCESS) {
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+          ("The stream does not fit in device memory (%" G_GINT64_FORMAT
+              " frames): use a sliding or running scope for streams this "
+              "long.", cap), ("clCreateBuffer: %s", afet::cl_error_name (err)));
+      return GST_FLOW_ERROR;
+    }
+    grown[i].reset (mem);
+  }
+  if (p->hist_rows > 0 && clEnqueueCopyBuffer (p->queue.get (),
+          p->hist[p->cur].get (), grown[0].get (), 0, 0,
+          (size_t) p->hist_rows * row_bytes, 0, nullptr, nullptr) !=
+      CL_SUCCESS) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (nullptr),
+        ("cannot grow the frame history"));
+    return GST_FLOW_ERROR;
+  }
+  clFinish (p->queue.get ());
+  p->hist[0] = std::move (grown[0]);
+  p->hist[1] = std::move (grown[1]);
+  p->cur = 0;
+  p->hist_cap = cap;
+  GST_DEBUG_OBJECT (self, "frame history grown to %" G_GINT64_FORMAT
+      " frames", cap);
+  return GST_FLOW_OK;
 }
 
 /* Window elements with audio input: n frames of audio become rows of the
@@ -1288,6 +1331,8 @@ window_emit (GstAfetBase * self, bool drain, bool force)
   const gint64 max_batch = p->in.max_batch;
   for (;;) {
     gint64 limit = drain ? p->received : p->received - p->ahead;
+    if (!drain && (p->start_need < 0 || p->received < p->start_need))
+      limit = 0;
     gint64 ready = limit - (gint64) p->frames_out;
     gint64 threshold = (drain || force || p->live) ? 1 : max_batch;
     if (ready <= 0 || ready < threshold)
@@ -1311,7 +1356,8 @@ window_emit (GstAfetBase * self, bool drain, bool force)
     force = false;
 
     /* keep the rows later frames still need */
-    gint64 keep = MAX ((gint64) 0, (gint64) p->frames_out - p->back);
+    gint64 keep = p->start_need < 0 ? p->hist_first :
+        MAX ((gint64) 0, (gint64) p->frames_out - p->back);
     gint64 drop = keep - p->hist_first;
     if (drop > 0) {
       const size_t row_bytes = (size_t) p->row_dims * sizeof (float);
@@ -1556,6 +1602,14 @@ gst_afet_base_submit_input_buffer (GstBaseTransform * trans,
     return GST_FLOW_NOT_NEGOTIATED;
   }
   check_live (self);
+  if (p->windowed && p->start_need < 0 && p->live) {
+    gst_buffer_unref (input);
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("%s needs the whole stream before its first output, which a live "
+            "source never ends: use a sliding or running scope there.",
+            GST_ELEMENT_NAME (self)), ("live upstream"));
+    return GST_FLOW_ERROR;
+  }
 
   /* is_discont is GstBaseTransform's own flag: it stays set until the
    * base class outputs a buffer itself, which we never let it do, so only

@@ -148,6 +148,11 @@ AfetFeaturesWindow gst_afet_base_caps_window (afet::Window w);
  * input, the subclass' @pre_process first turns audio into input rows. */
 void gst_afet_base_set_window (GstAfetBase * self, gint back, gint ahead,
     gint row_dims);
+/* Window elements: no output before start_need frames have arrived (or
+ * the stream ended), e.g. Kaldi's min-window; -1: none before the stream
+ * ends (whole-stream statistics: refused on a live source, the history
+ * grows with the stream). */
+void gst_afet_base_set_window_start (GstAfetBase * self, gint start_need);
 
 /* The device the element runs on (valid between start and stop). */
 std::shared_ptr<afet::Device> gst_afet_base_get_device (GstAfetBase * self);

@@ -11,6 +11,7 @@
 #include "gstafetplp.h"
 #include "gstafetdelta.h"
 #include "gstafettraps.h"
+#include "gstafetcmvn.h"
 #include "cache.h"
 
 GST_DEBUG_CATEGORY_STATIC (afet_engine_debug);
@@ -39,6 +40,7 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (afetplp, plugin);
   ret |= GST_ELEMENT_REGISTER (afettraps, plugin);
   ret |= GST_ELEMENT_REGISTER (afetdelta, plugin);
+  ret |= GST_ELEMENT_REGISTER (afetcmvn, plugin);
   return ret;
 }
 

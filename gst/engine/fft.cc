@@ -27,6 +27,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
+#include <mutex>
+#include <tuple>
 
 namespace afet {
 
@@ -39,6 +42,7 @@ struct RealFft::Plan
   cl_device_id device = nullptr;
   cl_context context = nullptr;
   cl_platform_id platform = nullptr;
+  std::mutex lock;              /* held around VkFFTAppend */
 
   ~Plan ()
   {
@@ -250,8 +254,21 @@ RealFft::init (Device &device, int fft_size, std::vector<int> capacities,
   fft_size_ = fft_size;
   std::sort (capacities.begin (), capacities.end ());
   std::shared_ptr<const DiskCache> cache = process_cache ();
+
+  /* process-wide: (context, size, capacity) -> plan */
+  static std::mutex registry_lock;
+  static std::map<std::tuple<cl_context, int, int>, std::shared_ptr<Plan>>
+      registry;
+  std::lock_guard<std::mutex> guard (registry_lock);
+
   for (int cap : capacities) {
-    auto plan = std::make_unique<Plan> ();
+    auto key = std::make_tuple (device.context (), fft_size, cap);
+    auto found = registry.find (key);
+    if (found != registry.end ()) {
+      plans_.push_back (found->second);
+      continue;
+    }
+    auto plan = std::make_shared<Plan> ();
     plan->capacity = cap;
     plan->device = device.device ();
     plan->context = device.context ();
@@ -281,6 +298,7 @@ RealFft::init (Device &device, int fft_size, std::vector<int> capacities,
 
     AFET_RETURN_IF_ERROR (build_plan (device, *cache, conf, &plan->app));
     plan->initialized = true;
+    registry.emplace (key, plan);
     plans_.push_back (std::move (plan));
   }
   return Status::Ok ();
@@ -297,6 +315,7 @@ RealFft::forward (cl_command_queue queue, cl_mem buffer, int rows)
     VkFFTLaunchParams params = {};
     params.commandQueue = &queue;
     params.buffer = &buffer;
+    std::lock_guard<std::mutex> guard (plan->lock);
     VkFFTResult res = VkFFTAppend (&plan->app, -1, &params);
     if (res != VKFFT_SUCCESS)
       return Status (Status::FFT, "VkFFTAppend failed (VkFFT error " +

@@ -14,6 +14,13 @@ namespace afet {
 /* Batched in-place real-to-complex FFTs of N-point rows, each row padded to
  * N + 2 floats (the N/2 + 1 complex outputs overwrite it).
  *
+ * A plan (compiled kernels) is built once per context, size and capacity
+ * and kept for the process: a pipeline per short file would otherwise spend
+ * far longer compiling plans than transforming. VkFFT sets kernel arguments
+ * on every append, so each plan has a mutex held while VkFFTAppend sets
+ * arguments and enqueues on the caller's queue (microseconds; never while
+ * the device computes).
+ *
  * VkFFT compiles the batch count into its kernels, so one plan is built per
  * batch capacity at init() (never while streaming); forward() runs the
  * smallest plan whose capacity holds the rows asked for, and the rows past
@@ -38,7 +45,7 @@ public:
 
 private:
   struct Plan;
-  std::vector<std::unique_ptr<Plan>> plans_;
+  std::vector<std::shared_ptr<Plan>> plans_;
   int fft_size_ = 0;
 };
 

@@ -43,6 +43,18 @@ static const Kind kinds[] = {
   {"MFCC_E_D_A", "afetmfcc", "num-ceps=12 c0=false energy=true",
         "! afetdelta order=2 delta-window=3 accel-window=3", 39, 39,
       {0, 13, 26, -1}, FALSE},
+  /* the same with HTK's energy normalisation before the dynamics */
+  {"MFCC_E_D_A_enorm", "afetmfcc", "num-ceps=12 c0=false energy=true",
+        "! afetcmvn mode=none energy-normalise=true ! "
+        "afetdelta order=2 delta-window=3 accel-window=3", 39, 39,
+      {0, 13, 26, -1}, FALSE},
+  /* _Z: the statics' mean over the file subtracted after the dynamics */
+  {"MFCC_0_D_A_Z", "afetmfcc", "num-ceps=12 c0=true",
+        "! afetdelta order=2 delta-window=3 accel-window=3 ! "
+        "afetcmvn columns=htk", 39, 39, {0, 13, 26, -1}, FALSE},
+  {"PLP_0_D_A_Z", "afetplp", "num-ceps=12 lpc-order=12 c0=true",
+        "! afetdelta order=2 delta-window=3 accel-window=3 ! "
+        "afetcmvn columns=htk", 39, 39, {0, 13, 26, -1}, FALSE},
 };
 
 static const gchar *synthetic[] = {
@@ -163,10 +175,11 @@ GST_END_TEST;
 
 GST_START_TEST (test_golden_real)
 {
-  /* MFCC_0, the filter banks and PLP_0 exist for the real recordings */
-  for (guint k = 0; k < 4; k++)
+  /* every kind but MFCC_E_D_A exists for the real recordings */
+  for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
     for (guint i = 0; i < G_N_ELEMENTS (real); i++)
-      check_file (&kinds[k], real[i], TRUE);
+      check_file (&kinds[k], real[i], strcmp (kinds[k].kind, "MFCC_E_D_A")
+          != 0);
 }
 
 GST_END_TEST;

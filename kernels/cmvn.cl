@@ -1,0 +1,207 @@
+/* afet — speech features on OpenCL
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Cepstral mean / variance / min-max normalisation. Input: a block of rows
+ * (row_stride floats) holding frames first_row .. of a stream of total
+ * frames (as in window.cl). mask[c] != 0: column c is normalised. Modes:
+ * 0 none, 1 mean (x - mu), 2 meanvar ((x - mu) / sigma), 3 minmax
+ * ((x - mu) / max (|min - mu|, |max - mu|), thesis eq. 4.3). Statistics are
+ * accumulated in double where the device has it.
+ */
+
+#ifndef AFET_LSZ
+#define AFET_LSZ 64
+#endif
+
+#ifdef cl_khr_fp64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+typedef double acc_t;
+#else
+typedef float acc_t;
+#endif
+
+#define AFET_TINY 1e-20
+
+static float
+afet_normalise (float x, int mode, acc_t mean, acc_t var, float mn, float mx)
+{
+  acc_t d = (acc_t) x - mean;
+  if (mode == 1)
+    return (float) d;
+  if (mode == 2)
+    return (float) (d / sqrt (var > AFET_TINY ? var : AFET_TINY));
+  if (mode == 3) {
+    acc_t r = fmax (fabs ((acc_t) mn - mean), fabs ((acc_t) mx - mean));
+    return (float) (d / (r > AFET_TINY ? r : AFET_TINY));
+  }
+  return x;
+}
+
+/* Utterance statistics: one work-group per column over rows [0, rows);
+ * writes mean, variance, min, max (4 floats) per column. */
+__kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
+void
+afet_cmvn_stats (__global const float *block, uint row_stride, uint rows,
+    __global float *stats)
+{
+  __local acc_t s1[AFET_LSZ], s2[AFET_LSZ];
+  __local float lo[AFET_LSZ], hi[AFET_LSZ];
+  uint c = get_group_id (0);
+  uint lid = get_local_id (0);
+  acc_t a = 0, b = 0;
+  float mn = INFINITY, mx = -INFINITY;
+  for (uint t = lid; t < rows; t += AFET_LSZ) {
+    float x = block[(size_t) t * row_stride + c];
+    a += x;
+    b += (acc_t) x * x;
+    mn = fmin (mn, x);
+    mx = fmax (mx, x);
+  }
+  s1[lid] = a;
+  s2[lid] = b;
+  lo[lid] = mn;
+  hi[lid] = mx;
+  barrier (CLK_LOCAL_MEM_FENCE);
+  for (uint s = AFET_LSZ / 2; s > 0; s >>= 1) {
+    if (lid < s) {
+      s1[lid] += s1[lid + s];
+      s2[lid] += s2[lid + s];
+      lo[lid] = fmin (lo[lid], lo[lid + s]);
+      hi[lid] = fmax (hi[lid], hi[lid + s]);
+    }
+    barrier (CLK_LOCAL_MEM_FENCE);
+  }
+  if (lid == 0) {
+    acc_t n = rows > 0 ? (acc_t) rows : 1;
+    acc_t mean = s1[0] / n;
+    acc_t var = s2[0] / n - mean * mean;
+    stats[4 * c] = (float) mean;
+    stats[4 * c + 1] = (float) (var > 0 ? var : 0);
+    stats[4 * c + 2] = lo[0];
+    stats[4 * c + 3] = hi[0];
+  }
+}
+
+/* Applies utterance statistics to rows out_first .. out_first + n - 1;
+ * with enorm, HTK's energy normalisation of column eidx: floor at
+ * Emax - floor_db ln(10) / 10, then 1 - (Emax - E) scale. */
+__kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
+void
+afet_cmvn_apply (__global const float *block, uint row_stride, long first_row,
+    long out_first, uint n, uint dims, __global const float *stats,
+    __global const int *mask, int mode, int eidx, int enorm, float escale,
+    float efloor_db, __global float *out, uint out_offset)
+{
+  uint gid = get_global_id (0);
+  uint t = gid / dims;
+  uint c = gid - t * dims;
+  if (t >= n)
+    return;
+  long r = out_first + t - first_row;
+  float x = block[(size_t) r * row_stride + c];
+  float y = x;
+  if ((int) c == eidx && enorm) {
+    float emax = stats[4 * c + 3];
+    float emin = emax - efloor_db * 2.302585093f / 10.0f;
+    y = 1.0f - (emax - fmax (x, emin)) * escale;
+  } else if (mask[c]) {
+    y = afet_normalise (x, mode, stats[4 * c], stats[4 * c + 1],
+        stats[4 * c + 2], stats[4 * c + 3]);
+  }
+  out[out_offset + (size_t) t * dims + c] = y;
+}
+
+/* Kaldi's sliding window (apply-cmvn-sliding): frame t uses the frames
+ * [start, end) below; total < 0: the end is not known yet (the caller has
+ * the look-ahead in the block). */
+__kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
+void
+afet_cmvn_sliding (__global const float *block, uint row_stride,
+    long first_row, long total, long out_first, uint n, uint dims,
+    __global const int *mask, int mode, int window, int center,
+    int min_window, __global float *out, uint out_offset)
+{
+  uint gid = get_global_id (0);
+  uint t = gid / dims;
+  uint c = gid - t * dims;
+  if (t >= n)
+    return;
+  long g = out_first + t;
+  float x = block[(size_t) (g - first_row) * row_stride + c];
+  if (!mask[c] || mode == 0) {
+    out[out_offset + (size_t) t * dims + c] = x;
+    return;
+  }
+  long start, end;
+  if (center) {
+    start = g - window / 2;
+    end = start + window;
+  } else {
+    start = g - window;
+    end = g + 1;
+  }
+  if (start < 0) {
+    end -= start;
+    start = 0;
+  }
+  if (!center && end > g)
+    end = max (g + 1, (long) min_window);
+  if (total >= 0 && end > total) {
+    start -= end - total;
+    end = total;
+    if (start < 0)
+      start = 0;
+  }
+  acc_t a = 0, b = 0;
+  float mn = INFINITY, mx = -INFINITY;
+  for (long j = start; j < end; j++) {
+    float v = block[(size_t) (j - first_row) * row_stride + c];
+    a += v;
+    b += (acc_t) v * v;
+    mn = fmin (mn, v);
+    mx = fmax (mx, v);
+  }
+  acc_t cnt = (acc_t) (end - start);
+  acc_t mean = a / cnt;
+  acc_t var = b / cnt - mean * mean;
+  out[out_offset + (size_t) t * dims + c] = afet_normalise (x, mode, mean,
+      var, mn, mx);
+}
+
+/* Running statistics from the start (plus initial ones): one work-item per
+ * column, rows in order; state per column: count, sum, sum of squares, min,
+ * max (acc_t x 3, then float x 2 in minmax). */
+__kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
+void
+afet_cmvn_running (__global const float *block, uint row_stride,
+    long first_row, long out_first, uint n, uint dims,
+    __global const int *mask, int mode, __global acc_t *state,
+    __global float *minmax, __global float *out, uint out_offset)
+{
+  uint c = get_global_id (0);
+  if (c >= dims)
+    return;
+  acc_t cnt = state[3 * c], a = state[3 * c + 1], b = state[3 * c + 2];
+  float mn = minmax[2 * c], mx = minmax[2 * c + 1];
+  for (uint t = 0; t < n; t++) {
+    long r = out_first + t - first_row;
+    float x = block[(size_t) r * row_stride + c];
+    cnt += 1;
+    a += x;
+    b += (acc_t) x * x;
+    mn = fmin (mn, x);
+    mx = fmax (mx, x);
+    float y = x;
+    if (mask[c]) {
+      acc_t mean = a / cnt;
+      y = afet_normalise (x, mode, mean, b / cnt - mean * mean, mn, mx);
+    }
+    out[out_offset + (size_t) t * dims + c] = y;
+  }
+  state[3 * c] = cnt;
+  state[3 * c + 1] = a;
+  state[3 * c + 2] = b;
+  minmax[2 * c] = mn;
+  minmax[2 * c + 1] = mx;
+}
