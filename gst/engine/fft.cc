@@ -33,6 +33,9 @@
 
 namespace afet {
 
+/* largest FFT whose plans are shared between stages (see init) */
+static const int kMaxSharedFftSize = 8192;
+
 struct RealFft::Plan
 {
   VkFFTApplication app = {};
@@ -261,9 +264,13 @@ RealFft::init (Device &device, int fft_size, std::vector<int> capacities,
       registry;
   std::lock_guard<std::mutex> guard (registry_lock);
 
+  /* Past a single-pass size VkFFT keeps a scratch buffer inside the plan
+   * (seen from 16384 points on NVIDIA), which two queues must not share:
+   * such plans stay with their stage. Speech frames are far shorter. */
+  const bool shareable = fft_size <= kMaxSharedFftSize;
   for (int cap : capacities) {
     auto key = std::make_tuple (device.context (), fft_size, cap);
-    auto found = registry.find (key);
+    auto found = shareable ? registry.find (key) : registry.end ();
     if (found != registry.end ()) {
       plans_.push_back (found->second);
       continue;
@@ -298,7 +305,8 @@ RealFft::init (Device &device, int fft_size, std::vector<int> capacities,
 
     AFET_RETURN_IF_ERROR (build_plan (device, *cache, conf, &plan->app));
     plan->initialized = true;
-    registry.emplace (key, plan);
+    if (shareable)
+      registry.emplace (key, plan);
     plans_.push_back (std::move (plan));
   }
   return Status::Ok ();

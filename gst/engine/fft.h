@@ -19,7 +19,8 @@ namespace afet {
  * far longer compiling plans than transforming. VkFFT sets kernel arguments
  * on every append, so each plan has a mutex held while VkFFTAppend sets
  * arguments and enqueues on the caller's queue (microseconds; never while
- * the device computes).
+ * the device computes). Plans of more than 8192 points, for which VkFFT
+ * keeps a scratch buffer in the plan, are not shared.
  *
  * VkFFT compiles the batch count into its kernels, so one plan is built per
  * batch capacity at init() (never while streaming); forward() runs the

@@ -8,6 +8,7 @@ set -u
 top=$(pwd)
 build=${BUILD:-build}
 export AFET_DEVICE=${AFET_DEVICE:-gpu}
+export AFET_TESTDATA=${AFET_TESTDATA:-$top/tests/data}
 export LD_LIBRARY_PATH=$top/$build/gst/features${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export GST_PLUGIN_PATH_1_0=$top/$build/gst${GST_PLUGIN_PATH_1_0:+:$GST_PLUGIN_PATH_1_0}
 export GST_PLUGIN_PATH=$top/$build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}
@@ -25,9 +26,14 @@ run () {
     *) fail=$((fail + 1)); echo "--- $name: FAIL ($rc)" ;;
   esac
 }
+export AFET_CACHE_DIR=${AFET_CACHE_DIR:-${TMPDIR:-/tmp}/afet-device-test-cache}
 run engine "$build/tests/engine/test_engine"
-run afetframer "$build/tests/check/elements/check_afetframer"
-run afetmfcc "$build/tests/check/elements/check_afetmfcc"
+run plp "$build/tests/engine/test_plp"
+run cache "$build/tests/engine/test_cache"
+for t in afetframer afetmfcc afetplp afetdelta afettraps afetcmvn \
+    devicememory; do
+  run $t "$build/tests/check/elements/check_$t"
+done
 AFET_GOLDEN_SET=synthetic run golden "$build/tests/check/elements/check_golden"
 AFET_GOLDEN_SET=real run golden-real "$build/tests/check/elements/check_golden"
 echo "$pass passed, $fail failed, $skip skipped"

@@ -175,8 +175,11 @@ const gchar *
 afetcheck_testdata_dir (void)
 {
   static gchar *dir = NULL;
-  if (!dir)
-    dir = g_build_filename (AFET_SOURCE_DIR, "tests", "data", NULL);
+  if (!dir) {
+    const gchar *env = g_getenv ("AFET_TESTDATA");
+    dir = env ? g_strdup (env) :
+        g_build_filename (AFET_SOURCE_DIR, "tests", "data", NULL);
+  }
   return dir;
 }
 
