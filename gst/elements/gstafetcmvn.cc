@@ -414,7 +414,8 @@ gst_afet_cmvn_class_init (GstAfetCmvnClass * klass)
           DEFAULT_ENERGY_NORMALISE, flags));
   g_object_class_install_property (gobject_class, PROP_ENERGY_SCALE,
       g_param_spec_double ("energy-scale", "Energy scale",
-          "HTK ESCALE", 0.0, 100.0, DEFAULT_ENERGY_SCALE, flags));
+          "Scale of the normalised log energy: 1 - (Emax - E) x scale (HTK "
+          "ESCALE)", 0.0, 100.0, DEFAULT_ENERGY_SCALE, flags));
   g_object_class_install_property (gobject_class, PROP_SILENCE_FLOOR,
       g_param_spec_double ("silence-floor", "Silence floor",
           "HTK SILFLOOR in dB below the loudest frame", 0.0, 1000.0,
