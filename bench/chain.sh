@@ -15,23 +15,8 @@ secs=${1:-3600}
 reps=${2:-3}
 py=${PYTHON:-python3}
 src="audiotestsrc wave=white-noise volume=0.3 num-buffers=$secs samplesperbuffer=16000 ! audio/x-raw,format=S16LE,rate=16000,channels=1"
-best () {
-  local b=
-  for _ in $(seq "$reps"); do
-    local t0 t1
-    t0=$(date +%s.%N)
-    gst-launch-1.0 -q $src ! "$@" ! fakesink > /dev/null || return 1
-    t1=$(date +%s.%N)
-    b=$(echo "$t0 $t1 ${b:-1e9}" | awk '{d = $2 - $1; print (d < $3 ? d : $3)}')
-  done
-  echo "$b"
-}
-run () {
-  local name=$1; shift
-  local t
-  t=$(best "$@") || { echo "| $name | failed |"; return; }
-  echo "| $name | $t | $(echo "$secs $t" | awk '{printf "%.0f", $1 / $2}') |"
-}
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 echo "audio: $secs s of 16 kHz; best of $reps; gst-launch-1.0 wall time, audiotestsrc included"
 echo
 echo "| pipeline | seconds | x real time |"
@@ -40,9 +25,9 @@ source_only=$(best identity)
 echo "| audiotestsrc ! fakesink alone | $source_only | |"
 chain="afetframer ! afetmfcc ! afetdelta ! afetcmvn scope=sliding"
 sys="afetframer device-memory=false ! afetmfcc device-memory=false ! afetdelta device-memory=false ! afetcmvn scope=sliding"
-run "afetmfcc" afetmfcc
-run "$chain (device memory)" $chain
-run "$chain (system memory)" $sys
+row "afetmfcc" afetmfcc
+row "$chain (device memory)" $chain
+row "$chain (system memory)" $sys
 if "$py" -c 'import torch, torchaudio; assert torch.cuda.is_available ()' 2>/dev/null; then
   "$py" "$(dirname "$0")/chain_torch.py" "$secs" "$reps"
 else

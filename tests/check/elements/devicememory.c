@@ -173,6 +173,89 @@ GST_START_TEST (test_transfer_counts)
 
 GST_END_TEST;
 
+static GstPadProbeReturn
+count_buffers (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  guint64 *n = (guint64 *) user_data;
+  n[0]++;
+  n[1] += gst_buffer_get_size (GST_PAD_PROBE_INFO_BUFFER (info));
+  return GST_PAD_PROBE_OK;
+}
+
+/* The four-element chain: the audio goes up once per batch, the features
+ * come down once per output buffer, and nothing crosses in between. */
+GST_START_TEST (test_transfer_counts_chain)
+{
+  gchar *wav = example_wav ();
+  gchar *launch = g_strdup_printf ("filesrc location=\"%s\" ! wavparse ! "
+      "afetframer name=f max-batch=64 ! afetmfcc name=m ! afetdelta name=d ! "
+      "afetcmvn name=c scope=sliding ! fakesink name=sink", wav);
+  GstElement *pipe = gst_parse_launch (launch, NULL);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  GstPad *pad = gst_element_get_static_pad (sink, "sink");
+  guint64 out[2] = { 0, 0 };
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, count_buffers, out,
+      NULL);
+  run_to_eos (pipe);
+  gint rate = 0, n = 0;
+  gdouble *x = afetref_read_wav (wav, &rate, &n);
+  g_free (x);
+  gint frames = afetref_num_frames (n, 400, 160);
+  fail_unless_equals_uint64 (out[1], (guint64) frames * 39 * sizeof (gfloat));
+  fail_unless_equals_uint64 (get_u64 (pipe, "f", "uploads"),
+      (guint64) (frames + 63) / 64);
+  fail_unless_equals_uint64 (get_u64 (pipe, "f", "downloads"), 0);
+  const gchar *inner[] = { "m", "d" };
+  for (guint i = 0; i < 2; i++) {
+    fail_unless_equals_uint64 (get_u64 (pipe, inner[i], "uploads"), 0);
+    fail_unless_equals_uint64 (get_u64 (pipe, inner[i], "downloads"), 0);
+  }
+  fail_unless_equals_uint64 (get_u64 (pipe, "c", "uploads"), 0);
+  fail_unless_equals_uint64 (get_u64 (pipe, "c", "downloads"), out[0]);
+  fail_unless_equals_uint64 (get_u64 (pipe, "c", "download-bytes"), out[1]);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (pad);
+  gst_object_unref (sink);
+  gst_object_unref (pipe);
+  g_free (launch);
+  g_free (wav);
+}
+
+GST_END_TEST;
+
+/* Every chain gives the same numbers with device memory and with system
+ * memory forced between its elements. */
+GST_START_TEST (test_chains_same_output)
+{
+  const gchar *chains[][2] = {
+    {"afetmfcc ! afetdelta ! afetcmvn scope=sliding",
+        "afetmfcc device-memory=false ! afetdelta device-memory=false ! "
+          "afetcmvn scope=sliding"},
+    {"afetframer energy=true ! afetplp energy=true ! afetdelta order=3 ! "
+          "afetcmvn mode=meanvar",
+        "afetframer energy=true device-memory=false ! afetplp energy=true "
+          "device-memory=false ! afetdelta order=3 device-memory=false ! "
+          "afetcmvn mode=meanvar"},
+    {"afetmfcc num-ceps=0 num-filters=15 ! afettraps ! afetcmvn "
+          "scope=running",
+        "afetmfcc num-ceps=0 num-filters=15 device-memory=false ! afettraps "
+          "device-memory=false ! afetcmvn scope=running"},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (chains); i++) {
+    gsize na, nb;
+    gfloat *a = run_chain (chains[i][0], &na, NULL);
+    gfloat *b = run_chain (chains[i][1], &nb, NULL);
+    fail_unless (na > 0 && na == nb, "%s: %" G_GSIZE_FORMAT " vs %"
+        G_GSIZE_FORMAT, chains[i][0], na, nb);
+    fail_unless (memcmp (a, b, na * sizeof (gfloat)) == 0, "%s differs",
+        chains[i][0]);
+    g_free (a);
+    g_free (b);
+  }
+}
+
+GST_END_TEST;
+
 /* A tee after a device-memory element feeds an afet element and a
  * filesink: both files are right. */
 GST_START_TEST (test_tee)
@@ -369,6 +452,8 @@ devicememory_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_same_output_device_and_system);
   tcase_add_test (tc, test_transfer_counts);
+  tcase_add_test (tc, test_transfer_counts_chain);
+  tcase_add_test (tc, test_chains_same_output);
   tcase_add_test (tc, test_tee);
   tcase_add_test (tc, test_shared_context);
   tcase_add_test (tc, test_context_precedence);
