@@ -3,6 +3,9 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "clutil.h"
+#include "transfer.h"
+
+#include <algorithm>
 
 namespace afet {
 
@@ -59,6 +62,37 @@ ArgSetter::status (const char *name) const
   if (err_ != CL_SUCCESS)
     return Status (Status::OPENCL, std::string ("clSetKernelArg (") + name +
         ", " + std::to_string (idx_) + "): " + cl_error_name (err_));
+  return Status::Ok ();
+}
+
+Status
+use_queue (Device &device, cl_command_queue given, ClQueue *own,
+    cl_command_queue *out)
+{
+  if (given) {
+    *out = given;
+    return Status::Ok ();
+  }
+  AFET_RETURN_IF_ERROR (device.create_queue (own));
+  *out = own->get ();
+  return Status::Ok ();
+}
+
+Status
+run_host_batches (Device &device, cl_command_queue q, ClMem *staging,
+    long long n, int max_batch, int dims, float *out, TransferStats *stats,
+    const std::function<Status (long long, int, cl_mem)> &enqueue)
+{
+  if (!*staging)
+    AFET_RETURN_IF_ERROR (make_buffer (device.context (), CL_MEM_READ_WRITE,
+            (size_t) max_batch * dims * sizeof (float), nullptr, staging));
+  for (long long done = 0; done < n;) {
+    int b = (int) std::min<long long> (n - done, max_batch);
+    AFET_RETURN_IF_ERROR (enqueue (done, b, staging->get ()));
+    AFET_RETURN_IF_ERROR (download (q, staging->get (), 0,
+            (size_t) b * dims * sizeof (float), out + done * dims, stats));
+    done += b;
+  }
   return Status::Ok ();
 }
 

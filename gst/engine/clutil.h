@@ -7,7 +7,9 @@
 /* Small OpenCL helpers shared by the stages (engine-internal). */
 
 #include "device.h"
+#include "transfer.h"
 
+#include <functional>
 #include <string>
 
 namespace afet {
@@ -48,6 +50,20 @@ private:
   cl_uint idx_ = 0;
   cl_int err_ = CL_SUCCESS;
 };
+
+/* The queue a stage works on: the one it was given, else a new one of its
+ * own kept in own. */
+Status use_queue (Device &device, cl_command_queue given, ClQueue *own,
+    cl_command_queue *out);
+
+/* Host-to-host runs of a stage (tests, benchmarks): n frames in batches of
+ * at most max_batch; enqueue (done, b, staging) computes frames done ..
+ * done + b - 1 into row 0.. of a staging buffer (made on first use in
+ * staging), which is then downloaded to out (dims floats a frame). */
+Status run_host_batches (Device &device, cl_command_queue q, ClMem *staging,
+    long long n, int max_batch, int dims, float *out, TransferStats *stats,
+    const std::function<Status (long long done, int b, cl_mem staging)> &
+    enqueue);
 
 /* Enqueues groups work-groups of lsz work-items (1-D). */
 Status launch (cl_command_queue q, cl_kernel k, size_t groups, size_t lsz,

@@ -122,18 +122,6 @@ design_bark_bank (const PlpConfig &c, FilterBank *out,
   return Status::Ok ();
 }
 
-Status
-use_queue (Device &device, cl_command_queue given, ClQueue *own,
-    cl_command_queue *out)
-{
-  if (given) {
-    *out = given;
-    return Status::Ok ();
-  }
-  AFET_RETURN_IF_ERROR (device.create_queue (own));
-  *out = own->get ();
-  return Status::Ok ();
-}
 
 }  /* namespace */
 
@@ -462,38 +450,20 @@ PlpStage::spectra_to_features (int n, cl_mem out, size_t out_row)
 Status
 PlpStage::run_samples (const float *samples, long long n, float *out)
 {
-  const int dims = cfg_.dims ();
-  if (!out_)
-    AFET_RETURN_IF_ERROR (make_buffer (device_->context (), CL_MEM_READ_WRITE,
-            (size_t) cfg_.max_batch * dims * sizeof (float), nullptr, &out_));
-  for (long long done = 0; done < n;) {
-    int b = (int) std::min<long long> (n - done, cfg_.max_batch);
-    AFET_RETURN_IF_ERROR (enqueue_samples (samples + done * cfg_.framing.S, b,
-            out_.get (), 0));
-    AFET_RETURN_IF_ERROR (download (queue_, out_.get (), 0,
-            (size_t) b * dims * sizeof (float), out + done * dims, stats_));
-    done += b;
-  }
-  return Status::Ok ();
+  return run_host_batches (*device_, queue_, &out_, n, cfg_.max_batch,
+      cfg_.dims (), out, stats_, [&](long long done, int b, cl_mem o) {
+        return enqueue_samples (samples + done * cfg_.framing.S, b, o, 0);
+      });
 }
 
 Status
 PlpStage::run_frames (const float *frames, long long n, float *out)
 {
-  const int dims = cfg_.dims ();
-  const int in_stride = cfg_.input_stride ();
-  if (!out_)
-    AFET_RETURN_IF_ERROR (make_buffer (device_->context (), CL_MEM_READ_WRITE,
-            (size_t) cfg_.max_batch * dims * sizeof (float), nullptr, &out_));
-  for (long long done = 0; done < n;) {
-    int b = (int) std::min<long long> (n - done, cfg_.max_batch);
-    AFET_RETURN_IF_ERROR (enqueue_frames (frames + done * in_stride, nullptr,
-            0, b, out_.get (), 0));
-    AFET_RETURN_IF_ERROR (download (queue_, out_.get (), 0,
-            (size_t) b * dims * sizeof (float), out + done * dims, stats_));
-    done += b;
-  }
-  return Status::Ok ();
+  return run_host_batches (*device_, queue_, &out_, n, cfg_.max_batch,
+      cfg_.dims (), out, stats_, [&](long long done, int b, cl_mem o) {
+        return enqueue_frames (frames + done * cfg_.input_stride (), nullptr,
+            0, b, o, 0);
+      });
 }
 
 }  /* namespace afet */

@@ -69,18 +69,6 @@ FramingKernel::enqueue (cl_command_queue q, const float *samples, int n,
   return launch (q, kernel_.get (), n, lsz_, "afet_frame");
 }
 
-static Status
-use_queue (Device &device, cl_command_queue given, ClQueue *own,
-    cl_command_queue *out)
-{
-  if (given) {
-    *out = given;
-    return Status::Ok ();
-  }
-  AFET_RETURN_IF_ERROR (device.create_queue (own));
-  *out = own->get ();
-  return Status::Ok ();
-}
 
 /* ---- afetframer ------------------------------------------------------- */
 
@@ -111,19 +99,10 @@ FramerStage::enqueue (const float *samples, int n, cl_mem out,
 Status
 FramerStage::run (const float *samples, long long n, float *out)
 {
-  const int dims = cfg_.dims ();
-  if (!out_)
-    AFET_RETURN_IF_ERROR (make_buffer (device_->context (), CL_MEM_READ_WRITE,
-            (size_t) cfg_.max_batch * dims * sizeof (float), nullptr, &out_));
-  for (long long done = 0; done < n;) {
-    int b = (int) std::min<long long> (n - done, cfg_.max_batch);
-    AFET_RETURN_IF_ERROR (enqueue (samples + done * cfg_.framing.S, b,
-            out_.get (), 0));
-    AFET_RETURN_IF_ERROR (download (queue_, out_.get (), 0,
-            (size_t) b * dims * sizeof (float), out + done * dims, stats_));
-    done += b;
-  }
-  return Status::Ok ();
+  return run_host_batches (*device_, queue_, &out_, n, cfg_.max_batch,
+      cfg_.dims (), out, stats_, [&](long long done, int b, cl_mem o) {
+        return enqueue (samples + done * cfg_.framing.S, b, o, 0);
+      });
 }
 
 /* ---- MFCC / FBANK ----------------------------------------------------- */
@@ -361,38 +340,20 @@ MfccStage::spectra_to_features (int n, cl_mem out, size_t out_row)
 Status
 MfccStage::run_samples (const float *samples, long long n, float *out)
 {
-  const int dims = cfg_.dims ();
-  if (!out_)
-    AFET_RETURN_IF_ERROR (make_buffer (device_->context (), CL_MEM_READ_WRITE,
-            (size_t) cfg_.max_batch * dims * sizeof (float), nullptr, &out_));
-  for (long long done = 0; done < n;) {
-    int b = (int) std::min<long long> (n - done, cfg_.max_batch);
-    AFET_RETURN_IF_ERROR (enqueue_samples (samples + done * cfg_.framing.S, b,
-            out_.get (), 0));
-    AFET_RETURN_IF_ERROR (download (queue_, out_.get (), 0,
-            (size_t) b * dims * sizeof (float), out + done * dims, stats_));
-    done += b;
-  }
-  return Status::Ok ();
+  return run_host_batches (*device_, queue_, &out_, n, cfg_.max_batch,
+      cfg_.dims (), out, stats_, [&](long long done, int b, cl_mem o) {
+        return enqueue_samples (samples + done * cfg_.framing.S, b, o, 0);
+      });
 }
 
 Status
 MfccStage::run_frames (const float *frames, long long n, float *out)
 {
-  const int dims = cfg_.dims ();
-  const int in_stride = cfg_.input_stride ();
-  if (!out_)
-    AFET_RETURN_IF_ERROR (make_buffer (device_->context (), CL_MEM_READ_WRITE,
-            (size_t) cfg_.max_batch * dims * sizeof (float), nullptr, &out_));
-  for (long long done = 0; done < n;) {
-    int b = (int) std::min<long long> (n - done, cfg_.max_batch);
-    AFET_RETURN_IF_ERROR (enqueue_frames (frames + done * in_stride, nullptr,
-            0, b, out_.get (), 0));
-    AFET_RETURN_IF_ERROR (download (queue_, out_.get (), 0,
-            (size_t) b * dims * sizeof (float), out + done * dims, stats_));
-    done += b;
-  }
-  return Status::Ok ();
+  return run_host_batches (*device_, queue_, &out_, n, cfg_.max_batch,
+      cfg_.dims (), out, stats_, [&](long long done, int b, cl_mem o) {
+        return enqueue_frames (frames + done * cfg_.input_stride (), nullptr,
+            0, b, o, 0);
+      });
 }
 
 }  /* namespace afet */

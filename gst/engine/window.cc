@@ -18,18 +18,6 @@ options (size_t lsz)
   return "-DAFET_LSZ=" + std::to_string (lsz);
 }
 
-static Status
-use_queue (Device &device, cl_command_queue given, ClQueue *own,
-    cl_command_queue *out)
-{
-  if (given) {
-    *out = given;
-    return Status::Ok ();
-  }
-  AFET_RETURN_IF_ERROR (device.create_queue (own));
-  *out = own->get ();
-  return Status::Ok ();
-}
 
 /* ---- deltas ----------------------------------------------------------- */
 
