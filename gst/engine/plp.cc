@@ -272,27 +272,13 @@ PlpStage::init (std::shared_ptr<Device> device, const PlpConfig &cfg,
   Device &dev = *device_;
   cl_context ctx = dev.context ();
   lsz_ = pick_local_size (dev);
-  const int N = cfg.fft_size ();
   const int M = cfg.num_filters;
   const int p = cfg.lpc_order;
 
   AFET_RETURN_IF_ERROR (use_queue (dev, queue, &own_queue_, &queue_));
-  if (cfg.frames_input) {
-    /* the same options as stages.cc, so the framing program is shared */
-    std::string fopts = "-DAFET_LSZ=" + std::to_string (lsz_) +
-        " -DAFET_MAX_FILTERS=" + std::to_string (kMaxFilters);
-    AFET_RETURN_IF_ERROR (make_kernel (dev, "framing", kernels::framing,
-            kernels::framing_sha256, fopts, "afet_pad_frames",
-            &pad_kernel_));
-  } else {
-    AFET_RETURN_IF_ERROR (framing_.init (dev, cfg.framing, cfg.max_batch));
-  }
-
-  std::vector<int> caps = RealFft::capacities_for (cfg.max_batch);
-  const int rows = caps.back ();
-  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE,
-          (size_t) rows * (N + 2) * sizeof (float), nullptr, &spec_));
-  AFET_RETURN_IF_ERROR (fft_.init (dev, N, caps, spec_.get ()));
+  AFET_RETURN_IF_ERROR (front_.init (dev, cfg.framing, cfg.frames_input,
+          cfg.input_has_energy, cfg.max_batch));
+  const int rows = cfg.max_batch;
 
   const FilterBank &fb = d.bank;
   AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY,
@@ -346,19 +332,8 @@ Status
 PlpStage::enqueue_samples (const float *samples, int n, cl_mem out,
     size_t out_row)
 {
-  const PlpConfig &c = cfg_;
-  if (c.frames_input)
-    return Status (Status::BAD_CONFIG, "enqueue_samples: this stage was "
-        "configured for frames input");
-  if (n < 1 || n > c.max_batch)
-    return Status (Status::BAD_CONFIG, "enqueue_samples: batch of " +
-        std::to_string (n) + " frames, want 1.." +
-        std::to_string (c.max_batch));
-  const int dims = c.dims ();
-  AFET_RETURN_IF_ERROR (framing_.enqueue (queue_, samples, n, spec_.get (),
-          0, c.fft_size () + 2, out,
-          out_row * dims + (c.energy ? c.energy_index () : 0), dims,
-          c.energy, stats_));
+  AFET_RETURN_IF_ERROR (front_.enqueue_samples (queue_, samples, n, out,
+          out_row, cfg_.dims (), cfg_.energy_index (), stats_));
   return spectra_to_features (n, out, out_row);
 }
 
@@ -366,36 +341,8 @@ Status
 PlpStage::enqueue_frames (const float *host, cl_mem frames, size_t in_row,
     int n, cl_mem out, size_t out_row)
 {
-  const PlpConfig &c = cfg_;
-  if (!c.frames_input)
-    return Status (Status::BAD_CONFIG, "enqueue_frames: this stage was "
-        "configured for audio input");
-  if (n < 1 || n > c.max_batch)
-    return Status (Status::BAD_CONFIG, "enqueue_frames: batch of " +
-        std::to_string (n) + " frames, want 1.." +
-        std::to_string (c.max_batch));
-  const int dims = c.dims ();
-  const int in_stride = c.input_stride ();
-  if (host) {
-    if (!frames_in_)
-      AFET_RETURN_IF_ERROR (make_buffer (device_->context (),
-              CL_MEM_READ_ONLY, (size_t) c.max_batch * in_stride *
-              sizeof (float), nullptr, &frames_in_));
-    AFET_RETURN_IF_ERROR (upload (queue_, frames_in_.get (), 0,
-            (size_t) n * in_stride * sizeof (float), host, true, stats_));
-    frames = frames_in_.get ();
-    in_row = 0;
-  }
-  cl_mem spec = spec_.get ();
-  ArgSetter a (pad_kernel_.get ());
-  a (frames) ((cl_uint) (in_row * in_stride)) ((cl_uint) in_stride)
-      ((cl_uint) c.framing.W) (spec) ((cl_uint) (c.fft_size () + 2))
-      ((cl_uint) n) (out)
-      ((cl_uint) (out_row * dims + (c.energy ? c.energy_index () : 0)))
-      ((cl_uint) dims) ((cl_int) (c.energy ? 1 : 0));
-  AFET_RETURN_IF_ERROR (a.status ("afet_pad_frames"));
-  AFET_RETURN_IF_ERROR (launch (queue_, pad_kernel_.get (), n, lsz_,
-          "afet_pad_frames"));
+  AFET_RETURN_IF_ERROR (front_.enqueue_frames (queue_, host, frames, in_row,
+          n, out, out_row, cfg_.dims (), cfg_.energy_index (), stats_));
   return spectra_to_features (n, out, out_row);
 }
 
@@ -404,13 +351,11 @@ PlpStage::spectra_to_features (int n, cl_mem out, size_t out_row)
 {
   cl_command_queue q = queue_;
   const PlpConfig &c = cfg_;
-  const cl_uint stride = (cl_uint) (c.fft_size () + 2);
+  const cl_uint stride = (cl_uint) front_.stride ();
   const int dims = c.dims ();
   const int M = c.num_filters;
   const int p = c.lpc_order;
-  cl_mem spec = spec_.get ();
-
-  AFET_RETURN_IF_ERROR (fft_.forward (q, spec, n));
+  cl_mem spec = front_.spectra ();
 
   /* auditory spectra, n x (M + 2) */
   cl_mem first = first_.get (), count = count_.get (), offset = offset_.get (),

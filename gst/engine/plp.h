@@ -108,13 +108,9 @@ private:
   ClQueue own_queue_;
   cl_command_queue queue_ = nullptr;
   TransferStats *stats_ = nullptr;
-  FramingKernel framing_;
-  ClKernel pad_kernel_;
+  SpectrumFront front_;
   ClKernel bank_kernel_;
   ClKernel lpc_kernel_;
-  RealFft fft_;
-  ClMem frames_in_;     /* frames input staging (host frames) */
-  ClMem spec_;          /* FFT rows: max_batch x (N + 2) */
   ClMem aspec_;         /* auditory spectra: max_batch x (M + 2) */
   ClMem autoc_;         /* autocorrelation: (p + 1) x r_ld_ */
   ClMem out_;           /* run_*: max_batch x dims */

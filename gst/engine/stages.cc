@@ -16,8 +16,8 @@ namespace afet {
 
 #define AFET_MAX_FILTERS 256
 
-static std::string
-build_options (size_t lsz)
+std::string
+stage_build_options (size_t lsz)
 {
   return "-DAFET_LSZ=" + std::to_string (lsz) + " -DAFET_MAX_FILTERS=" +
       std::to_string (AFET_MAX_FILTERS);
@@ -34,7 +34,7 @@ FramingKernel::init (Device &device, const FramingConfig &cfg, int max_batch)
     return Status (Status::BAD_CONFIG, "frame length and shift must be at "
         "least one sample");
   AFET_RETURN_IF_ERROR (make_kernel (device, "framing", kernels::framing,
-          kernels::framing_sha256, build_options (lsz_), "afet_frame",
+          kernels::framing_sha256, stage_build_options (lsz_), "afet_frame",
           &kernel_));
   std::vector<float> win = make_window (cfg.window, cfg.W);
   AFET_RETURN_IF_ERROR (make_buffer (device.context (), CL_MEM_READ_ONLY,
@@ -69,6 +69,90 @@ FramingKernel::enqueue (cl_command_queue q, const float *samples, int n,
   return launch (q, kernel_.get (), n, lsz_, "afet_frame");
 }
 
+
+/* ---- the spectral front ----------------------------------------------- */
+
+Status
+SpectrumFront::init (Device &device, const FramingConfig &framing,
+    bool frames_input, bool input_has_energy, int max_batch)
+{
+  context_ = device.context ();
+  framing_cfg_ = framing;
+  frames_input_ = frames_input;
+  in_stride_ = framing.W + (input_has_energy ? 1 : 0);
+  max_batch_ = max_batch;
+  fft_size_ = next_pow2 (framing.W);
+  lsz_ = pick_local_size (device);
+  if (frames_input) {
+    AFET_RETURN_IF_ERROR (make_kernel (device, "framing", kernels::framing,
+            kernels::framing_sha256, stage_build_options (lsz_),
+            "afet_pad_frames", &pad_kernel_));
+  } else {
+    AFET_RETURN_IF_ERROR (framing_.init (device, framing, max_batch));
+  }
+  std::vector<int> caps = RealFft::capacities_for (max_batch);
+  AFET_RETURN_IF_ERROR (make_buffer (context_, CL_MEM_READ_WRITE,
+          (size_t) caps.back () * stride () * sizeof (float), nullptr,
+          &spec_));
+  return fft_.init (device, fft_size_, caps, spec_.get ());
+}
+
+Status
+SpectrumFront::transform (cl_command_queue q, int n)
+{
+  return fft_.forward (q, spec_.get (), n);
+}
+
+Status
+SpectrumFront::enqueue_samples (cl_command_queue q, const float *samples,
+    int n, cl_mem out, size_t out_row, int out_dims, int energy_col,
+    TransferStats *stats)
+{
+  if (frames_input_)
+    return Status (Status::BAD_CONFIG, "enqueue_samples: this stage was "
+        "configured for frames input");
+  if (n < 1 || n > max_batch_)
+    return Status (Status::BAD_CONFIG, "batch of " + std::to_string (n) +
+        " frames, want 1.." + std::to_string (max_batch_));
+  AFET_RETURN_IF_ERROR (framing_.enqueue (q, samples, n, spec_.get (), 0,
+          stride (), out, out_row * out_dims + (energy_col >= 0 ? energy_col :
+              0), out_dims, energy_col >= 0, stats));
+  return transform (q, n);
+}
+
+Status
+SpectrumFront::enqueue_frames (cl_command_queue q, const float *host,
+    cl_mem frames, size_t in_row, int n, cl_mem out, size_t out_row,
+    int out_dims, int energy_col, TransferStats *stats)
+{
+  if (!frames_input_)
+    return Status (Status::BAD_CONFIG, "enqueue_frames: this stage was "
+        "configured for audio input");
+  if (n < 1 || n > max_batch_)
+    return Status (Status::BAD_CONFIG, "batch of " + std::to_string (n) +
+        " frames, want 1.." + std::to_string (max_batch_));
+  if (host) {
+    if (!frames_in_)
+      AFET_RETURN_IF_ERROR (make_buffer (context_, CL_MEM_READ_ONLY,
+              (size_t) max_batch_ * in_stride_ * sizeof (float), nullptr,
+              &frames_in_));
+    AFET_RETURN_IF_ERROR (upload (q, frames_in_.get (), 0,
+            (size_t) n * in_stride_ * sizeof (float), host, true, stats));
+    frames = frames_in_.get ();
+    in_row = 0;
+  }
+  cl_mem spec = spec_.get ();
+  ArgSetter a (pad_kernel_.get ());
+  a (frames) ((cl_uint) (in_row * in_stride_)) ((cl_uint) in_stride_)
+      ((cl_uint) framing_cfg_.W) (spec) ((cl_uint) stride ()) ((cl_uint) n)
+      (out) ((cl_uint) (out_row * out_dims + (energy_col >= 0 ? energy_col :
+                  0))) ((cl_uint) out_dims)
+      ((cl_int) (energy_col >= 0 ? 1 : 0));
+  AFET_RETURN_IF_ERROR (a.status ("afet_pad_frames"));
+  AFET_RETURN_IF_ERROR (launch (q, pad_kernel_.get (), n, lsz_,
+          "afet_pad_frames"));
+  return transform (q, n);
+}
 
 /* ---- afetframer ------------------------------------------------------- */
 
@@ -177,19 +261,9 @@ MfccStage::init (std::shared_ptr<Device> device, const MfccConfig &cfg,
   AFET_RETURN_IF_ERROR (design_htk_melbank (md, &fb));
 
   AFET_RETURN_IF_ERROR (use_queue (dev, queue, &own_queue_, &queue_));
-  if (cfg.frames_input) {
-    AFET_RETURN_IF_ERROR (make_kernel (dev, "framing", kernels::framing,
-            kernels::framing_sha256, build_options (lsz_), "afet_pad_frames",
-            &pad_kernel_));
-  } else {
-    AFET_RETURN_IF_ERROR (framing_.init (dev, cfg.framing, cfg.max_batch));
-  }
-
-  std::vector<int> caps = RealFft::capacities_for (cfg.max_batch);
-  const int rows = caps.back ();
-  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE,
-          (size_t) rows * (N + 2) * sizeof (float), nullptr, &spec_));
-  AFET_RETURN_IF_ERROR (fft_.init (dev, N, caps, spec_.get ()));
+  AFET_RETURN_IF_ERROR (front_.init (dev, cfg.framing, cfg.frames_input,
+          cfg.input_has_energy, cfg.max_batch));
+  const int rows = cfg.max_batch;
 
   AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY,
           fb.first.size () * sizeof (int), fb.first.data (), &first_));
@@ -202,7 +276,7 @@ MfccStage::init (std::shared_ptr<Device> device, const MfccConfig &cfg,
           &weights_));
 
   AFET_RETURN_IF_ERROR (make_kernel (dev, "melbank", kernels::melbank,
-          kernels::melbank_sha256, build_options (lsz_), "afet_melbank",
+          kernels::melbank_sha256, stage_build_options (lsz_), "afet_melbank",
           &melbank_kernel_));
   if (cfg.num_ceps > 0) {
     ncols_dct_ = cfg.num_ceps + (cfg.c0 ? 1 : 0);
@@ -211,7 +285,7 @@ MfccStage::init (std::shared_ptr<Device> device, const MfccConfig &cfg,
             D.size () * sizeof (float), D.data (), &dct_));
     if (cfg.dct == DctMode::FUSED) {
       AFET_RETURN_IF_ERROR (make_kernel (dev, "melbank", kernels::melbank,
-              kernels::melbank_sha256, build_options (lsz_),
+              kernels::melbank_sha256, stage_build_options (lsz_),
               "afet_melbank_dct", &melbank_dct_kernel_));
     } else {
       AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE,
@@ -240,15 +314,8 @@ Status
 MfccStage::enqueue_samples (const float *samples, int n, cl_mem out,
     size_t out_row)
 {
-  const MfccConfig &c = cfg_;
-  if (c.frames_input || n > c.max_batch)
-    return Status (Status::BAD_CONFIG, "enqueue_samples: wrong input or "
-        "batch too large");
-  const int dims = c.dims ();
-  AFET_RETURN_IF_ERROR (framing_.enqueue (queue_, samples, n, spec_.get (),
-          0, c.fft_size () + 2, out,
-          out_row * dims + (c.energy ? c.energy_index () : 0), dims,
-          c.energy, stats_));
+  AFET_RETURN_IF_ERROR (front_.enqueue_samples (queue_, samples, n, out,
+          out_row, cfg_.dims (), cfg_.energy_index (), stats_));
   return spectra_to_features (n, out, out_row);
 }
 
@@ -256,32 +323,8 @@ Status
 MfccStage::enqueue_frames (const float *host, cl_mem frames, size_t in_row,
     int n, cl_mem out, size_t out_row)
 {
-  const MfccConfig &c = cfg_;
-  if (!c.frames_input || n > c.max_batch)
-    return Status (Status::BAD_CONFIG, "enqueue_frames: wrong input or "
-        "batch too large");
-  const int dims = c.dims ();
-  const int in_stride = c.input_stride ();
-  if (host) {
-    if (!frames_in_)
-      AFET_RETURN_IF_ERROR (make_buffer (device_->context (),
-              CL_MEM_READ_ONLY, (size_t) c.max_batch * in_stride *
-              sizeof (float), nullptr, &frames_in_));
-    AFET_RETURN_IF_ERROR (upload (queue_, frames_in_.get (), 0,
-            (size_t) n * in_stride * sizeof (float), host, true, stats_));
-    frames = frames_in_.get ();
-    in_row = 0;
-  }
-  cl_mem spec = spec_.get ();
-  ArgSetter a (pad_kernel_.get ());
-  a (frames) ((cl_uint) (in_row * in_stride)) ((cl_uint) in_stride)
-      ((cl_uint) c.framing.W) (spec) ((cl_uint) (c.fft_size () + 2))
-      ((cl_uint) n) (out)
-      ((cl_uint) (out_row * dims + (c.energy ? c.energy_index () : 0)))
-      ((cl_uint) dims) ((cl_int) (c.energy ? 1 : 0));
-  AFET_RETURN_IF_ERROR (a.status ("afet_pad_frames"));
-  AFET_RETURN_IF_ERROR (launch (queue_, pad_kernel_.get (), n, lsz_,
-          "afet_pad_frames"));
+  AFET_RETURN_IF_ERROR (front_.enqueue_frames (queue_, host, frames, in_row,
+          n, out, out_row, cfg_.dims (), cfg_.energy_index (), stats_));
   return spectra_to_features (n, out, out_row);
 }
 
@@ -290,13 +333,11 @@ MfccStage::spectra_to_features (int n, cl_mem out, size_t out_row)
 {
   cl_command_queue q = queue_;
   const MfccConfig &c = cfg_;
-  const cl_uint stride = (cl_uint) (c.fft_size () + 2);
+  const cl_uint stride = (cl_uint) front_.stride ();
   const int dims = c.dims ();
   const int M = c.num_filters;
   const cl_uint out_offset = (cl_uint) (out_row * dims);
-  cl_mem spec = spec_.get ();
-
-  AFET_RETURN_IF_ERROR (fft_.forward (q, spec, n));
+  cl_mem spec = front_.spectra ();
 
   cl_mem first = first_.get (), count = count_.get (), offset = offset_.get (),
       weights = weights_.get ();

@@ -10,6 +10,7 @@
 #include "transfer.h"
 
 #include <memory>
+#include <string>
 
 namespace afet {
 
@@ -54,6 +55,51 @@ private:
   size_t samples_cap_ = 0;
   size_t lsz_ = 64;
 };
+
+/* The front of the spectral stages (MFCC, PLP): frames, from audio
+ * through the framing kernel or given frames copied into zero-padded rows,
+ * then their batched real FFT. A frame's raw log energy, when wanted, goes
+ * straight to its column in the stage's output rows. */
+class SpectrumFront
+{
+public:
+  /* frames_input: given frames of W (+ 1 energy when input_has_energy)
+   * floats; else audio. */
+  Status init (Device &device, const FramingConfig &framing,
+      bool frames_input, bool input_has_energy, int max_batch);
+  /* n <= max_batch frames into spectra (); energy_col >= 0: each frame's
+   * energy to out[(out_row + t) * out_dims + energy_col]. Audio from the
+   * host, or frames from the host (uploaded) or from device rows in_row.. */
+  Status enqueue_samples (cl_command_queue q, const float *samples, int n,
+      cl_mem out, size_t out_row, int out_dims, int energy_col,
+      TransferStats *stats);
+  Status enqueue_frames (cl_command_queue q, const float *host, cl_mem frames,
+      size_t in_row, int n, cl_mem out, size_t out_row, int out_dims,
+      int energy_col, TransferStats *stats);
+  /* rows of stride () floats: N / 2 + 1 complex bins */
+  cl_mem spectra () const { return spec_.get (); }
+  int stride () const { return fft_size_ + 2; }
+
+private:
+  Status transform (cl_command_queue q, int n);
+
+  cl_context context_ = nullptr;
+  FramingConfig framing_cfg_;
+  bool frames_input_ = false;
+  int in_stride_ = 0;
+  int max_batch_ = 0;
+  int fft_size_ = 0;
+  size_t lsz_ = 64;
+  FramingKernel framing_;
+  ClKernel pad_kernel_;
+  RealFft fft_;
+  ClMem spec_;
+  ClMem frames_in_;
+};
+
+/* The build options of the framing and melbank programs (shared by every
+ * stage that uses them). */
+std::string stage_build_options (size_t lsz);
 
 /* afetframer's computation: n frames of W pre-emphasised, windowed samples,
  * optionally followed by the raw log energy (W + 1 floats a frame). */
@@ -150,13 +196,9 @@ private:
   ClQueue own_queue_;
   cl_command_queue queue_ = nullptr;
   TransferStats *stats_ = nullptr;
-  FramingKernel framing_;
-  ClKernel pad_kernel_;
+  SpectrumFront front_;
   ClKernel melbank_kernel_;
   ClKernel melbank_dct_kernel_;
-  RealFft fft_;
-  ClMem frames_in_;     /* frames input staging (host frames) */
-  ClMem spec_;          /* FFT rows: max_batch x (N + 2) */
   ClMem fbank_;         /* GEMM path: max_batch x M */
   ClMem out_;           /* run_*: max_batch x dims */
   ClMem first_, count_, offset_, weights_, dct_;
