@@ -90,6 +90,36 @@ GST_START_TEST (test_plp_vs_reference)
 
 GST_END_TEST;
 
+/* Real speech (the synthetic sentences) at the three rates, HTK PLP_0
+ * settings, against the double reference. */
+GST_START_TEST (test_speech_vs_reference)
+{
+  const gchar *names[] = { "s03_8k", "s03_16k", "s03_44k" };
+  const gint filters[] = { 15, 23, 25 };
+  for (guint i = 0; i < 3; i++) {
+    gchar *file = g_strconcat (names[i], ".wav", NULL);
+    gchar *wav = g_build_filename (afetcheck_testdata_dir (), "audio", file,
+        NULL);
+    gint rate = 0, n = 0;
+    gdouble *x = afetref_read_wav (wav, &rate, &n);
+    fail_unless (x != NULL, "%s", wav);
+    AfetRefPlpConfig rc;
+    afetref_plp_config_init (&rc);
+    rc.rate = rate;
+    rc.frame_length_ms = 20;
+    rc.num_filters = filters[i];
+    gchar *launch = g_strdup_printf ("afetplp frame-length=20 "
+        "num-filters=%d", filters[i]);
+    compare (launch, &rc, x, n);
+    g_free (launch);
+    g_free (x);
+    g_free (wav);
+    g_free (file);
+  }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_bark_and_options)
 {
   const gint rate = 16000, n = rate * 2;
@@ -184,6 +214,7 @@ afetplp_suite (void)
   TCase *tc = tcase_create ("general");
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_plp_vs_reference);
+  tcase_add_test (tc, test_speech_vs_reference);
   tcase_add_test (tc, test_bark_and_options);
   tcase_add_test (tc, test_split_and_frames_input);
   tcase_add_test (tc, test_silence_finite);

@@ -67,9 +67,20 @@ run (const gchar * launch, const gdouble * x, gint n, const gint * sizes,
 }
 
 static void
+check_against_reference_on (const gchar * launch, gint L, gint K,
+    gdouble * x, gint n);
+
+static void
 check_against_reference (const gchar * launch, gint L, gint K, gint n)
 {
-  gdouble *x = int_noise (n, 9000, 50 + n);
+  check_against_reference_on (launch, L, K, int_noise (n, 9000, 50 + n), n);
+}
+
+/* takes x */
+static void
+check_against_reference_on (const gchar * launch, gint L, gint K,
+    gdouble * x, gint n)
+{
   AfetRefConfig rc;
   afetref_config_init (&rc);
   rc.rate = 16000;
@@ -98,6 +109,14 @@ GST_START_TEST (test_traps_vs_reference)
   check_against_reference ("afettraps length=11 num-dct=4", 11, 4, 16000);
   /* shorter than the trajectory: edges clamp on both sides at once */
   check_against_reference ("afettraps", 31, 11, 400 + 160 * 9);
+  /* speech */
+  gchar *wav = g_build_filename (afetcheck_testdata_dir (), "audio",
+      "s02_16k.wav", NULL);
+  gint rate = 0, n = 0;
+  gdouble *x = afetref_read_wav (wav, &rate, &n);
+  fail_unless (x != NULL && rate == 16000);
+  check_against_reference_on ("afettraps", 31, 11, x, n);
+  g_free (wav);
 }
 
 GST_END_TEST;
