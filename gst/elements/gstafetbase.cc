@@ -1344,9 +1344,10 @@ window_emit (GstAfetBase * self, bool drain, bool force)
         p->hist_first + p->hist_rows, k, p->frames_out, drain ? " (end)" : "");
     GstAfetBatch batch;
     batch.device = p->hist[p->cur].get ();
-    batch.first_row = p->hist_first;
-    batch.rows = p->hist_rows;
-    batch.total = drain ? p->received : -1;
+    batch.block.rows = batch.device;
+    batch.block.row_stride = p->row_dims;
+    batch.block.first_row = p->hist_first;
+    batch.block.total = drain ? p->received : -1;
     batch.out_first = (gint64) p->frames_out;
     GstBuffer *buf = nullptr;
     GstFlowReturn ret = compute (self, k, &batch, nullptr, &buf);

@@ -12,6 +12,7 @@
 #include "device.h"
 #include "params.h"
 #include "transfer.h"
+#include "window.h"
 
 #include <memory>
 #include <string>
@@ -69,13 +70,12 @@ struct GstAfetBatch
   const float *host = nullptr;
   cl_mem device = nullptr;
   size_t in_row = 0;
-  /* window elements (see gst_afet_base_set_window): device holds input
-   * rows with global frame indices first_row .. first_row + rows - 1; the
-   * stream has total frames (-1 while unknown, so only the start clamps);
-   * the batch computes output frames out_first .. out_first + n - 1 */
-  gint64 first_row = 0;
-  gint64 rows = 0;
-  gint64 total = -1;
+  /* window elements (see gst_afet_base_set_window): block holds the input
+   * rows with global frame indices block.first_row .. (device == block.rows,
+   * rows of the row_dims given to set_window); the stream has block.total
+   * frames (-1 while unknown, so only the start clamps); the batch computes
+   * output frames out_first .. out_first + n - 1 */
+  afet::WindowBlock block;
   gint64 out_first = 0;
 };
 

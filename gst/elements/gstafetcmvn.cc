@@ -114,7 +114,6 @@ struct GstAfetCmvnPrivate
   gdouble silence_floor = DEFAULT_SILENCE_FLOOR;
   std::string stats_file;
   std::unique_ptr<afet::CmvnStage> stage;
-  int in_dims = 0;
 };
 /* *INDENT-ON* */
 
@@ -239,7 +238,6 @@ gst_afet_cmvn_configure (GstAfetBase * base,
   }
   gst_afet_base_set_window (base, c.back (), c.ahead (), in->in_dims);
   gst_afet_base_set_window_start (base, c.start_need ());
-  self->priv->in_dims = in->in_dims;
   self->priv->stage = std::move (stage);
   return TRUE;
 }
@@ -249,13 +247,8 @@ gst_afet_cmvn_process (GstAfetBase * base, const GstAfetBatch * in, gint n,
     cl_mem out, gsize out_row, gchar ** why)
 {
   GstAfetCmvn *self = GST_AFET_CMVN (base);
-  afet::WindowBlock block;
-  block.rows = in->device;
-  block.row_stride = self->priv->in_dims;
-  block.first_row = in->first_row;
-  block.total = in->total;
-  afet::Status st = self->priv->stage->enqueue (block, in->out_first, n, out,
-      out_row);
+  afet::Status st = self->priv->stage->enqueue (in->block, in->out_first, n,
+      out, out_row);
   if (!st.ok ()) {
     *why = g_strdup (st.message ().c_str ());
     return FALSE;

@@ -56,7 +56,6 @@ struct GstAfetDeltaPrivate
   guint delta_window = DEFAULT_DELTA_WINDOW;
   guint accel_window = DEFAULT_ACCEL_WINDOW;
   std::unique_ptr<afet::DeltaStage> stage;
-  int in_dims = 0;
 };
 /* *INDENT-ON* */
 
@@ -130,7 +129,6 @@ gst_afet_delta_configure (GstAfetBase * base,
     return FALSE;
   }
   gst_afet_base_set_window (base, c.ahead (), c.ahead (), in->in_dims);
-  self->priv->in_dims = in->in_dims;
   self->priv->stage = std::move (stage);
   GST_DEBUG_OBJECT (self, "%d statics, order %d, windows %d/%d, look-ahead "
       "%d frames", c.statics, c.order, c.delta_window, c.accel_window,
@@ -143,13 +141,8 @@ gst_afet_delta_process (GstAfetBase * base, const GstAfetBatch * in, gint n,
     cl_mem out, gsize out_row, gchar ** why)
 {
   GstAfetDelta *self = GST_AFET_DELTA (base);
-  afet::WindowBlock block;
-  block.rows = in->device;
-  block.row_stride = self->priv->in_dims;
-  block.first_row = in->first_row;
-  block.total = in->total;
-  afet::Status st = self->priv->stage->enqueue (block, in->out_first, n, out,
-      out_row);
+  afet::Status st = self->priv->stage->enqueue (in->block, in->out_first, n,
+      out, out_row);
   if (!st.ok ()) {
     *why = g_strdup (st.message ().c_str ());
     return FALSE;

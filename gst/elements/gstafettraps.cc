@@ -61,7 +61,6 @@ struct GstAfetTrapsPrivate
   guint num_dct = DEFAULT_NUM_DCT;
   std::unique_ptr<afet::MfccStage> fbank;     /* audio input */
   std::unique_ptr<afet::TrapsStage> stage;
-  int row_dims = 0;
 };
 /* *INDENT-ON* */
 
@@ -174,7 +173,6 @@ gst_afet_traps_configure (GstAfetBase * base,
     return FALSE;
   }
   gst_afet_base_set_window (base, c.ahead (), c.ahead (), c.row_stride);
-  self->priv->row_dims = c.row_stride;
   self->priv->stage = std::move (stage);
   self->priv->fbank = std::move (fbank);
   GST_DEBUG_OBJECT (self, "%d bands, length %d, %d DCT coefficients, %s "
@@ -200,13 +198,8 @@ gst_afet_traps_process (GstAfetBase * base, const GstAfetBatch * in, gint n,
     cl_mem out, gsize out_row, gchar ** why)
 {
   GstAfetTraps *self = GST_AFET_TRAPS (base);
-  afet::WindowBlock block;
-  block.rows = in->device;
-  block.row_stride = self->priv->row_dims;
-  block.first_row = in->first_row;
-  block.total = in->total;
-  afet::Status st = self->priv->stage->enqueue (block, in->out_first, n, out,
-      out_row);
+  afet::Status st = self->priv->stage->enqueue (in->block, in->out_first, n,
+      out, out_row);
   if (!st.ok ()) {
     *why = g_strdup (st.message ().c_str ());
     return FALSE;
