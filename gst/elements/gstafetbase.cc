@@ -660,6 +660,30 @@ to_engine_window (GstAfetWindow w)
   }
 }
 
+afet::FramingConfig
+gst_afet_base_framing_config (const GstAfetInput * in)
+{
+  afet::FramingConfig f;
+  f.rate = in->rate;
+  f.W = in->W;
+  f.S = in->S;
+  f.window = in->window;
+  f.preemph = in->preemph;
+  return f;
+}
+
+gboolean
+gst_afet_base_check_frames_input (GstAfetBase * self, const GstAfetInput * in,
+    gchar ** why)
+{
+  if (in->audio || (in->features.kind == AFET_FEATURES_KIND_FRAMES &&
+          in->features.statics >= in->W && in->features.delta_order == 0))
+    return TRUE;
+  *why = g_strdup_printf ("%s takes audio or afetframer's kind=frames stream",
+      GST_ELEMENT_NAME (self));
+  return FALSE;
+}
+
 AfetFeaturesWindow
 gst_afet_base_caps_window (afet::Window w)
 {

@@ -12,6 +12,7 @@
 #include "device.h"
 #include "params.h"
 #include "transfer.h"
+#include "stages.h"
 #include "window.h"
 
 #include <memory>
@@ -136,6 +137,14 @@ gboolean gst_afet_base_get_framing_property (GObject * object, guint prop_id,
 #define GST_AFET_FEATURES_CAPS(kinds) \
     AFET_FEATURES_CAPS_MAKE_WITH_FEATURES (AFET_CAPS_FEATURE_MEMORY_CL, \
         kinds) "; " AFET_FEATURES_CAPS_MAKE (kinds)
+
+/* The engine's framing for an input (rate, W, S, window, pre-emphasis). */
+afet::FramingConfig gst_afet_base_framing_config (const GstAfetInput * in);
+
+/* For elements that take audio or afetframer's frames: FALSE with a reason
+ * if a feature input is not a frames stream of at least W values. */
+gboolean gst_afet_base_check_frames_input (GstAfetBase * self,
+    const GstAfetInput * in, gchar ** why);
 
 /* The caps' name for an engine window. */
 AfetFeaturesWindow gst_afet_base_caps_window (afet::Window w);

@@ -89,11 +89,7 @@ gst_afet_framer_configure (GstAfetBase * base,
 {
   GstAfetFramer *self = GST_AFET_FRAMER (base);
   afet::FramerConfig cfg;
-  cfg.framing.rate = in->rate;
-  cfg.framing.W = in->W;
-  cfg.framing.S = in->S;
-  cfg.framing.window = in->window;
-  cfg.framing.preemph = in->preemph;
+  cfg.framing = gst_afet_base_framing_config (in);
   cfg.energy = out->energy_index >= 0;
   cfg.max_batch = in->max_batch;
   afet::Status st = self->priv->stage.init (device, cfg, queue, stats);

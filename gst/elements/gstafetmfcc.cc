@@ -118,11 +118,7 @@ make_config (GstAfetMfcc * self, const GstAfetInput * in)
 {
   GstAfetMfccPrivate *p = self->priv;
   afet::MfccConfig c;
-  c.framing.rate = in->rate;
-  c.framing.W = in->W;
-  c.framing.S = in->S;
-  c.framing.window = in->window;
-  c.framing.preemph = in->preemph;
+  c.framing = gst_afet_base_framing_config (in);
   c.max_batch = in->max_batch;
   if (!in->audio) {
     c.frames_input = true;
@@ -153,13 +149,8 @@ gst_afet_mfcc_describe (GstAfetBase * base, const GstAfetInput * in,
 {
   GstAfetMfcc *self = GST_AFET_MFCC (base);
 
-  if (!in->audio && (in->features.kind != AFET_FEATURES_KIND_FRAMES ||
-          in->features.statics < in->W ||
-          in->features.delta_order != 0)) {
-    *why = g_strdup ("afetmfcc takes audio or afetframer's kind=frames "
-        "stream");
+  if (!gst_afet_base_check_frames_input (base, in, why))
     return FALSE;
-  }
   afet::MfccConfig c = make_config (self, in);
   afet::Status st = c.validate ();
   if (!st.ok ()) {

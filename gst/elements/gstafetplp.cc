@@ -127,11 +127,7 @@ make_config (GstAfetPlp * self, const GstAfetInput * in)
 {
   GstAfetPlpPrivate *p = self->priv;
   afet::PlpConfig c;
-  c.framing.rate = in->rate;
-  c.framing.W = in->W;
-  c.framing.S = in->S;
-  c.framing.window = in->window;
-  c.framing.preemph = in->preemph;
+  c.framing = gst_afet_base_framing_config (in);
   c.max_batch = in->max_batch;
   if (!in->audio) {
     c.frames_input = true;
@@ -160,12 +156,8 @@ gst_afet_plp_describe (GstAfetBase * base, const GstAfetInput * in,
     AfetFeaturesInfo * out, gchar ** why)
 {
   GstAfetPlp *self = GST_AFET_PLP (base);
-  if (!in->audio && (in->features.kind != AFET_FEATURES_KIND_FRAMES ||
-          in->features.statics < in->W || in->features.delta_order != 0)) {
-    *why = g_strdup ("afetplp takes audio or afetframer's kind=frames "
-        "stream");
+  if (!gst_afet_base_check_frames_input (base, in, why))
     return FALSE;
-  }
   afet::PlpConfig c = make_config (self, in);
   afet::Status st = c.validate ();
   if (st.ok () && c.high_freq > in->rate / 2.0)

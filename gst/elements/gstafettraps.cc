@@ -114,11 +114,7 @@ static afet::MfccConfig
 fbank_config (const GstAfetInput * in, int bands)
 {
   afet::MfccConfig c;
-  c.framing.rate = in->rate;
-  c.framing.W = in->W;
-  c.framing.S = in->S;
-  c.framing.window = in->window;
-  c.framing.preemph = in->preemph;
+  c.framing = gst_afet_base_framing_config (in);
   c.max_batch = in->max_batch;
   c.num_filters = bands;
   c.num_ceps = 0;

@@ -281,15 +281,7 @@ PlpStage::init (std::shared_ptr<Device> device, const PlpConfig &cfg,
   const int rows = cfg.max_batch;
 
   const FilterBank &fb = d.bank;
-  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY,
-          fb.first.size () * sizeof (int), fb.first.data (), &first_));
-  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY,
-          fb.count.size () * sizeof (int), fb.count.data (), &count_));
-  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY,
-          fb.offset.size () * sizeof (int), fb.offset.data (), &offset_));
-  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY,
-          fb.weights.size () * sizeof (float), fb.weights.data (),
-          &weights_));
+  AFET_RETURN_IF_ERROR (bank_.upload (ctx, fb));
   AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY,
           d.eql.size () * sizeof (float), d.eql.data (), &eql_));
   AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY,
@@ -358,8 +350,8 @@ PlpStage::spectra_to_features (int n, cl_mem out, size_t out_row)
   cl_mem spec = front_.spectra ();
 
   /* auditory spectra, n x (M + 2) */
-  cl_mem first = first_.get (), count = count_.get (), offset = offset_.get (),
-      weights = weights_.get (), eql = eql_.get (), aspec = aspec_.get ();
+  cl_mem first = bank_.first.get (), count = bank_.count.get (), offset = bank_.offset.get (),
+      weights = bank_.weights.get (), eql = eql_.get (), aspec = aspec_.get ();
   const float floor_v = 1.0f;
   const float compression = (float) c.compression;
   const cl_int use_power = c.use_power ? 1 : 0;

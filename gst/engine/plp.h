@@ -114,7 +114,8 @@ private:
   ClMem aspec_;         /* auditory spectra: max_batch x (M + 2) */
   ClMem autoc_;         /* autocorrelation: (p + 1) x r_ld_ */
   ClMem out_;           /* run_*: max_batch x dims */
-  ClMem first_, count_, offset_, weights_, eql_, idft_, lift_;
+  FilterBankBuffers bank_;
+  ClMem eql_, idft_, lift_;
   size_t r_ld_ = 0;
   size_t lsz_ = 64;
 };

@@ -70,6 +70,19 @@ FramingKernel::enqueue (cl_command_queue q, const float *samples, int n,
 }
 
 
+Status
+FilterBankBuffers::upload (cl_context ctx, const FilterBank &fb)
+{
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY,
+          fb.first.size () * sizeof (int), fb.first.data (), &first));
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY,
+          fb.count.size () * sizeof (int), fb.count.data (), &count));
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY,
+          fb.offset.size () * sizeof (int), fb.offset.data (), &offset));
+  return make_buffer (ctx, CL_MEM_READ_ONLY,
+      fb.weights.size () * sizeof (float), fb.weights.data (), &weights);
+}
+
 /* ---- the spectral front ----------------------------------------------- */
 
 Status
@@ -265,15 +278,7 @@ MfccStage::init (std::shared_ptr<Device> device, const MfccConfig &cfg,
           cfg.input_has_energy, cfg.max_batch));
   const int rows = cfg.max_batch;
 
-  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY,
-          fb.first.size () * sizeof (int), fb.first.data (), &first_));
-  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY,
-          fb.count.size () * sizeof (int), fb.count.data (), &count_));
-  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY,
-          fb.offset.size () * sizeof (int), fb.offset.data (), &offset_));
-  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY,
-          fb.weights.size () * sizeof (float), fb.weights.data (),
-          &weights_));
+  AFET_RETURN_IF_ERROR (bank_.upload (ctx, fb));
 
   AFET_RETURN_IF_ERROR (make_kernel (dev, "melbank", kernels::melbank,
           kernels::melbank_sha256, stage_build_options (lsz_), "afet_melbank",
@@ -339,8 +344,8 @@ MfccStage::spectra_to_features (int n, cl_mem out, size_t out_row)
   const cl_uint out_offset = (cl_uint) (out_row * dims);
   cl_mem spec = front_.spectra ();
 
-  cl_mem first = first_.get (), count = count_.get (), offset = offset_.get (),
-      weights = weights_.get ();
+  cl_mem first = bank_.first.get (), count = bank_.count.get (), offset = bank_.offset.get (),
+      weights = bank_.weights.get ();
   const float floor_v = 1.0f;
   const cl_int use_power = c.use_power ? 1 : 0;
   if (c.num_ceps > 0 && c.dct == DctMode::FUSED) {

@@ -97,6 +97,14 @@ private:
   ClMem frames_in_;
 };
 
+/* A sparse filter bank on the device (see FilterBank), as the melbank and
+ * PLP kernels read it. */
+struct FilterBankBuffers
+{
+  ClMem first, count, offset, weights;
+  Status upload (cl_context ctx, const FilterBank &fb);
+};
+
 /* The build options of the framing and melbank programs (shared by every
  * stage that uses them). */
 std::string stage_build_options (size_t lsz);
@@ -201,7 +209,8 @@ private:
   ClKernel melbank_dct_kernel_;
   ClMem fbank_;         /* GEMM path: max_batch x M */
   ClMem out_;           /* run_*: max_batch x dims */
-  ClMem first_, count_, offset_, weights_, dct_;
+  FilterBankBuffers bank_;
+  ClMem dct_;
   int ncols_dct_ = 0;
   size_t lsz_ = 64;
 };
