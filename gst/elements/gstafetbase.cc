@@ -24,6 +24,7 @@
 #include "gstafetcontext.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <deque>
 #include <mutex>
@@ -110,6 +111,7 @@ struct GstAfetBaseState
   GstAfetWindow window = DEFAULT_WINDOW;
   gdouble preemphasis = DEFAULT_PREEMPHASIS;
   gboolean pad = DEFAULT_PAD;
+  guint framing_set = 0;             /* 1 << (prop - PROP_FRAMING_FIRST) */
 
   /* the shared device context (set by the application, found through a
    * neighbour, or made in start), object lock */
@@ -147,6 +149,13 @@ struct GstAfetBaseState
   GstClockTime t0 = GST_CLOCK_TIME_NONE;
   guint64 frames_out = 0;
   bool have_data = false;            /* anything taken since t0 */
+  guint64 units_in = 0;              /* samples (audio) or frames taken
+                                      * since t0 */
+  GstClockTime run_end = 0;          /* where a run without timestamps
+                                      * starts: the previous run's end */
+  bool warned_nonfinite = false;     /* once per run */
+  std::string last_refusal;          /* the negotiation error last posted */
+  guint refusals = 0;                /* negotiation errors posted */
   std::deque<GstBuffer *> outq;
   bool live = false;
   bool live_checked = false;
@@ -349,6 +358,8 @@ gst_afet_base_set_framing_property (GObject * object, guint prop_id,
   gboolean handled = TRUE;
 
   GST_OBJECT_LOCK (self);
+  if (prop_id >= PROP_FRAME_LENGTH && prop_id <= PROP_PAD)
+    p->framing_set |= 1u << (prop_id - PROP_FRAMING_FIRST);
   switch (prop_id) {
     case PROP_FRAME_LENGTH:
       p->frame_length = g_value_get_double (value);
@@ -504,9 +515,19 @@ gst_afet_base_set_window_start (GstAfetBase * self, gint start_need)
 
 /* ---- state ------------------------------------------------------------ */
 
+/* Ends the current run's state. A run without timestamps after it starts
+ * where this one's input ended. */
 static void
 reset_stream (GstAfetBaseState * p)
 {
+  if (GST_CLOCK_TIME_IS_VALID (p->t0) && p->in.rate > 0) {
+    guint64 samples = p->in.audio ? p->units_in :
+        p->units_in * (guint64) p->in.S;
+    p->run_end = p->t0 + gst_util_uint64_scale (samples, GST_SECOND,
+        (guint64) p->in.rate);
+  }
+  p->units_in = 0;
+  p->warned_nonfinite = false;
   p->pending.clear ();
   p->partial.clear ();
   p->t0 = GST_CLOCK_TIME_NONE;
@@ -553,6 +574,13 @@ post_device_error (GstAfetBase * self, const std::string & request,
         ("No OpenCL platform found: install an OpenCL driver (ICD), "
             "e.g. the pocl-opencl-icd package for the CPU."),
         ("%s", st.message ().c_str ()));
+  else if (g_ascii_strcasecmp (request.c_str (), "auto") == 0 &&
+      g_getenv ("AFET_DEVICE") && *g_getenv ("AFET_DEVICE"))
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+        ("No usable OpenCL device for the environment variable "
+            "AFET_DEVICE=\"%s\" (the device property is auto): unset it or "
+            "set it to auto, gpu, cpu, P:D or part of a device name.",
+            g_getenv ("AFET_DEVICE")), ("%s", st.message ().c_str ()));
   else
     GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
         ("No usable OpenCL device for device=\"%s\".", request.c_str ()),
@@ -613,6 +641,8 @@ gst_afet_base_start (GstBaseTransform * trans)
   p->device_name = device->info ().device_name;
   GST_OBJECT_UNLOCK (self);
   reset_stream (p);
+  p->run_end = 0;
+  p->last_refusal.clear ();
   p->live_checked = false;
   return TRUE;
 }
@@ -672,16 +702,59 @@ gst_afet_base_framing_config (const GstAfetInput * in)
   return f;
 }
 
+static afet::Window to_engine_window (GstAfetWindow w);
+
+/* Framing properties set on an element fed frames: the frames were cut
+ * upstream, so a value that differs from theirs (or one the caps do not
+ * record) would be silently ignored. NULL if none conflicts. */
+static gchar *
+framing_conflict (GstAfetBase * self, const GstAfetInput * in)
+{
+  GstAfetBaseState *p = PRIV (self);
+  GST_OBJECT_LOCK (self);
+  guint set = p->framing_set;
+  double length = p->frame_length, shift = p->frame_shift;
+  afet::Window window = to_engine_window (p->window);
+  GST_OBJECT_UNLOCK (self);
+  auto is_set = [set](guint prop) {
+    return (set & (1u << (prop - PROP_FRAMING_FIRST))) != 0;
+  };
+  const char *what = nullptr;
+  if (is_set (PROP_FRAME_LENGTH) &&
+      afet::frame_samples (length, in->rate) != in->W)
+    what = "frame-length";
+  else if (is_set (PROP_FRAME_SHIFT) &&
+      afet::frame_samples (shift, in->rate) != in->S)
+    what = "frame-shift";
+  else if (is_set (PROP_WINDOW) && window != in->window)
+    what = "window";
+  else if (is_set (PROP_PREEMPHASIS))
+    what = "preemphasis";
+  else if (is_set (PROP_PAD))
+    what = "pad";
+  if (!what)
+    return nullptr;
+  return g_strdup_printf ("%s is set on %s, but its input is frames already "
+      "cut upstream (%d samples every %d at %d Hz), which it would ignore: "
+      "set %s on the element that frames the audio (afetframer), or unset "
+      "it here", what, GST_ELEMENT_NAME (self), in->W, in->S, in->rate,
+      what);
+}
+
 gboolean
 gst_afet_base_check_frames_input (GstAfetBase * self, const GstAfetInput * in,
     gchar ** why)
 {
-  if (in->audio || (in->features.kind == AFET_FEATURES_KIND_FRAMES &&
-          in->features.statics >= in->W && in->features.delta_order == 0))
+  if (in->audio)
     return TRUE;
-  *why = g_strdup_printf ("%s takes audio or afetframer's kind=frames stream",
-      GST_ELEMENT_NAME (self));
-  return FALSE;
+  if (in->features.kind != AFET_FEATURES_KIND_FRAMES ||
+      in->features.statics < in->W || in->features.delta_order != 0) {
+    *why = g_strdup_printf ("%s takes audio or afetframer's kind=frames "
+        "stream", GST_ELEMENT_NAME (self));
+    return FALSE;
+  }
+  *why = framing_conflict (self, in);
+  return *why == nullptr;
 }
 
 AfetFeaturesWindow
@@ -911,6 +984,26 @@ gst_afet_base_fixate_caps (GstBaseTransform * trans,
       (trans, direction, caps, othercaps);
 }
 
+/* Posts why an input format cannot be taken, as the pipeline's error (the
+ * not-negotiated that follows says only that it failed); once for the same
+ * reason, however often GstBaseTransform or the pads ask again. */
+static void
+post_refusal (GstAfetBase * self, GstCaps * caps, const gchar * reason)
+{
+  GstAfetBaseState *p = PRIV (self);
+  GST_OBJECT_LOCK (self);
+  bool again = p->last_refusal == reason;
+  p->last_refusal = reason;
+  GST_OBJECT_UNLOCK (self);
+  if (again)
+    return;
+  GST_OBJECT_LOCK (self);
+  p->refusals++;
+  GST_OBJECT_UNLOCK (self);
+  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s", reason),
+      ("input caps %" GST_PTR_FORMAT, caps));
+}
+
 static gboolean
 gst_afet_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     GstCaps * outcaps)
@@ -928,18 +1021,20 @@ gst_afet_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   reset_stream (p);
 
   if (!describe (self, incaps, &in, &out, &why)) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-        ("%s cannot take this input: %s", GST_ELEMENT_NAME (self), why),
-        ("input caps %" GST_PTR_FORMAT, incaps));
+    gchar *msg = g_strdup_printf ("%s cannot take this input: %s",
+        GST_ELEMENT_NAME (self), why);
+    post_refusal (self, incaps, msg);
+    g_free (msg);
     g_free (why);
     return FALSE;
   }
   AfetFeaturesInfo negotiated;
   if (!afet_features_info_from_caps (&negotiated, outcaps) ||
       !afet_features_info_is_equal (&negotiated, &out)) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-        ("%s: downstream refused the output format", GST_ELEMENT_NAME (self)),
-        ("wanted %" GST_PTR_FORMAT, outcaps));
+    gchar *msg = g_strdup_printf ("%s: downstream refused the output format "
+        "%" GST_PTR_FORMAT, GST_ELEMENT_NAME (self), outcaps);
+    post_refusal (self, incaps, msg);
+    g_free (msg);
     return FALSE;
   }
   if (!p->device) {
@@ -947,12 +1042,25 @@ gst_afet_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
         ("set_caps before start"));
     return FALSE;
   }
+  /* every buffer of a batch must fit one device allocation */
+  size_t row_floats = (size_t) MAX (in.in_dims, out.dims);
+  if (klass->frames_audio)
+    row_floats = MAX (row_floats, (size_t) afet::next_pow2 (in.W) + 2);
+  int limit = p->device->info ().batch_limit (2 * row_floats *
+      sizeof (float), in.max_batch);
+  if (limit < in.max_batch) {
+    GST_INFO_OBJECT (self, "max-batch %d clamped to %d: the device "
+        "allocates at most %" G_GSIZE_FORMAT " bytes at once", in.max_batch,
+        limit, p->device->info ().max_alloc_bytes);
+    in.max_batch = limit;
+  }
   p->windowed = false;
   if (!klass->configure (self, p->device, p->queue.get (), p->stats.get (),
           &in, &out, &why)) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-        ("%s cannot run with these settings: %s", GST_ELEMENT_NAME (self),
-            why), ("input caps %" GST_PTR_FORMAT, incaps));
+    gchar *msg = g_strdup_printf ("%s cannot run with these settings: %s",
+        GST_ELEMENT_NAME (self), why);
+    post_refusal (self, incaps, msg);
+    g_free (msg);
     g_free (why);
     return FALSE;
   }
@@ -1005,6 +1113,9 @@ gst_afet_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     return FALSE;
   }
   p->configured = true;
+  GST_OBJECT_LOCK (self);
+  p->last_refusal.clear ();
+  GST_OBJECT_UNLOCK (self);
   GST_DEBUG_OBJECT (self, "input in %s memory, output in %s memory",
       p->in_device ? "device" : "system", p->out_device ? "device" : "system");
   return TRUE;
@@ -1517,6 +1628,26 @@ push_queued (GstAfetBase * self)
   return ret;
 }
 
+/* Drains and pushes the current run from an event handler (EOS, caps
+ * change), where no flow return reaches upstream: a failure downstream is
+ * posted as the pipeline's error, as a streaming thread's would be. */
+static void
+finish_run (GstAfetBase * self, const char *why)
+{
+  GstFlowReturn ret = drain (self);
+  if (ret == GST_FLOW_OK) {
+    ret = push_queued (self);
+    if (ret == GST_FLOW_NOT_LINKED || ret < GST_FLOW_EOS) {
+      GST_DEBUG_OBJECT (self, "pushing at %s: %s", why,
+          gst_flow_get_name (ret));
+      GST_ELEMENT_FLOW_ERROR (self, ret);
+    }
+  } else {
+    /* drain posted its own error */
+    clear_queue (PRIV (self));
+  }
+}
+
 static void
 check_live (GstAfetBase * self)
 {
@@ -1532,6 +1663,36 @@ check_live (GstAfetBase * self)
   p->live = live;
   GST_DEBUG_OBJECT (self, "upstream is %slive: %s", live ? "" : "not ",
       live ? "computing each buffer as it comes" : "batching");
+}
+
+/* Non-finite input (NaN, +-Inf, or float samples whose 16-bit scale
+ * overflows) would spread through the FFT, the statistics and every later
+ * frame: such values are taken as 0, and the application is warned once a
+ * run, with the stream time of the first one. */
+static void
+replace_nonfinite (GstAfetBase * self, float *x, size_t n, guint64 first_unit)
+{
+  GstAfetBaseState *p = PRIV (self);
+  size_t bad = 0, first_bad = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (G_UNLIKELY (!std::isfinite (x[i]))) {
+      if (bad++ == 0)
+        first_bad = i;
+      x[i] = 0.0f;
+    }
+  }
+  if (G_LIKELY (bad == 0) || p->warned_nonfinite)
+    return;
+  p->warned_nonfinite = true;
+  guint64 sample = p->in.audio ? first_unit + first_bad :
+      (first_unit + first_bad / (size_t) p->in.in_dims) * (guint64) p->in.S;
+  GstClockTime at = p->t0 + gst_util_uint64_scale (sample, GST_SECOND,
+      (guint64) p->in.rate);
+  GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+      ("%s: the input holds NaN or infinite values (first at %"
+          GST_TIME_FORMAT "); they are taken as 0. Told once per run.",
+          GST_ELEMENT_NAME (self), GST_TIME_ARGS (at)),
+      ("%" G_GSIZE_FORMAT " non-finite values in one buffer", bad));
 }
 
 /* Appends an input buffer to pending, as floats in 16-bit integer scale. */
@@ -1579,6 +1740,9 @@ append_input (GstAfetBase * self, GstBuffer * buf)
         gst_buffer_unmap (buf, &map);
         return FALSE;
     }
+    if (GST_AUDIO_INFO_IS_FLOAT (ai))
+      replace_nonfinite (self, dst, n, p->units_in);
+    p->units_in += n;
   } else {
     /* whole frames of in_dims floats; keep any trailing partial frame */
     const size_t frame_bytes = (size_t) p->in.in_dims * sizeof (float);
@@ -1589,6 +1753,9 @@ append_input (GstAfetBase * self, GstBuffer * buf)
       p->pending.resize (old + whole * p->in.in_dims);
       memcpy (p->pending.data () + old, p->partial.data (),
           whole * frame_bytes);
+      replace_nonfinite (self, p->pending.data () + old,
+          whole * p->in.in_dims, p->units_in);
+      p->units_in += whole;
       p->partial.erase (p->partial.begin (),
           p->partial.begin () + whole * frame_bytes);
     }
@@ -1641,14 +1808,21 @@ gst_afet_base_submit_input_buffer (GstBaseTransform * trans,
    * the buffer's flag counts */
   if (GST_BUFFER_IS_DISCONT (input)) {
     if (p->have_data) {
+      /* the old run's last frames go now, as its own: the DISCONT that
+       * GstBaseTransform marks on our next output belongs to the new run */
       GST_DEBUG_OBJECT (self, "DISCONT: draining and restarting at %"
           GST_TIME_FORMAT, GST_TIME_ARGS (GST_BUFFER_PTS (input)));
       ret = drain (self);
+      if (ret == GST_FLOW_OK)
+        ret = push_queued (self);
+      else
+        clear_queue (p);
     }
     reset_stream (p);
   }
   if (!GST_CLOCK_TIME_IS_VALID (p->t0)) {
-    p->t0 = GST_BUFFER_PTS_IS_VALID (input) ? GST_BUFFER_PTS (input) : 0;
+    p->t0 = GST_BUFFER_PTS_IS_VALID (input) ? GST_BUFFER_PTS (input) :
+        p->run_end;
     p->frames_out = 0;
   }
   if (ret != GST_FLOW_OK) {
@@ -1662,6 +1836,7 @@ gst_afet_base_submit_input_buffer (GstBaseTransform * trans,
     GstMemory *mem = gst_buffer_peek_memory (input, 0);
     gint64 n = (gint64) (mem->size / ((gsize) p->in.in_dims *
             sizeof (float)));
+    p->units_in += (guint64) n;
     GstBuffer *out = nullptr;
     afet::Status st = gst_afet_cl_memory_sync (mem, p->queue.get (), FALSE);
     if (!st.ok ()) {
@@ -1719,6 +1894,39 @@ gst_afet_base_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
   return GST_FLOW_OK;
 }
 
+/* The input was fine but no output could be agreed with downstream (which
+ * GstBaseTransform does not explain): says what we would make and what the
+ * element after us takes. */
+static void
+explain_output_refusal (GstAfetBase * self, GstCaps * caps)
+{
+  GstCaps *exact = output_caps (self, caps);
+  if (!exact)
+    return;
+  GstCaps *ours = gst_caps_copy_nth (exact, gst_caps_get_size (exact) - 1);
+  GstPad *src = GST_BASE_TRANSFORM_SRC_PAD (self);
+  GstCaps *theirs = gst_pad_peer_query_caps (src, nullptr);
+  GstPad *peer = gst_pad_get_peer (src);
+  GstElement *next = peer ? gst_pad_get_parent_element (peer) : nullptr;
+  gchar *ours_s = gst_caps_to_string (ours);
+  gchar *theirs_s = theirs ? gst_caps_to_string (theirs) : g_strdup ("none");
+  gchar *msg = g_strdup_printf ("%s makes %s from this input, which %s does "
+      "not take (it takes %s)", GST_ELEMENT_NAME (self), ours_s,
+      next ? GST_ELEMENT_NAME (next) : "the next element", theirs_s);
+  post_refusal (self, caps, msg);
+  g_free (msg);
+  g_free (ours_s);
+  g_free (theirs_s);
+  if (next)
+    gst_object_unref (next);
+  if (peer)
+    gst_object_unref (peer);
+  if (theirs)
+    gst_caps_unref (theirs);
+  gst_caps_unref (ours);
+  gst_caps_unref (exact);
+}
+
 static gboolean
 gst_afet_base_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
@@ -1728,10 +1936,7 @@ gst_afet_base_sink_event (GstBaseTransform * trans, GstEvent * event)
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_EOS:
       GST_DEBUG_OBJECT (self, "EOS: draining");
-      if (drain (self) == GST_FLOW_OK)
-        push_queued (self);
-      else
-        clear_queue (p);
+      finish_run (self, "EOS");
       reset_stream (p);
       break;
     case GST_EVENT_FLUSH_STOP:
@@ -1746,15 +1951,26 @@ gst_afet_base_sink_event (GstBaseTransform * trans, GstEvent * event)
             (GST_BASE_TRANSFORM_SINK_PAD (trans));
         if (!cur || !gst_caps_is_equal (cur, caps)) {
           GST_DEBUG_OBJECT (self, "caps change: draining");
-          if (drain (self) == GST_FLOW_OK)
-            push_queued (self);
-          else
-            clear_queue (p);
+          finish_run (self, "a format change");
         }
         if (cur)
           gst_caps_unref (cur);
       }
-      break;
+      GstCaps *caps;
+      gst_event_parse_caps (event, &caps);
+      gst_caps_ref (caps);
+      GST_OBJECT_LOCK (self);
+      guint posted = p->refusals;
+      GST_OBJECT_UNLOCK (self);
+      gboolean ok = GST_BASE_TRANSFORM_CLASS
+          (gst_afet_base_parent_class)->sink_event (trans, event);
+      GST_OBJECT_LOCK (self);
+      posted = p->refusals - posted;
+      GST_OBJECT_UNLOCK (self);
+      if (!ok && posted == 0)
+        explain_output_refusal (self, caps);
+      gst_caps_unref (caps);
+      return ok;
     }
     default:
       break;
@@ -1796,10 +2012,30 @@ explain_refusal (GstAfetBase * self, GstCaps * caps)
     reason = g_strdup_printf ("it does not take %s",
         gst_structure_get_name (s));
   }
-  GST_ELEMENT_WARNING (self, CORE, NEGOTIATION,
-      ("%s refused the input format: %s", GST_ELEMENT_NAME (self), reason),
-      ("refused caps %" GST_PTR_FORMAT, caps));
+  gchar *msg = g_strdup_printf ("%s refused the input format: %s",
+      GST_ELEMENT_NAME (self), reason);
+  post_refusal (self, caps, msg);
+  g_free (msg);
   g_free (reason);
+}
+
+/* Whether caps are the ones upstream is sending us now (its sticky CAPS
+ * event), rather than a format it is only asking about. */
+static gboolean
+caps_being_sent (GstAfetBase * self, GstCaps * caps)
+{
+  GstPad *peer = gst_pad_get_peer (GST_BASE_TRANSFORM_SINK_PAD (self));
+  if (!peer)
+    return FALSE;
+  GstEvent *ev = gst_pad_get_sticky_event (peer, GST_EVENT_CAPS, 0);
+  gst_object_unref (peer);
+  if (!ev)
+    return FALSE;
+  GstCaps *sent;
+  gst_event_parse_caps (ev, &sent);
+  gboolean same = gst_caps_is_equal (sent, caps);
+  gst_event_unref (ev);
+  return same;
 }
 
 static gboolean
@@ -1857,8 +2093,12 @@ gst_afet_base_query (GstBaseTransform * trans, GstPadDirection direction,
       GstCaps *caps;
       gst_query_parse_accept_caps (query, &caps);
       gst_query_parse_accept_caps_result (query, &accepted);
-      if (!accepted && caps && gst_caps_is_fixed (caps))
-        explain_refusal (self, caps);
+      if (!accepted && caps && gst_caps_is_fixed (caps)) {
+        if (caps_being_sent (self, caps))
+          explain_refusal (self, caps);
+        else
+          GST_DEBUG_OBJECT (self, "would refuse %" GST_PTR_FORMAT, caps);
+      }
       return ret;
     }
     default:

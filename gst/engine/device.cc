@@ -57,6 +57,15 @@ cl_error_name (int err)
   }
 }
 
+int
+DeviceInfo::batch_limit (size_t row_bytes, int want) const
+{
+  if (max_alloc_bytes == 0 || row_bytes == 0)
+    return want;
+  size_t fit = max_alloc_bytes / row_bytes;
+  return (int) std::max<size_t> (1, std::min<size_t> (fit, (size_t) want));
+}
+
 std::string
 DeviceInfo::describe () const
 {
@@ -144,6 +153,10 @@ enumerate (std::vector<Enumerated> *out)
           sizeof (size_t), &e.info.max_work_group_size, nullptr);
       clGetDeviceInfo (devices[d], CL_DEVICE_MAX_COMPUTE_UNITS,
           sizeof (cl_uint), &e.info.compute_units, nullptr);
+      cl_ulong max_alloc = 0;
+      clGetDeviceInfo (devices[d], CL_DEVICE_MAX_MEM_ALLOC_SIZE,
+          sizeof (cl_ulong), &max_alloc, nullptr);
+      e.info.max_alloc_bytes = (size_t) max_alloc;
       out->push_back (e);
     }
   }

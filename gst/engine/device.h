@@ -30,6 +30,11 @@ struct DeviceInfo
   bool is_cpu = false;
   size_t max_work_group_size = 0;
   unsigned compute_units = 0;
+  size_t max_alloc_bytes = 0;   /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
+
+  /* The most frames of row_bytes each that one buffer can hold (at least
+   * 1), up to want: how far a batch size is clamped on this device. */
+  int batch_limit (size_t row_bytes, int want) const;
 
   /* "NVIDIA H100 80GB HBM3 (GPU, platform 0 device 0, NVIDIA CUDA, driver 550.x)" */
   std::string describe () const;

@@ -7,6 +7,21 @@
  * Newer VkFFT releases changed the header layout and some type names: adapt
  * this file only. */
 #define VKFFT_BACKEND 3
+
+/* VkFFT 1.2.26 switches the process-wide locale to "C" while it prints
+ * kernel code, keeps the pointer setlocale (LC_ALL, NULL) returned (which
+ * that very call frees) and restores the application's locale from it
+ * (DTolm/VkFFT#73): a use-after-free, and a locale change seen by every
+ * thread of the application while a plan is built on a streaming thread.
+ * Its setlocale calls go to afet_vkfft_setlocale instead, which switches
+ * only the calling thread to the "C" locale (uselocale) and back. */
+#include <clocale>
+#include <locale.h>
+namespace afet {
+char *vkfft_setlocale (int category, const char *locale);
+}
+#define setlocale(category, locale) afet::vkfft_setlocale (category, locale)
+
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wall"
 #pragma GCC diagnostic ignored "-Wextra"
@@ -20,6 +35,7 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <vkFFT.h>
 #pragma GCC diagnostic pop
+#undef setlocale
 
 #include "fft.h"
 
@@ -32,6 +48,38 @@
 #include <tuple>
 
 namespace afet {
+
+/* VkFFT asks for the current locale (a NULL locale), sets "C", and later
+ * restores what the first call answered. Here "C" switches only the calling
+ * thread to the C locale; every other call changes nothing: the
+ * LocaleGuard around each initializeVkFFT () gives the thread its own
+ * locale back, whichever way VkFFT returns. The global locale never
+ * changes. */
+char *
+vkfft_setlocale (int category, const char *locale)
+{
+  static const locale_t c_locale = newlocale (LC_ALL_MASK, "C",
+      (locale_t) 0);
+  static char token[] = "afet-thread-locale";
+  (void) category;
+  if (locale && std::strcmp (locale, "C") == 0 && c_locale)
+    uselocale (c_locale);
+  return token;
+}
+
+namespace {
+class LocaleGuard
+{
+public:
+  LocaleGuard () : saved_ (uselocale ((locale_t) 0)) {}
+  ~LocaleGuard () { uselocale (saved_); }
+  LocaleGuard (const LocaleGuard &) = delete;
+  LocaleGuard &operator= (const LocaleGuard &) = delete;
+
+private:
+  locale_t saved_;
+};
+}  /* namespace */
 
 /* largest FFT whose plans are shared between stages (see init) */
 static const int kMaxSharedFftSize = 8192;
@@ -195,6 +243,7 @@ build_plan (Device &device, const DiskCache &cache,
         lconf.loadApplicationFromString = 1;
         lconf.loadApplicationString = blob.data ();
         *app = {};
+        LocaleGuard locale_guard;
         VkFFTResult res = initializeVkFFT (app, lconf);
         if (res == VKFFT_SUCCESS) {
           /* the blob goes with this scope: leave no pointer to it */
@@ -226,7 +275,11 @@ build_plan (Device &device, const DiskCache &cache,
   }
 
   *app = {};
-  VkFFTResult res = initializeVkFFT (app, conf);
+  VkFFTResult res;
+  {
+    LocaleGuard locale_guard;
+    res = initializeVkFFT (app, conf);
+  }
   if (res != VKFFT_SUCCESS)
     return Status (Status::FFT, "VkFFT plan for " + what + " failed (VkFFT "
         "error " + std::to_string ((int) res) + ")");

@@ -27,6 +27,19 @@ next_pow2 (int n)
   return p;
 }
 
+Status
+check_fft_size (int W, int rate)
+{
+  if (W <= kMaxFftSize)
+    return Status::Ok ();
+  return Status (Status::BAD_CONFIG, "a frame of " + std::to_string (W) +
+      " samples needs a " + std::to_string (next_pow2 (W)) + "-point FFT, "
+      "above the " + std::to_string (kMaxFftSize) + " points afet computes: "
+      "lower frame-length to at most " + std::to_string ((int) ((double)
+          kMaxFftSize * 1000.0 / rate)) + " ms at " + std::to_string (rate) +
+      " Hz");
+}
+
 std::vector<float>
 make_window (Window w, int W)
 {

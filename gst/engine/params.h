@@ -44,6 +44,14 @@ num_frames (long long n, int W, int S)
 /* Smallest power of two >= n. */
 int next_pow2 (int n);
 
+/* The largest FFT afet computes (frames of up to this many samples): VkFFT
+ * plans of 131072 points and more crash on PoCL. */
+constexpr int kMaxFftSize = 65536;
+
+/* Checks that frames of W samples at rate Hz fit kMaxFftSize; the message
+ * names the frame-length that does. */
+Status check_fft_size (int W, int rate);
+
 /* Window values w[0..W-1] (all windows use W - 1 in the denominator, as HTK
  * and Kaldi do). */
 std::vector<float> make_window (Window w, int W);

@@ -171,6 +171,7 @@ PlpConfig::validate () const
   if (framing.W < 2)
     return Status (Status::BAD_CONFIG, "the frame must be at least 2 "
         "samples long: raise frame-length");
+  AFET_RETURN_IF_ERROR (check_fft_size (framing.W, framing.rate));
   if (framing.rate < 1)
     return Status (Status::BAD_CONFIG, "the sample rate must be positive");
   double nyquist = framing.rate / 2.0;

@@ -236,6 +236,7 @@ MfccConfig::validate () const
   if (framing.W < 2)
     return Status (Status::BAD_CONFIG, "the frame must be at least 2 "
         "samples long: raise frame-length");
+  AFET_RETURN_IF_ERROR (check_fft_size (framing.W, framing.rate));
   if (frames_input && energy && !input_has_energy)
     return Status (Status::BAD_CONFIG, "energy=true needs the raw log "
         "energy of each frame, which the incoming frames do not carry: set "

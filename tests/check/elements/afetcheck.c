@@ -8,6 +8,7 @@
 
 #include "afetcheck.h"
 
+#include <math.h>
 #include <string.h>
 
 static const gchar *
@@ -208,4 +209,133 @@ afetcheck_find_pair (const gchar * kind, const gchar * name, gchar ** wav,
   g_free (wavname);
   g_free (htkname);
   return found;
+}
+
+void
+afetcheck_pull_runs (GstHarness * h, AfetCheckRuns * runs)
+{
+  GstCaps *caps = gst_pad_get_current_caps (h->sinkpad);
+  fail_unless (caps != NULL, "no output caps");
+  AfetFeaturesInfo info;
+  fail_unless (afet_features_info_from_caps (&info, caps));
+  gst_caps_unref (caps);
+  runs->dims = info.dims;
+  GstBuffer *buf;
+  guint64 expect = 0;
+  while ((buf = gst_harness_try_pull (h))) {
+    gsize size = gst_buffer_get_size (buf);
+    gint n = (gint) (size / (runs->dims * sizeof (gfloat)));
+    fail_unless (n > 0 && size == (gsize) n * runs->dims * sizeof (gfloat));
+    gboolean discont = GST_BUFFER_IS_DISCONT (buf);
+    if (discont)
+      runs->n_discont++;
+    if (runs->n_runs == 0 || GST_BUFFER_OFFSET (buf) == 0) {
+      fail_unless (runs->n_runs < 16);
+      fail_unless (discont, "a run starts without DISCONT");
+      runs->run_start[runs->n_runs] = runs->n_frames;
+      runs->run_frames[runs->n_runs] = 0;
+      runs->run_pts[runs->n_runs] = GST_BUFFER_PTS (buf);
+      if (runs->n_runs > 0)
+        fail_unless (GST_BUFFER_PTS (buf) >= runs->run_pts[runs->n_runs - 1],
+            "time goes backwards at a new run");
+      runs->n_runs++;
+      expect = 0;
+    } else {
+      fail_if (discont, "DISCONT inside a run (offset %" G_GUINT64_FORMAT
+          ")", GST_BUFFER_OFFSET (buf));
+    }
+    gint r = runs->n_runs - 1;
+    fail_unless_equals_uint64 (GST_BUFFER_OFFSET (buf), expect);
+    fail_unless_equals_uint64 (GST_BUFFER_OFFSET_END (buf), expect + n);
+    GstClockTime pts = runs->run_pts[r] +
+        afet_features_info_frames_to_time (&info, expect);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (buf), pts);
+    runs->data = g_renew (gfloat, runs->data,
+        (gsize) (runs->n_frames + n) * runs->dims);
+    gst_buffer_extract (buf, 0, runs->data + (gsize) runs->n_frames *
+        runs->dims, size);
+    runs->n_frames += n;
+    runs->run_frames[r] += n;
+    expect += n;
+    gst_buffer_unref (buf);
+  }
+}
+
+void
+afetcheck_runs_clear (AfetCheckRuns * runs)
+{
+  g_free (runs->data);
+  memset (runs, 0, sizeof (*runs));
+}
+
+gchar *
+afetcheck_pop_error (GstBus * bus, guint * n_errors, guint * n_warnings,
+    gchar ** first_warning)
+{
+  gchar *first = NULL;
+  GstMessage *m;
+  if (n_errors)
+    *n_errors = 0;
+  if (n_warnings)
+    *n_warnings = 0;
+  if (first_warning)
+    *first_warning = NULL;
+  while ((m = gst_bus_pop (bus))) {
+    GError *e = NULL;
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
+      gst_message_parse_error (m, &e, NULL);
+      if (!first)
+        first = g_strdup (e->message);
+      if (n_errors)
+        (*n_errors)++;
+    } else if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_WARNING) {
+      gst_message_parse_warning (m, &e, NULL);
+      if (first_warning && !*first_warning)
+        *first_warning = g_strdup (e->message);
+      if (n_warnings)
+        (*n_warnings)++;
+    }
+    g_clear_error (&e);
+    gst_message_unref (m);
+  }
+  return first;
+}
+
+gboolean
+afetcheck_run_launch (const gchar * launch, gchar ** error)
+{
+  GError *perr = NULL;
+  GstElement *pipe = gst_parse_launch (launch, &perr);
+  fail_unless (pipe != NULL, "cannot parse %s: %s", launch,
+      perr ? perr->message : "?");
+  g_clear_error (&perr);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *msg = gst_bus_timed_pop_filtered (bus, 120 * GST_SECOND,
+      (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  fail_unless (msg != NULL, "%s: neither EOS nor an error in 120 s", launch);
+  gboolean eos = GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS;
+  *error = NULL;
+  if (!eos) {
+    GError *e = NULL;
+    gst_message_parse_error (msg, &e, NULL);
+    *error = g_strdup (e->message);
+    g_error_free (e);
+  }
+  gst_message_unref (msg);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+  return eos;
+}
+
+gdouble
+afetcheck_max_rel_diff (const gfloat * a, const gfloat * b, gsize n)
+{
+  gdouble scale = 0, worst = 0;
+  for (gsize i = 0; i < n; i++)
+    scale = MAX (scale, fabs (b[i]));
+  for (gsize i = 0; i < n; i++)
+    worst = MAX (worst, fabs ((gdouble) a[i] - b[i]));
+  return scale > 0 ? worst / scale : worst;
 }

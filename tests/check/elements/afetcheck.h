@@ -66,4 +66,36 @@ const gchar *afetcheck_testdata_dir (void);
 gboolean afetcheck_find_pair (const gchar * kind, const gchar * name,
     gchar ** wav, gchar ** htk);
 
+/* Output of an element split into runs at DISCONT: run r holds
+ * run_frames[r] frames starting at data + run_start[r] * dims; every buffer
+ * is checked to continue its run (offsets from 0, PTS from the run's first
+ * PTS, never backwards). */
+typedef struct
+{
+  gfloat *data;
+  gint dims;
+  gint n_frames;
+  gint n_runs;
+  gint run_start[16];
+  gint run_frames[16];
+  GstClockTime run_pts[16];
+  gint n_discont;
+} AfetCheckRuns;
+
+void afetcheck_pull_runs (GstHarness * h, AfetCheckRuns * runs);
+void afetcheck_runs_clear (AfetCheckRuns * runs);
+
+/* Pops the messages on a bus: returns the first ERROR's text (newly
+ * allocated, NULL if none) and counts errors and warnings; the first
+ * warning's text too, when first_warning is given. */
+gchar *afetcheck_pop_error (GstBus * bus, guint * n_errors,
+    guint * n_warnings, gchar ** first_warning);
+
+/* Runs a gst-launch line to EOS or ERROR (120 s at most): TRUE for EOS;
+ * the first error's text into *error (NULL for EOS). */
+gboolean afetcheck_run_launch (const gchar * launch, gchar ** error);
+
+/* Largest |a - b| relative to the largest |b| (1 when b is all zero). */
+gdouble afetcheck_max_rel_diff (const gfloat * a, const gfloat * b, gsize n);
+
 G_END_DECLS
