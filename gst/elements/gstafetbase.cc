@@ -23,6 +23,8 @@
 #include "gstafetclmemory.h"
 #include "gstafetcontext.h"
 
+#include "clutil.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -587,6 +589,16 @@ post_device_error (GstAfetBase * self, const std::string & request,
         ("%s", st.message ().c_str ()));
 }
 
+/* An OpenCL failure while running: the cause (the call, the OpenCL error
+ * and what to do) is the error's own text. */
+static void
+post_engine_error (GstAfetBase * self, const gchar * what)
+{
+  GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+      ("%s: the OpenCL device failed: %s", GST_ELEMENT_NAME (self), what),
+      (nullptr));
+}
+
 /* Device precedence: an explicit device property, then a context set by the
  * application (or shared by a neighbour), then AFET_DEVICE, then auto. */
 static gboolean
@@ -630,8 +642,7 @@ gst_afet_base_start (GstBaseTransform * trans)
       gst_afet_context_get_device (p->context);
   st = device->create_queue (&p->queue);
   if (!st.ok ()) {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (nullptr),
-        ("%s", st.message ().c_str ()));
+    post_engine_error (self, st.message ().c_str ());
     return FALSE;
   }
   GST_DEBUG_OBJECT (self, "running on %s", device->info ().describe ().
@@ -1084,32 +1095,19 @@ gst_afet_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
       st = afet::Status (afet::Status::OPENCL, "cannot start the device "
           "buffer pool");
   } else {
-    cl_int err = CL_SUCCESS;
-    cl_mem m = clCreateBuffer (p->device->context (), CL_MEM_READ_WRITE,
-        batch_bytes, nullptr, &err);
-    if (err != CL_SUCCESS)
-      st = afet::Status (afet::Status::OPENCL, std::string ("clCreateBuffer: ")
-          + afet::cl_error_name (err));
-    else
-      p->staging.reset (m);
+    st = afet::make_buffer (p->device->context (), CL_MEM_READ_WRITE,
+        batch_bytes, nullptr, &p->staging);
   }
   if (st.ok () && p->windowed) {
     p->hist_cap = 2 * (gint64) in.max_batch + p->back + p->ahead;
-    for (int i = 0; i < 2 && st.ok (); i++) {
-      cl_int err = CL_SUCCESS;
-      cl_mem m = clCreateBuffer (p->device->context (), CL_MEM_READ_WRITE,
-          (size_t) p->hist_cap * p->row_dims * sizeof (float), nullptr, &err);
-      if (err != CL_SUCCESS)
-        st = afet::Status (afet::Status::OPENCL,
-            std::string ("clCreateBuffer: ") + afet::cl_error_name (err));
-      else
-        p->hist[i].reset (m);
-    }
+    for (int i = 0; i < 2 && st.ok (); i++)
+      st = afet::make_buffer (p->device->context (), CL_MEM_READ_WRITE,
+          (size_t) p->hist_cap * p->row_dims * sizeof (float), nullptr,
+          &p->hist[i]);
     p->cur = 0;
   }
   if (!st.ok ()) {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (nullptr),
-        ("%s", st.message ().c_str ()));
+    post_engine_error (self, st.message ().c_str ());
     return FALSE;
   }
   p->configured = true;
@@ -1188,8 +1186,7 @@ compute (GstAfetBase * self, gint64 n, const GstAfetBatch * proto,
     if (n <= max_batch) {
       if (gst_buffer_pool_acquire_buffer (p->pool, &buf, nullptr) !=
           GST_FLOW_OK) {
-        GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (nullptr),
-            ("no buffer from the device pool"));
+        post_engine_error (self, "no buffer from the device pool");
         return GST_FLOW_ERROR;
       }
       gst_buffer_set_size (buf, bytes);
@@ -1197,8 +1194,7 @@ compute (GstAfetBase * self, gint64 n, const GstAfetBatch * proto,
       GstMemory *m = gst_afet_cl_memory_new (p->device, q, p->stats, bytes,
           &st);
       if (!m) {
-        GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (nullptr),
-            ("%s", st.message ().c_str ()));
+        post_engine_error (self, st.message ().c_str ());
         return GST_FLOW_ERROR;
       }
       buf = gst_buffer_new ();
@@ -1295,8 +1291,7 @@ compute (GstAfetBase * self, gint64 n, const GstAfetBatch * proto,
 
   if (!ok) {
     gst_buffer_unref (buf);
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("Feature computation failed on the OpenCL device."), ("%s", why));
+    post_engine_error (self, why);
     g_free (why);
     return GST_FLOW_ERROR;
   }
@@ -1351,24 +1346,21 @@ window_room (GstAfetBase * self, gint64 m)
   const size_t row_bytes = (size_t) p->row_dims * sizeof (float);
   afet::ClMem grown[2];
   for (int i = 0; i < 2; i++) {
-    cl_int err = CL_SUCCESS;
-    cl_mem mem = clCreateBuffer (p->device->context (), CL_MEM_READ_WRITE,
-        (size_t) cap * row_bytes, nullptr, &err);
-    if (err != CL_SUCCESS) {
+    afet::Status st = afet::make_buffer (p->device->context (),
+        CL_MEM_READ_WRITE, (size_t) cap * row_bytes, nullptr, &grown[i]);
+    if (!st.ok ()) {
       GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
           ("The stream does not fit in device memory (%" G_GINT64_FORMAT
               " frames): use a sliding or running scope for streams this "
-              "long.", cap), ("clCreateBuffer: %s", afet::cl_error_name (err)));
+              "long.", cap), ("%s", st.message ().c_str ()));
       return GST_FLOW_ERROR;
     }
-    grown[i].reset (mem);
   }
   if (p->hist_rows > 0 && clEnqueueCopyBuffer (p->queue.get (),
           p->hist[p->cur].get (), grown[0].get (), 0, 0,
           (size_t) p->hist_rows * row_bytes, 0, nullptr, nullptr) !=
       CL_SUCCESS) {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (nullptr),
-        ("cannot grow the frame history"));
+    post_engine_error (self, "cannot grow the frame history");
     return GST_FLOW_ERROR;
   }
   clFinish (p->queue.get ());
@@ -1398,8 +1390,7 @@ window_pre_process (GstAfetBase * self, gint64 n)
     gchar *why = nullptr;
     if (!klass->pre_process (self, &batch, b, p->hist[p->cur].get (),
             (gsize) p->hist_rows, &why)) {
-      GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-          ("Feature computation failed on the OpenCL device."), ("%s", why));
+      post_engine_error (self, why);
       g_free (why);
       return GST_FLOW_ERROR;
     }
@@ -1440,8 +1431,7 @@ window_push_rows (GstAfetBase * self, const float *host, cl_mem dev,
             std::string ("clEnqueueCopyBuffer: ") + afet::cl_error_name (err));
     }
     if (!st.ok ()) {
-      GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (nullptr),
-          ("%s", st.message ().c_str ()));
+      post_engine_error (self, st.message ().c_str ());
       return GST_FLOW_ERROR;
     }
     p->hist_rows += take;
@@ -1504,8 +1494,8 @@ window_emit (GstAfetBase * self, bool drain, bool force)
             (size_t) drop * row_bytes, 0, (size_t) left * row_bytes, 0,
             nullptr, nullptr);
         if (err != CL_SUCCESS) {
-          GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (nullptr),
-              ("clEnqueueCopyBuffer: %s", afet::cl_error_name (err)));
+          post_engine_error (self, afet::cl_fail ("clEnqueueCopyBuffer",
+                  err).message ().c_str ());
           return GST_FLOW_ERROR;
         }
         p->cur = 1 - p->cur;
@@ -1841,8 +1831,7 @@ gst_afet_base_submit_input_buffer (GstBaseTransform * trans,
     afet::Status st = gst_afet_cl_memory_sync (mem, p->queue.get (), FALSE);
     if (!st.ok ()) {
       gst_buffer_unref (input);
-      GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (nullptr),
-          ("%s", st.message ().c_str ()));
+      post_engine_error (self, st.message ().c_str ());
       return GST_FLOW_ERROR;
     }
     if (p->windowed) {
@@ -1850,8 +1839,7 @@ gst_afet_base_submit_input_buffer (GstBaseTransform * trans,
       if (!gst_memory_map (mem, &map, (GstMapFlags) (GST_MAP_READ |
                   GST_MAP_AFET_CL))) {
         gst_buffer_unref (input);
-        GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (nullptr),
-            ("cannot map the input device memory"));
+        post_engine_error (self, "cannot map the input device memory");
         return GST_FLOW_ERROR;
       }
       ret = window_push_rows (self, nullptr, (cl_mem) map.data, n);

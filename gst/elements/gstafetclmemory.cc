@@ -8,6 +8,8 @@
 
 #include "gstafetclmemory.h"
 
+#include "clutil.h"
+
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -261,15 +263,12 @@ gst_afet_cl_memory_new (const std::shared_ptr<afet::Device> &device,
     gsize size, afet::Status * err)
 {
   GstAllocator *allocator = get_allocator ();
-  cl_int cerr = CL_SUCCESS;
-  cl_mem buffer = clCreateBuffer (device->context (), CL_MEM_READ_WRITE,
-      MAX (size, (gsize) 4), nullptr, &cerr);
-  if (cerr != CL_SUCCESS) {
-    *err = afet::Status (afet::Status::OPENCL, std::string ("clCreateBuffer ("
-            ) + std::to_string (size) + " bytes): " +
-        afet::cl_error_name (cerr));
+  afet::ClMem owned;
+  *err = afet::make_buffer (device->context (), CL_MEM_READ_WRITE, size,
+      nullptr, &owned);
+  if (!err->ok ())
     return nullptr;
-  }
+  cl_mem buffer = owned.release ();
   GstAfetCLMemory *m = g_new0 (GstAfetCLMemory, 1);
   m->state = new AfetCLMemoryState ();
   m->state->device = device;

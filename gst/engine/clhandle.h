@@ -31,6 +31,8 @@ public:
   explicit ClHandle (T h) : h_ (h) {}
   T get () const { return h_.get (); }
   void reset (T h = nullptr) { h_.reset (h); }
+  /* Gives up ownership. */
+  T release () { return h_.release (); }
   explicit operator bool () const { return h_ != nullptr; }
 };
 

@@ -13,7 +13,7 @@ Status
 cl_fail (const char *what, cl_int err)
 {
   return Status (Status::OPENCL, std::string (what) + ": " +
-      cl_error_name (err));
+      cl_error_name (err) + " (" + cl_error_advice (err) + ")");
 }
 
 Status
@@ -23,8 +23,11 @@ make_buffer (cl_context ctx, cl_mem_flags flags, size_t bytes,
   cl_int err = CL_SUCCESS;
   if (bytes == 0)
     bytes = 4;
-  cl_mem m = clCreateBuffer (ctx, flags | (host ? CL_MEM_COPY_HOST_PTR : 0),
-      bytes, const_cast<void *> (host), &err);
+  cl_mem m = nullptr;
+  err = injected_fault (FaultSite::ALLOC);
+  if (err == CL_SUCCESS)
+    m = clCreateBuffer (ctx, flags | (host ? CL_MEM_COPY_HOST_PTR : 0),
+        bytes, const_cast<void *> (host), &err);
   if (err != CL_SUCCESS)
     return cl_fail ("clCreateBuffer", err);
   out->reset (m);
@@ -101,11 +104,12 @@ launch (cl_command_queue q, cl_kernel k, size_t groups, size_t lsz,
     const char *name)
 {
   size_t global = groups * lsz;
-  cl_int err = clEnqueueNDRangeKernel (q, k, 1, nullptr, &global, &lsz, 0,
-      nullptr, nullptr);
+  cl_int err = injected_fault (FaultSite::ENQUEUE);
+  if (err == CL_SUCCESS)
+    err = clEnqueueNDRangeKernel (q, k, 1, nullptr, &global, &lsz, 0,
+        nullptr, nullptr);
   if (err != CL_SUCCESS)
-    return Status (Status::OPENCL, std::string ("enqueue ") + name + ": " +
-        cl_error_name (err));
+    return cl_fail ((std::string ("enqueue ") + name).c_str (), err);
   return Status::Ok ();
 }
 

@@ -5,6 +5,7 @@
 #include "device.h"
 
 #include "cache.h"
+#include "fault.h"
 
 #include <algorithm>
 #include <cctype>
@@ -12,6 +13,29 @@
 #include <cstring>
 
 namespace afet {
+
+const char *
+cl_error_advice (int err)
+{
+  switch (err) {
+    case CL_MEM_OBJECT_ALLOCATION_FAILURE:
+    case CL_OUT_OF_HOST_MEMORY:
+    case CL_INVALID_BUFFER_SIZE:
+      return "the device is out of memory: lower max-batch, or run fewer "
+          "pipelines on this device";
+    case CL_OUT_OF_RESOURCES:
+      return "the device or its driver ran out of resources: lower "
+          "max-batch, check the driver with clinfo, or try device=cpu";
+    case CL_BUILD_PROGRAM_FAILURE:
+    case CL_COMPILER_NOT_AVAILABLE:
+    case CL_INVALID_BINARY:
+      return "the OpenCL compiler failed: check the driver with clinfo; "
+          "AFET_CACHE_DIR=disabled rules out a stale kernel cache";
+    default:
+      return "check the OpenCL driver with clinfo, or try another device "
+          "(device=cpu)";
+  }
+}
 
 const char *
 cl_error_name (int err)
@@ -319,12 +343,14 @@ Device::build_from_source (const char *name, const char *source,
     return Status (Status::OPENCL, std::string ("clCreateProgramWithSource: ")
         + cl_error_name (err));
   ClProgram owned (prog);
-  err = clBuildProgram (prog, 1, &device_, options.c_str (), nullptr,
-      nullptr);
+  err = injected_fault (FaultSite::BUILD);
+  if (err == CL_SUCCESS)
+    err = clBuildProgram (prog, 1, &device_, options.c_str (), nullptr,
+        nullptr);
   if (err != CL_SUCCESS)
     return Status (Status::BUILD_FAILED, std::string ("building kernels/") +
-        name + ".cl failed (" + cl_error_name (err) + "): " +
-        build_log (prog, device_));
+        name + ".cl failed (" + cl_error_name (err) + ": " +
+        cl_error_advice (err) + "): " + build_log (prog, device_));
   *out = std::move (owned);
   return Status::Ok ();
 }
@@ -353,8 +379,10 @@ Device::build_from_binary (const char *name,
     return false;
   }
   ClProgram owned (prog);
-  err = clBuildProgram (prog, 1, &device_, options.c_str (), nullptr,
-      nullptr);
+  err = injected_fault (FaultSite::BUILD);
+  if (err == CL_SUCCESS)
+    err = clBuildProgram (prog, 1, &device_, options.c_str (), nullptr,
+        nullptr);
   if (err != CL_SUCCESS) {
     log_message (LOG_WARNING, std::string ("cache: building the cached "
             "binary of kernels/") + name + ".cl failed (" +

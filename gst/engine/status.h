@@ -46,6 +46,9 @@ private:
 /* Returns the symbolic name of an OpenCL error code (CL_INVALID_VALUE...). */
 const char *cl_error_name (int err);
 
+/* What a user can do about an OpenCL error, one sentence. */
+const char *cl_error_advice (int err);
+
 }  /* namespace afet */
 
 #define AFET_RETURN_IF_ERROR(expr)                                          \

@@ -4,6 +4,7 @@
  */
 #pragma once
 
+#include "fault.h"
 #include "status.h"
 
 #include <CL/cl.h>
@@ -33,11 +34,14 @@ upload (cl_command_queue q, cl_mem dst, size_t offset, size_t bytes,
 {
   if (bytes == 0)
     return Status::Ok ();
-  cl_int err = clEnqueueWriteBuffer (q, dst, blocking ? CL_TRUE : CL_FALSE,
-      offset, bytes, src, 0, nullptr, nullptr);
+  cl_int err = injected_fault (FaultSite::ENQUEUE);
+  if (err == CL_SUCCESS)
+    err = clEnqueueWriteBuffer (q, dst, blocking ? CL_TRUE : CL_FALSE,
+        offset, bytes, src, 0, nullptr, nullptr);
   if (err != CL_SUCCESS)
     return Status (Status::OPENCL, std::string ("upload of ") +
-        std::to_string (bytes) + " bytes: " + cl_error_name (err));
+        std::to_string (bytes) + " bytes: " + cl_error_name (err) + " (" +
+        cl_error_advice (err) + ")");
   if (stats) {
     stats->uploads++;
     stats->upload_bytes += bytes;
@@ -52,11 +56,14 @@ download (cl_command_queue q, cl_mem src, size_t offset, size_t bytes,
 {
   if (bytes == 0)
     return Status::Ok ();
-  cl_int err = clEnqueueReadBuffer (q, src, CL_TRUE, offset, bytes, dst, 0,
-      nullptr, nullptr);
+  cl_int err = injected_fault (FaultSite::ENQUEUE);
+  if (err == CL_SUCCESS)
+    err = clEnqueueReadBuffer (q, src, CL_TRUE, offset, bytes, dst, 0,
+        nullptr, nullptr);
   if (err != CL_SUCCESS)
     return Status (Status::OPENCL, std::string ("download of ") +
-        std::to_string (bytes) + " bytes: " + cl_error_name (err));
+        std::to_string (bytes) + " bytes: " + cl_error_name (err) + " (" +
+        cl_error_advice (err) + ")");
   if (stats) {
     stats->downloads++;
     stats->download_bytes += bytes;

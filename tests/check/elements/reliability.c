@@ -401,6 +401,31 @@ GST_START_TEST (test_framing_on_frames)
 
 GST_END_TEST;
 
+/* ---- device faults (AFET_FAULT, gst/engine/fault.h) ------------------ */
+
+static const gchar *faults[] = { "alloc:1", "alloc:5", "alloc:3+",
+  "build:1+", "build:3+", "enqueue:1", "enqueue:9", "enqueue:40+"
+};
+
+GST_START_TEST (test_device_faults)
+{
+  g_setenv ("AFET_FAULT", faults[__i__], TRUE);
+  g_setenv ("AFET_CACHE_DIR", "disabled", TRUE);
+  gchar *error = NULL;
+  fail_if (afetcheck_run_launch ("audiotestsrc num-buffers=60 "
+          "samplesperbuffer=800 ! audio/x-raw,rate=16000,channels=1 ! "
+          "afetmfcc max-batch=16 ! afetdelta ! afetcmvn scope=sliding ! "
+          "fakesink", &error), "AFET_FAULT=%s: the pipeline ended with EOS",
+      faults[__i__]);
+  GST_INFO ("AFET_FAULT=%s: %s", faults[__i__], error);
+  fail_unless (error && strstr (error, "CL_") && (strstr (error, "clinfo")
+          || strstr (error, "max-batch")), "AFET_FAULT=%s: %s",
+      faults[__i__], error);
+  g_free (error);
+}
+
+GST_END_TEST;
+
 static Suite *
 reliability_suite (void)
 {
@@ -419,6 +444,7 @@ reliability_suite (void)
   tcase_add_test (tc, test_refusal_once);
   tcase_add_test (tc, test_device_variable_named);
   tcase_add_test (tc, test_framing_on_frames);
+  tcase_add_loop_test (tc, test_device_faults, 0, G_N_ELEMENTS (faults));
   return s;
 }
 
