@@ -1056,7 +1056,8 @@ gst_afet_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   /* every buffer of a batch must fit one device allocation */
   size_t row_floats = (size_t) MAX (in.in_dims, out.dims);
   if (klass->frames_audio)
-    row_floats = MAX (row_floats, (size_t) afet::next_pow2 (in.W) + 2);
+    row_floats = MAX (row_floats, (size_t) MAX (in.S,
+            afet::next_pow2 (in.W) + 2));
   int limit = p->device->info ().batch_limit (2 * row_floats *
       sizeof (float), in.max_batch);
   if (limit < in.max_batch) {
@@ -2008,21 +2009,35 @@ explain_refusal (GstAfetBase * self, GstCaps * caps)
 }
 
 /* Whether caps are the ones upstream is sending us now (its sticky CAPS
- * event), rather than a format it is only asking about. */
+ * event), rather than a format it is only asking about. Through ghost
+ * pads, the event waits on the pad outside the bin while the bin's pad
+ * asks us. */
 static gboolean
 caps_being_sent (GstAfetBase * self, GstCaps * caps)
 {
   GstPad *peer = gst_pad_get_peer (GST_BASE_TRANSFORM_SINK_PAD (self));
-  if (!peer)
-    return FALSE;
-  GstEvent *ev = gst_pad_get_sticky_event (peer, GST_EVENT_CAPS, 0);
-  gst_object_unref (peer);
-  if (!ev)
-    return FALSE;
-  GstCaps *sent;
-  gst_event_parse_caps (ev, &sent);
-  gboolean same = gst_caps_is_equal (sent, caps);
-  gst_event_unref (ev);
+  gboolean same = FALSE;
+  for (int depth = 0; peer && !same && depth < 8; depth++) {
+    GstEvent *ev = gst_pad_get_sticky_event (peer, GST_EVENT_CAPS, 0);
+    if (ev) {
+      GstCaps *sent;
+      gst_event_parse_caps (ev, &sent);
+      same = gst_caps_is_equal (sent, caps);
+      gst_event_unref (ev);
+    }
+    /* the inside of a ghost pad: go on with what feeds the ghost pad */
+    GstPad *ghost = GST_IS_PROXY_PAD (peer) ?
+        GST_PAD (gst_proxy_pad_get_internal (GST_PROXY_PAD (peer))) : nullptr;
+    gst_object_unref (peer);
+    peer = nullptr;
+    if (ghost) {
+      if (GST_IS_GHOST_PAD (ghost))
+        peer = gst_pad_get_peer (ghost);
+      gst_object_unref (ghost);
+    }
+  }
+  if (peer)
+    gst_object_unref (peer);
   return same;
 }
 

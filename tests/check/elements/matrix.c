@@ -1,0 +1,661 @@
+/* afet — speech features on OpenCL
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The bad-input and stream-event matrix (docs/reliability.md lists each case
+ * and what the user gets): formats and channel counts, rates, empty and
+ * short streams, empty buffers, silence, clipping, non-finite and denormal
+ * samples, timestamp gaps, buffers without timestamps, property changes in
+ * every state, absurd values, caps changes, state cycles, many pipelines on
+ * many threads.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "afetcheck.h"
+
+#include <malloc.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The elements that take audio, each in a setting that gives a stream of
+ * one frame per 10 ms at the default framing. */
+static const gchar *audio_elements[] = {
+  "afetframer", "afetmfcc", "afetplp", "afettraps", "afetmfcc num-ceps=0",
+};
+
+/* Chains ending in each element that takes features. */
+static const gchar *feature_chains[] = {
+  "afetmfcc ! afetdelta", "afetmfcc ! afetcmvn",
+  "afetmfcc ! afetcmvn scope=sliding", "afetplp ! afetcmvn scope=running",
+  "afetframer ! afetmfcc", "afetframer ! afetplp",
+};
+
+static gdouble *
+noise (gint n, guint seed, gdouble amp)
+{
+  gdouble *x = g_new (gdouble, n);
+  guint64 r = seed * 0x9E3779B97F4A7C15ull + 3;
+  for (gint i = 0; i < n; i++) {
+    r ^= r << 13;
+    r ^= r >> 7;
+    r ^= r << 17;
+    x[i] = (gdouble) ((gint64) (r % (guint64) (2 * amp + 1)) - (gint64) amp);
+  }
+  return x;
+}
+
+static gint
+frames_for (gint n, gint rate)
+{
+  gint W = (gint) (0.025 * rate + 1e-9), S = (gint) (0.010 * rate + 1e-9);
+  /* HTK's truncation of the sample period (tests/common/afetref) */
+  W = afetref_num_frames (n, W, S) >= 0 ? W : W;
+  return afetref_num_frames (n, W, S);
+}
+
+/* Pushes n samples (fmt) in buffers of 1000 through launch, EOS; the
+ * frames out, checked finite; the bus's first error (or NULL) and warning
+ * count. */
+static gint
+run_samples (const gchar * launch, AfetCheckFormat fmt, gint rate,
+    const gdouble * x, gint n, gchar ** error, guint * warnings,
+    AfetCheckRuns * keep)
+{
+  static const gint sizes[] = { 1000 };
+  GstHarness *h = gst_harness_new_parse (launch);
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_live (h, FALSE);
+  afetcheck_set_audio_caps (h, fmt, rate);
+  afetcheck_push_samples (h, fmt, rate, x, n, sizes, 1, 0, TRUE);
+  gst_harness_push_event (h, gst_event_new_eos ());
+  AfetCheckRuns runs = { 0 };
+  GstCaps *caps = gst_pad_get_current_caps (h->sinkpad);
+  if (caps) {
+    gst_caps_unref (caps);
+    afetcheck_pull_runs (h, &runs);
+  }
+  for (gint i = 0; i < runs.n_frames * runs.dims; i++)
+    fail_unless (isfinite (runs.data[i]), "%s: value %d is not finite",
+        launch, i);
+  *error = afetcheck_pop_error (bus, NULL, warnings, NULL);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  gint frames = runs.n_frames;
+  if (keep)
+    *keep = runs;
+  else
+    afetcheck_runs_clear (&runs);
+  return frames;
+}
+
+/* ---- formats and channels -------------------------------------------- */
+
+GST_START_TEST (test_formats_refused)
+{
+  static const gchar *bad[][2] = {
+    {"format=U8, channels=1", "S16LE, S32LE, F32LE or F64LE"},
+    {"format=S24LE, channels=1", "S16LE, S32LE, F32LE or F64LE"},
+    {"format=S16BE, channels=1", "S16LE, S32LE, F32LE or F64LE"},
+    {"format=S16LE, channels=2", "mono"},
+    {"format=F32LE, channels=6", "mono"},
+  };
+  for (guint e = 0; e < G_N_ELEMENTS (audio_elements); e++)
+    for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
+      GstHarness *h = gst_harness_new_parse (audio_elements[e]);
+      GstBus *bus = gst_bus_new ();
+      gst_element_set_bus (h->element, bus);
+      gchar *caps = g_strdup_printf ("audio/x-raw, %s, rate=16000, "
+          "layout=interleaved", bad[i][0]);
+      gst_harness_set_src_caps_str (h, caps);
+      GstBuffer *b = gst_buffer_new_allocate (NULL, 4800, NULL);
+      gst_buffer_memset (b, 0, 0, 4800);
+      fail_if (gst_harness_push (h, b) == GST_FLOW_OK);
+      guint errors = 0, warnings = 0;
+      gchar *error = afetcheck_pop_error (bus, &errors, &warnings, NULL);
+      fail_unless (error && strstr (error, bad[i][1]) &&
+          strstr (error, "audioconvert"), "%s with %s: %s",
+          audio_elements[e], caps, error);
+      fail_unless_equals_int (errors, 1);
+      g_free (error);
+      g_free (caps);
+      gst_element_set_bus (h->element, NULL);
+      gst_object_unref (bus);
+      gst_harness_teardown (h);
+    }
+}
+
+GST_END_TEST;
+
+/* Feature elements do not link to audio, and every element refuses a
+ * feature kind it cannot take, naming itself. */
+GST_START_TEST (test_wrong_streams_refused)
+{
+  /* kinds no template takes: the pads do not link */
+  static const gchar *unlinkable[][2] = {
+    {"audiotestsrc ! wavenc ! wavparse ! afetdelta", "afetdelta"},
+    {"audiotestsrc ! wavenc ! wavparse ! afetcmvn", "afetcmvn"},
+    {"audiotestsrc ! afetmfcc ! afetmfcc name=second", "second"},
+    {"audiotestsrc ! afetplp ! afettraps", "afettraps"},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (unlinkable); i++) {
+    gchar *launch = g_strdup_printf ("%s ! fakesink", unlinkable[i][0]);
+    GError *err = NULL;
+    GstElement *pipe = gst_parse_launch_full (launch, NULL,
+        GST_PARSE_FLAG_FATAL_ERRORS, &err);
+    fail_unless (pipe == NULL && err && strstr (err->message, "link") &&
+        strstr (err->message, unlinkable[i][1]), "%s: %s", launch,
+        err ? err->message : "linked");
+    g_clear_error (&err);
+    g_free (launch);
+  }
+  /* a stream the template takes but the element cannot: an error at the
+   * caps naming the element that cannot take it */
+  static const gchar *refused[][2] = {
+    {"afetmfcc ! afetdelta ! afetdelta name=second", "second"},
+    {"afetmfcc num-ceps=0 ! afetdelta ! afettraps name=t", "t "},
+
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (refused); i++) {
+    gchar *launch = g_strdup_printf ("audiotestsrc num-buffers=2 ! "
+        "audio/x-raw,channels=1 ! %s ! fakesink", refused[i][0]);
+    gchar *error = NULL;
+    fail_if (afetcheck_run_launch (launch, &error), "%s", launch);
+    fail_unless (error && strstr (error, refused[i][1]), "%s: %s", launch,
+        error);
+    g_free (error);
+    g_free (launch);
+  }
+}
+
+GST_END_TEST;
+
+/* ---- rates ------------------------------------------------------------ */
+
+static const gint rates[] = { 8000, 11025, 16000, 22050, 32000, 44100,
+  48000, 96000, 192000
+};
+
+GST_START_TEST (test_rates)
+{
+  const gint rate = rates[__i__];
+  const gint n = rate / 2;
+  gdouble *x = noise (n, (guint) rate, 3000);
+  for (guint e = 0; e < G_N_ELEMENTS (audio_elements); e++) {
+    gchar *error = NULL;
+    guint warnings = 0;
+    gint frames = run_samples (audio_elements[e], AFETCHECK_S16, rate, x, n,
+        &error, &warnings, NULL);
+    fail_unless (error == NULL, "%s at %d Hz: %s", audio_elements[e], rate,
+        error);
+    /* TRAPS needs its context; the others give one frame a shift */
+    if (!g_str_has_prefix (audio_elements[e], "afettraps"))
+      fail_unless (frames > 0 && abs (frames - frames_for (n, rate)) <= 1,
+          "%s at %d Hz: %d frames, expected %d", audio_elements[e], rate,
+          frames, frames_for (n, rate));
+    else
+      fail_unless (frames > 0);
+  }
+  g_free (x);
+}
+
+GST_END_TEST;
+
+/* ---- empty, short, empty buffers -------------------------------------- */
+
+GST_START_TEST (test_empty_and_short)
+{
+  gdouble x[300];
+  for (gint i = 0; i < 300; i++)
+    x[i] = (i * 37) % 200 - 100;
+  for (guint e = 0; e < G_N_ELEMENTS (audio_elements); e++) {
+    gchar *error = NULL;
+    guint warnings = 0;
+    /* no samples at all: EOS, no frames, no error */
+    fail_unless_equals_int (run_samples (audio_elements[e], AFETCHECK_S16,
+            16000, x, 0, &error, &warnings, NULL), 0);
+    fail_unless (error == NULL, "%s", error);
+    /* shorter than one frame (400 samples): no frames */
+    fail_unless_equals_int (run_samples (audio_elements[e], AFETCHECK_S16,
+            16000, x, 300, &error, &warnings, NULL), 0);
+    fail_unless (error == NULL, "%s", error);
+  }
+  /* with pad=true the short stream gives its one zero-filled frame */
+  gchar *error = NULL;
+  guint warnings = 0;
+  fail_unless_equals_int (run_samples ("afetmfcc pad=true", AFETCHECK_S16,
+          16000, x, 300, &error, &warnings, NULL), 1);
+  fail_unless (error == NULL);
+  /* a stream with no buffers at all, through every chain */
+  for (guint c = 0; c < G_N_ELEMENTS (feature_chains); c++) {
+    gchar *launch = g_strdup_printf ("audiotestsrc num-buffers=0 ! "
+        "audio/x-raw,rate=16000,channels=1 ! %s ! fakesink",
+        feature_chains[c]);
+    fail_unless (afetcheck_run_launch (launch, &error), "%s: %s", launch,
+        error);
+    g_free (launch);
+  }
+}
+
+GST_END_TEST;
+
+/* Zero-size buffers anywhere change nothing. */
+GST_START_TEST (test_zero_size_buffers)
+{
+  const gint n = 9000;
+  gdouble *x = noise (n, 9, 5000);
+  for (guint c = 0; c < G_N_ELEMENTS (feature_chains); c++) {
+    AfetCheckRuns want = { 0 }, got = { 0 };
+    gchar *error = NULL;
+    guint warnings = 0;
+    run_samples (feature_chains[c], AFETCHECK_S16, 16000, x, n, &error,
+        &warnings, &want);
+    GstHarness *h = gst_harness_new_parse (feature_chains[c]);
+    gst_harness_set_live (h, FALSE);
+    afetcheck_set_audio_caps (h, AFETCHECK_S16, 16000);
+    for (gint done = 0; done < n; done += 700) {
+      gst_harness_push (h, gst_buffer_new ());
+      afetcheck_push_samples (h, AFETCHECK_S16, 16000, x + done,
+          MIN (700, n - done), NULL, 0, gst_util_uint64_scale (done,
+              GST_SECOND, 16000), done == 0);
+    }
+    gst_harness_push (h, gst_buffer_new ());
+    gst_harness_push_event (h, gst_event_new_eos ());
+    afetcheck_pull_runs (h, &got);
+    gst_harness_teardown (h);
+    fail_unless_equals_int (got.n_frames, want.n_frames);
+    fail_unless (afetcheck_max_rel_diff (got.data, want.data,
+            (gsize) got.n_frames * got.dims) < 1e-6, "%s", feature_chains[c]);
+    afetcheck_runs_clear (&got);
+    afetcheck_runs_clear (&want);
+  }
+  g_free (x);
+}
+
+GST_END_TEST;
+
+/* ---- signal content ----------------------------------------------------- */
+
+/* Silence, full-scale clipping and denormal floats: finite everywhere, no
+ * warning. */
+GST_START_TEST (test_silence_clipping_denormals)
+{
+  const gint n = 8000;
+  gdouble *silence = g_new0 (gdouble, n);
+  gdouble *clip = g_new (gdouble, n);
+  gdouble *tiny = g_new (gdouble, n);
+  for (gint i = 0; i < n; i++) {
+    clip[i] = (i / 20) % 2 ? 32767 : -32768;
+    /* 1e-41 / 32768: denormal in float once scaled back by the harness */
+    tiny[i] = (i % 3 - 1) * 1e-41 * 32768;
+  }
+  const gchar *chains[] = { "afetframer energy=true", "afetmfcc energy=true",
+    "afetplp energy=true", "afettraps", "afetmfcc ! afetdelta ! afetcmvn",
+    "afetmfcc ! afetcmvn mode=meanvar scope=sliding",
+  };
+  const gdouble *signals[] = { silence, clip, tiny };
+  const AfetCheckFormat fmts[] = { AFETCHECK_S16, AFETCHECK_S16,
+    AFETCHECK_F32
+  };
+  for (guint c = 0; c < G_N_ELEMENTS (chains); c++)
+    for (guint s = 0; s < G_N_ELEMENTS (signals); s++) {
+      gchar *error = NULL;
+      guint warnings = 0;
+      gint frames = run_samples (chains[c], fmts[s], 16000, signals[s], n,
+          &error, &warnings, NULL);
+      fail_unless (error == NULL, "%s: %s", chains[c], error);
+      fail_unless_equals_int (warnings, 0);
+      fail_unless (frames > 0);
+    }
+  g_free (silence);
+  g_free (clip);
+  g_free (tiny);
+}
+
+GST_END_TEST;
+
+/* ---- timestamps --------------------------------------------------------- */
+
+/* A gap in PTS without DISCONT is not a new run: frames keep counting
+ * samples from the run's start (put audiorate before afet to fill gaps);
+ * with DISCONT the new run starts at the new PTS (reliability.c). */
+GST_START_TEST (test_timestamp_gap_without_discont)
+{
+  const gint n = 8000;
+  gdouble *x = noise (2 * n, 11, 4000);
+  GstHarness *h = gst_harness_new_parse ("afetmfcc ! afetdelta");
+  gst_harness_set_live (h, FALSE);
+  afetcheck_set_audio_caps (h, AFETCHECK_S16, 16000);
+  afetcheck_push_samples (h, AFETCHECK_S16, 16000, x, n, NULL, 0, 0, TRUE);
+  afetcheck_push_samples (h, AFETCHECK_S16, 16000, x + n, n, NULL, 0,
+      3 * GST_SECOND, FALSE);
+  gst_harness_push_event (h, gst_event_new_eos ());
+  AfetCheckRuns runs = { 0 };
+  afetcheck_pull_runs (h, &runs);
+  gst_harness_teardown (h);
+  fail_unless_equals_int (runs.n_runs, 1);
+  fail_unless_equals_int (runs.n_frames, afetref_num_frames (2 * n, 400,
+          160));
+  afetcheck_runs_clear (&runs);
+  g_free (x);
+}
+
+GST_END_TEST;
+
+/* ---- properties in every state ----------------------------------------- */
+
+/* Setting a property in any state is safe; a running stream keeps the
+ * settings it was negotiated with, and the new value applies from the next
+ * start. */
+GST_START_TEST (test_property_changes_in_every_state)
+{
+  GstElement *pipe = gst_parse_launch ("audiotestsrc is-live=true "
+      "samplesperbuffer=160 num-buffers=60 ! "
+      "audio/x-raw,rate=16000,channels=1 ! afetmfcc name=m ! "
+      "afetdelta name=d ! afetcmvn name=c scope=sliding ! "
+      "appsink name=sink sync=false", NULL);
+  GstElement *m = gst_bin_get_by_name (GST_BIN (pipe), "m");
+  GstElement *d = gst_bin_get_by_name (GST_BIN (pipe), "d");
+  GstElement *c = gst_bin_get_by_name (GST_BIN (pipe), "c");
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  const GstState states[] = { GST_STATE_NULL, GST_STATE_READY,
+    GST_STATE_PAUSED, GST_STATE_PLAYING
+  };
+  for (guint s = 0; s < G_N_ELEMENTS (states); s++) {
+    gst_element_set_state (pipe, states[s]);
+    gst_element_get_state (pipe, NULL, NULL, 10 * GST_SECOND);
+    g_object_set (m, "num-ceps", 12 - (gint) s, "num-filters", 24,
+        "frame-length", 25.0, "max-batch", 64, "device-memory", s % 2 == 0,
+        NULL);
+    g_object_set (d, "delta-window", 2 + (gint) s % 2, NULL);
+    g_object_set (c, "cmn-window", 300 + (gint) s, NULL);
+  }
+  /* the stream negotiated in PAUSED goes on with 13 - 2 = 11 statics */
+  GstSample *sample = NULL;
+  g_signal_emit_by_name (sink, "pull-sample", &sample);
+  fail_unless (sample != NULL);
+  AfetFeaturesInfo info;
+  fail_unless (afet_features_info_from_caps (&info,
+          gst_sample_get_caps (sample)));
+  fail_unless_equals_int (info.statics, 11);
+  gst_sample_unref (sample);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  g_signal_emit_by_name (sink, "pull-sample", &sample);
+  fail_unless (sample != NULL);
+  fail_unless (afet_features_info_from_caps (&info,
+          gst_sample_get_caps (sample)));
+  fail_unless_equals_int (info.statics, 10);
+  gst_sample_unref (sample);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (m);
+  gst_object_unref (d);
+  gst_object_unref (c);
+  gst_object_unref (sink);
+  gst_object_unref (pipe);
+}
+
+GST_END_TEST;
+
+/* ---- absurd values -------------------------------------------------------- */
+
+/* Every value in a property's range either runs or is refused with an
+ * error naming the property to change. */
+GST_START_TEST (test_absurd_values)
+{
+  static const struct
+  {
+    gint rate;
+    const gchar *chain;
+    const gchar *refused;       /* NULL: runs */
+  } cases[] = {
+    {8000, "afetmfcc frame-length=1 frame-shift=0.1", "frame-length"},
+    {8000, "afetmfcc frame-length=1000 frame-shift=1000", NULL},
+    {192000, "afetmfcc frame-length=341 frame-shift=1000", NULL},
+    {192000, "afetmfcc frame-length=1000", "frame-length"},
+    {192000, "afetplp frame-length=500", "frame-length"},
+    {192000, "afettraps frame-length=500", "frame-length"},
+    {8000, "afetmfcc num-filters=256", "filters"},
+    {16000, "afetmfcc num-filters=120 frame-length=64", NULL},
+    {8000, "afetmfcc num-filters=20 num-ceps=30", "num-ceps"},
+    {8000, "afetmfcc high-freq=6000", "high-freq"},
+    {8000, "afetmfcc low-freq=3000 high-freq=2000", "low-freq"},
+    {16000, "afetmfcc max-batch=8", NULL},
+    {16000, "afetmfcc max-batch=1048576", NULL},
+    {16000, "afetmfcc ! afetdelta delta-window=50 accel-window=50 order=3",
+        NULL},
+    {16000, "afetmfcc ! afetcmvn scope=sliding cmn-window=100000 "
+          "min-window=100000", NULL},
+    {16000, "afetplp lpc-order=60 num-filters=20", "lpc-order"},
+    {16000, "afetframer frame-length=1000 frame-shift=0.1", NULL},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    gchar *launch = g_strdup_printf ("audiotestsrc num-buffers=8 "
+        "samplesperbuffer=%d ! audio/x-raw,rate=%d,channels=1 ! %s ! "
+        "fakesink", cases[i].rate / 4, cases[i].rate, cases[i].chain);
+    gchar *error = NULL;
+    gboolean eos = afetcheck_run_launch (launch, &error);
+    if (cases[i].refused)
+      fail_unless (!eos && strstr (error, cases[i].refused), "%s: %s",
+          launch, error);
+    else
+      fail_unless (eos, "%s: %s", launch, error);
+    g_free (error);
+    g_free (launch);
+  }
+}
+
+GST_END_TEST;
+
+/* ---- caps changes in every element ---------------------------------------- */
+
+GST_START_TEST (test_caps_change_every_element)
+{
+  gdouble *x = noise (16000, 13, 4000);
+  const gchar *chains[] = { "afetframer", "afetmfcc", "afetplp", "afettraps",
+    "afetmfcc ! afetdelta", "afetmfcc ! afetcmvn",
+    "afetmfcc ! afetcmvn scope=sliding",
+  };
+  for (guint c = 0; c < G_N_ELEMENTS (chains); c++) {
+    GstHarness *h = gst_harness_new_parse (chains[c]);
+    gst_harness_set_live (h, FALSE);
+    afetcheck_set_audio_caps (h, AFETCHECK_S16, 16000);
+    afetcheck_push_samples (h, AFETCHECK_S16, 16000, x, 16000, NULL, 0, 0,
+        TRUE);
+    AfetCheckRuns a = { 0 }, b = { 0 };
+    /* afetframer's frame size follows the rate: change only the sample
+     * format there, so that one row width reads both runs */
+    const gint rate2 = c == 0 ? 16000 : 8000;
+    afetcheck_set_audio_caps (h, AFETCHECK_F32, rate2);
+    /* the first run is drained at the change, in the old format */
+    afetcheck_pull_runs (h, &a);
+    fail_unless_equals_int (a.n_runs, 1);
+    afetcheck_push_samples (h, AFETCHECK_F32, rate2, x, rate2, NULL, 0,
+        GST_SECOND, TRUE);
+    gst_harness_push_event (h, gst_event_new_eos ());
+    afetcheck_pull_runs (h, &b);
+    fail_unless_equals_int (b.n_runs, 1);
+    fail_unless (a.n_frames > 90 && b.n_frames > 90, "%s: %d / %d",
+        chains[c], a.n_frames, b.n_frames);
+    fail_unless_equals_uint64 (b.run_pts[0], GST_SECOND);
+    afetcheck_runs_clear (&a);
+    afetcheck_runs_clear (&b);
+    gst_harness_teardown (h);
+  }
+  g_free (x);
+}
+
+GST_END_TEST;
+
+/* ---- 1000 state cycles ------------------------------------------------------ */
+
+static volatile gint engine_builds = 0;
+
+static void
+count_builds (GstDebugCategory * category, GstDebugLevel level,
+    const gchar * file, const gchar * function, gint line, GObject * object,
+    GstDebugMessage * message, gpointer user_data)
+{
+  if (strcmp (gst_debug_category_get_name (category), "afetengine") == 0 &&
+      g_str_has_prefix (gst_debug_message_get (message), "cache:"))
+    g_atomic_int_inc (&engine_builds);
+}
+
+/* Memory the process holds through malloc, in kB: what a leak grows.
+ * (RSS also counts freed pages the allocator keeps, which meson's
+ * MALLOC_PERTURB_ dirties.) */
+static glong
+heap_kb (void)
+{
+  struct mallinfo2 mi = mallinfo2 ();
+  return (glong) ((mi.uordblks + mi.hblkhd) / 1024);
+}
+
+GST_START_TEST (test_state_cycles)
+{
+  GstElement *pipe = gst_parse_launch ("audiotestsrc num-buffers=3 "
+      "samplesperbuffer=1600 ! audio/x-raw,rate=16000,channels=1 ! afetmfcc "
+      "! afetdelta ! afetcmvn scope=sliding ! fakesink", NULL);
+  GstBus *bus = gst_element_get_bus (pipe);
+  gst_debug_set_threshold_for_name ("afetengine", GST_LEVEL_DEBUG);
+  gst_debug_add_log_function (count_builds, NULL, NULL);
+  glong before = 0;
+  const gint cycles = 1000, warm = 50;
+  for (gint i = 0; i < cycles; i++) {
+    if (i == warm) {
+      before = heap_kb ();
+      g_atomic_int_set (&engine_builds, 0);
+    }
+    gst_element_set_state (pipe, GST_STATE_PLAYING);
+    GstMessage *m = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+        (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+    fail_unless (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS, "cycle %d",
+        i);
+    gst_message_unref (m);
+    gst_element_set_state (pipe, GST_STATE_NULL);
+  }
+  glong after = heap_kb ();
+  gst_debug_remove_log_function (count_builds);
+  printf ("state cycles: heap in use %ld kB after %d, %ld kB after %d; %d "
+      "program "
+      "or plan loads after the warm-up\n", before, warm, after, cycles,
+      g_atomic_int_get (&engine_builds));
+  /* no recompilation, and no growth beyond allocator noise (1 MiB for 950
+   * cycles is about 1 kB a cycle) */
+  fail_unless_equals_int (g_atomic_int_get (&engine_builds), 0);
+  /* the leaks tracer keeps records of its own: memory is checked in the
+   * run without it (meson test matrix-cycles) */
+  const gchar *tracers = g_getenv ("GST_TRACERS");
+  if (tracers && *tracers)
+    printf ("state cycles: memory not checked under GST_TRACERS=%s\n",
+        tracers);
+  else
+    fail_unless (after - before < 1024, "the heap grew by %ld kB over %d "
+        "cycles",
+        after - before, cycles - warm);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+}
+
+GST_END_TEST;
+
+/* ---- 32 pipelines on 32 threads ------------------------------------------- */
+
+typedef struct
+{
+  gint index;
+  gfloat *data;
+  gsize n;
+} Job;
+
+static gpointer
+run_job (gpointer user_data)
+{
+  Job *job = (Job *) user_data;
+  /* each pipeline its own signal: frequency, volume and wave (sine,
+   * square, saw, triangle: deterministic) by index */
+  gchar *launch = g_strdup_printf ("audiotestsrc num-buffers=40 "
+      "samplesperbuffer=%d wave=%d freq=%d volume=0.%d ! "
+      "audio/x-raw,rate=16000,channels=1 ! afetmfcc ! afetdelta ! "
+      "afetcmvn scope=sliding ! appsink name=sink sync=false", 160 + 37 *
+      (job->index % 5), job->index % 4, 200 + 50 * job->index,
+      1 + job->index % 9);
+  GstElement *pipe = gst_parse_launch (launch, NULL);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  GstSample *sample;
+  GByteArray *bytes = g_byte_array_new ();
+  while (TRUE) {
+    sample = NULL;
+    g_signal_emit_by_name (sink, "pull-sample", &sample);
+    if (!sample)
+      break;
+    GstMapInfo map;
+    GstBuffer *b = gst_sample_get_buffer (sample);
+    gst_buffer_map (b, &map, GST_MAP_READ);
+    g_byte_array_append (bytes, map.data, map.size);
+    gst_buffer_unmap (b, &map);
+    gst_sample_unref (sample);
+  }
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (pipe);
+  g_free (launch);
+  job->n = bytes->len / sizeof (gfloat);
+  job->data = (gfloat *) g_byte_array_free (bytes, FALSE);
+  return NULL;
+}
+
+GST_START_TEST (test_threads_share_one_device)
+{
+  enum
+  { N = 32 };
+  Job alone[N], together[N];
+  for (gint i = 0; i < N; i++) {
+    alone[i].index = together[i].index = i;
+    run_job (&alone[i]);
+  }
+  GThread *threads[N];
+  for (gint i = 0; i < N; i++)
+    threads[i] = g_thread_new ("job", run_job, &together[i]);
+  for (gint i = 0; i < N; i++)
+    g_thread_join (threads[i]);
+  for (gint i = 0; i < N; i++) {
+    fail_unless (alone[i].n > 0);
+    fail_unless_equals_uint64 (together[i].n, alone[i].n);
+    fail_unless (memcmp (together[i].data, alone[i].data,
+            alone[i].n * sizeof (gfloat)) == 0,
+        "pipeline %d differs when run beside 31 others", i);
+    g_free (alone[i].data);
+    g_free (together[i].data);
+  }
+}
+
+GST_END_TEST;
+
+static Suite *
+matrix_suite (void)
+{
+  Suite *s = suite_create ("matrix");
+  TCase *tc = tcase_create ("general");
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_formats_refused);
+  tcase_add_test (tc, test_wrong_streams_refused);
+  tcase_add_loop_test (tc, test_rates, 0, G_N_ELEMENTS (rates));
+  tcase_add_test (tc, test_empty_and_short);
+  tcase_add_test (tc, test_zero_size_buffers);
+  tcase_add_test (tc, test_silence_clipping_denormals);
+  tcase_add_test (tc, test_timestamp_gap_without_discont);
+  tcase_add_test (tc, test_property_changes_in_every_state);
+  tcase_add_test (tc, test_absurd_values);
+  tcase_add_test (tc, test_caps_change_every_element);
+  tcase_add_test (tc, test_state_cycles);
+  tcase_add_test (tc, test_threads_share_one_device);
+  return s;
+}
+
+GST_CHECK_MAIN (matrix);
