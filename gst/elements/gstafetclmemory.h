@@ -24,7 +24,9 @@
  * reads, a producer reusing the memory waits for its readers, and the
  * memory is freed only when no queued work uses it. */
 
-#define GST_MAP_AFET_CL ((GstMapFlags) (GST_MAP_FLAG_LAST << 1))
+/* GST_MAP_FLAG_LAST itself (the first custom flag): with a higher bit, a
+ * GstMapFlags value lies outside the enum's range in C++ (UBSan: enum). */
+#define GST_MAP_AFET_CL ((GstMapFlags) GST_MAP_FLAG_LAST)
 #define GST_AFET_CL_MEMORY_TYPE "AfetCLMemory"
 
 struct AfetCLMemoryState;

@@ -377,14 +377,47 @@ afet_features_info_set_format (AfetFeaturesInfo * info,
   info->dims = statics * (delta_order + 1);
 }
 
+/* An enum field of a struct filled in by C code, as the int it holds: in
+ * C++, loading an enum object whose value lies outside the enumerators'
+ * range is undefined, and a caller's struct may hold anything. */
+template <typename E>
+static gint
+raw_enum (const E & field)
+{
+  static_assert (sizeof (E) == sizeof (gint), "C enums are ints here");
+  gint v;
+  memcpy (&v, &field, sizeof v);
+  return v;
+}
+
 /* The consistency rules of the contract.  Logs the first broken rule at
  * @level, naming the caps field, and returns FALSE; TRUE when all hold. */
 static gboolean
 validate_info (const AfetFeaturesInfo * info, GstDebugLevel level)
 {
-  if (afet_features_kind_to_string (info->kind) == NULL) {
+  const gint kind = raw_enum (info->kind), norm = raw_enum (info->normalization),
+      preset = raw_enum (info->preset), window = raw_enum (info->window);
+  if (kind < AFET_FEATURES_KIND_UNKNOWN || kind > AFET_FEATURES_KIND_TRAPS ||
+      afet_features_kind_to_string ((AfetFeaturesKind) kind) == NULL) {
     GST_CAT_LEVEL_LOG (GST_CAT_DEFAULT, level, NULL,
-        "field 'kind': %d is not a known kind", (gint) info->kind);
+        "field 'kind': %d is not a known kind", kind);
+    return FALSE;
+  }
+  if (norm < AFET_FEATURES_NORM_UNKNOWN || norm > AFET_FEATURES_NORM_MINMAX) {
+    GST_CAT_LEVEL_LOG (GST_CAT_DEFAULT, level, NULL,
+        "field 'normalization': %d is not a known normalisation", norm);
+    return FALSE;
+  }
+  if (preset < AFET_FEATURES_PRESET_NONE ||
+      preset > AFET_FEATURES_PRESET_WHISPER) {
+    GST_CAT_LEVEL_LOG (GST_CAT_DEFAULT, level, NULL,
+        "field 'preset': %d is not a known preset", preset);
+    return FALSE;
+  }
+  if (window < AFET_FEATURES_WINDOW_UNKNOWN ||
+      window > AFET_FEATURES_WINDOW_BLACKMAN) {
+    GST_CAT_LEVEL_LOG (GST_CAT_DEFAULT, level, NULL,
+        "field 'window': %d is not a known window", window);
     return FALSE;
   }
   if (info->dims < 1) {
