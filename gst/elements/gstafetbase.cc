@@ -24,6 +24,7 @@
 #include "gstafetcontext.h"
 
 #include "clutil.h"
+#include "stream.h"
 
 #include <algorithm>
 #include <cmath>
@@ -135,19 +136,14 @@ struct GstAfetBaseState
   GstBufferPool *pool = nullptr;     /* device output */
   afet::ClMem staging;               /* system output: max_batch x dims */
 
-  /* window elements: input rows kept on the device, global indices
-   * hist_first .. hist_first + hist_rows - 1, in hist[cur] */
+  /* window elements: what they declared in configure, and their input
+   * rows on the device */
   bool windowed = false;
-  gint back = 0, ahead = 0, row_dims = 0;
-  gint start_need = 0;               /* -1: the whole stream */
-  afet::ClMem hist[2];
-  int cur = 0;
-  gint64 hist_cap = 0, hist_first = 0, hist_rows = 0;
-  gint64 received = 0;
+  afet::RowHistory::Extent extent;
+  afet::RowHistory history;
 
   /* streaming state */
-  std::vector<float> pending;        /* samples, or whole input frames */
-  std::vector<guint8> partial;       /* bytes of an incomplete input frame */
+  afet::FrameStream stream;          /* input not yet computed */
   GstClockTime t0 = GST_CLOCK_TIME_NONE;
   guint64 frames_out = 0;
   bool have_data = false;            /* anything taken since t0 */
@@ -503,16 +499,16 @@ gst_afet_base_set_window (GstAfetBase * self, gint back, gint ahead,
 {
   GstAfetBaseState *p = PRIV (self);
   p->windowed = true;
-  p->back = back;
-  p->ahead = ahead;
-  p->row_dims = row_dims;
-  p->start_need = 0;
+  p->extent = afet::RowHistory::Extent ();
+  p->extent.back = back;
+  p->extent.ahead = ahead;
+  p->extent.row_dims = row_dims;
 }
 
 void
 gst_afet_base_set_window_start (GstAfetBase * self, gint start_need)
 {
-  PRIV (self)->start_need = start_need;
+  PRIV (self)->extent.start_need = start_need;
 }
 
 /* ---- state ------------------------------------------------------------ */
@@ -530,14 +526,11 @@ reset_stream (GstAfetBaseState * p)
   }
   p->units_in = 0;
   p->warned_nonfinite = false;
-  p->pending.clear ();
-  p->partial.clear ();
+  p->stream.reset ();
+  p->history.reset ();
   p->t0 = GST_CLOCK_TIME_NONE;
   p->frames_out = 0;
   p->have_data = false;
-  p->hist_first = 0;
-  p->hist_rows = 0;
-  p->received = 0;
 }
 
 static void
@@ -554,8 +547,7 @@ release_engine (GstAfetBase * self)
   }
   p->staging.reset ();
   p->windowed = false;
-  p->hist[0].reset ();
-  p->hist[1].reset ();
+  p->history.release ();
 }
 
 static void
@@ -1099,14 +1091,17 @@ gst_afet_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     st = afet::make_buffer (p->device->context (), CL_MEM_READ_WRITE,
         batch_bytes, nullptr, &p->staging);
   }
-  if (st.ok () && p->windowed) {
-    p->hist_cap = 2 * (gint64) in.max_batch + p->back + p->ahead;
-    for (int i = 0; i < 2 && st.ok (); i++)
-      st = afet::make_buffer (p->device->context (), CL_MEM_READ_WRITE,
-          (size_t) p->hist_cap * p->row_dims * sizeof (float), nullptr,
-          &p->hist[i]);
-    p->cur = 0;
-  }
+  if (st.ok () && p->windowed)
+    st = p->history.init (p->device->context (), p->queue.get (), p->extent,
+        in.max_batch);
+  afet::FrameStream::Shape shape;
+  shape.audio = in.audio;
+  shape.W = in.W;
+  shape.S = in.S;
+  shape.row = in.in_dims;
+  shape.max_batch = in.max_batch;
+  shape.pad = in.pad;
+  p->stream.configure (shape);
   if (!st.ok ()) {
     post_engine_error (self, st.message ().c_str ());
     return FALSE;
@@ -1139,16 +1134,6 @@ gst_afet_base_decide_allocation (GstBaseTransform * trans, GstQuery * query)
 }
 
 /* ---- streaming -------------------------------------------------------- */
-
-/* Number of complete frames held. */
-static gint64
-frames_available (GstAfetBaseState * p)
-{
-  if (p->in.audio)
-    return afet::num_frames ((long long) p->pending.size (), p->in.W,
-        p->in.S);
-  return (gint64) (p->pending.size () / (size_t) p->in.in_dims);
-}
 
 static void
 log_transfers (GstAfetBase * self, const char *what)
@@ -1332,45 +1317,26 @@ static GstFlowReturn window_emit (GstAfetBase * self, bool drain,
     bool force);
 
 /* Window elements: makes room for m more rows in the device history,
- * computing what can be computed first if it is full. */
+ * computing what can be computed first, then growing it. */
 static GstFlowReturn
 window_room (GstAfetBase * self, gint64 m)
 {
   GstAfetBaseState *p = PRIV (self);
-  if (p->hist_rows + m <= p->hist_cap)
+  if (p->history.fits (m))
     return GST_FLOW_OK;
   GstFlowReturn ret = window_emit (self, false, true);
-  if (ret != GST_FLOW_OK || p->hist_rows + m <= p->hist_cap)
+  if (ret != GST_FLOW_OK || p->history.fits (m))
     return ret;
-  /* nothing can go yet (whole-stream statistics): grow the history */
-  gint64 cap = MAX (2 * p->hist_cap, p->hist_rows + m);
-  const size_t row_bytes = (size_t) p->row_dims * sizeof (float);
-  afet::ClMem grown[2];
-  for (int i = 0; i < 2; i++) {
-    afet::Status st = afet::make_buffer (p->device->context (),
-        CL_MEM_READ_WRITE, (size_t) cap * row_bytes, nullptr, &grown[i]);
-    if (!st.ok ()) {
-      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-          ("The stream does not fit in device memory (%" G_GINT64_FORMAT
-              " frames): use a sliding or running scope for streams this "
-              "long.", cap), ("%s", st.message ().c_str ()));
-      return GST_FLOW_ERROR;
-    }
-  }
-  if (p->hist_rows > 0 && clEnqueueCopyBuffer (p->queue.get (),
-          p->hist[p->cur].get (), grown[0].get (), 0, 0,
-          (size_t) p->hist_rows * row_bytes, 0, nullptr, nullptr) !=
-      CL_SUCCESS) {
-    post_engine_error (self, "cannot grow the frame history");
+  /* nothing can go yet (whole-run statistics) */
+  afet::Status st = p->history.grow (m);
+  if (!st.ok ()) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("%s: %s: use a sliding or running scope for runs this long.",
+            GST_ELEMENT_NAME (self), st.message ().c_str ()), (nullptr));
     return GST_FLOW_ERROR;
   }
-  clFinish (p->queue.get ());
-  p->hist[0] = std::move (grown[0]);
-  p->hist[1] = std::move (grown[1]);
-  p->cur = 0;
-  p->hist_cap = cap;
-  GST_DEBUG_OBJECT (self, "frame history grown to %" G_GINT64_FORMAT
-      " frames", cap);
+  GST_DEBUG_OBJECT (self, "frame history grown for %" G_GINT64_FORMAT
+      " more rows", m);
   return GST_FLOW_OK;
 }
 
@@ -1387,22 +1353,21 @@ window_pre_process (GstAfetBase * self, gint64 n)
     if (ret != GST_FLOW_OK)
       return ret;
     GstAfetBatch batch;
-    batch.host = p->pending.data () + (size_t) done * p->in.S;
+    batch.host = p->stream.data () + (size_t) done * p->stream.step ();
     gchar *why = nullptr;
-    if (!klass->pre_process (self, &batch, b, p->hist[p->cur].get (),
-            (gsize) p->hist_rows, &why)) {
+    if (!klass->pre_process (self, &batch, b, p->history.tail (),
+            p->history.tail_row (), &why)) {
       post_engine_error (self, why);
       g_free (why);
       return GST_FLOW_ERROR;
     }
-    p->hist_rows += b;
-    p->received += b;
+    p->history.commit (b);
     done += b;
   }
   return GST_FLOW_OK;
 }
 
-/* Window elements: n input rows from the host, or from rows of a device
+/* Window elements: m input rows from the host, or from rows of a device
  * buffer (already synchronised), appended to the history. */
 static GstFlowReturn
 window_push_rows (GstAfetBase * self, const float *host, cl_mem dev,
@@ -1410,33 +1375,21 @@ window_push_rows (GstAfetBase * self, const float *host, cl_mem dev,
 {
   GstAfetBaseState *p = PRIV (self);
   GST_LOG_OBJECT (self, "window: %" G_GINT64_FORMAT " rows in", m);
-  cl_command_queue q = p->queue.get ();
-  const size_t row_bytes = (size_t) p->row_dims * sizeof (float);
+  const int row_dims = p->history.extent ().row_dims;
   gint64 src_row = 0;
   while (m > 0) {
     GstFlowReturn ret = window_room (self, 1);
     if (ret != GST_FLOW_OK)
       return ret;
-    gint64 take = MIN (m, p->hist_cap - p->hist_rows);
-    afet::Status st;
-    if (host) {
-      st = afet::upload (q, p->hist[p->cur].get (), (size_t) p->hist_rows *
-          row_bytes, (size_t) take * row_bytes, host + src_row * p->row_dims,
-          true, p->stats.get ());
-    } else {
-      cl_int err = clEnqueueCopyBuffer (q, dev, p->hist[p->cur].get (),
-          (size_t) src_row * row_bytes, (size_t) p->hist_rows * row_bytes,
-          (size_t) take * row_bytes, 0, nullptr, nullptr);
-      if (err != CL_SUCCESS)
-        st = afet::Status (afet::Status::OPENCL,
-            std::string ("clEnqueueCopyBuffer: ") + afet::cl_error_name (err));
-    }
+    gint64 take = MIN (m, p->history.space ());
+    afet::Status st = host ?
+        p->history.append_host (host + src_row * row_dims, take,
+        p->stats.get ()) : p->history.append_device (dev, (size_t) src_row,
+        take);
     if (!st.ok ()) {
       post_engine_error (self, st.message ().c_str ());
       return GST_FLOW_ERROR;
     }
-    p->hist_rows += take;
-    p->received += take;
     src_row += take;
     m -= take;
     ret = window_emit (self, false, false);
@@ -1447,33 +1400,26 @@ window_push_rows (GstAfetBase * self, const float *host, cl_mem dev,
 }
 
 /* Window elements: computes the output frames whose look-ahead has arrived
- * (all of them when draining: the stream's end is then known), in batches;
- * then drops the rows no later frame needs. force: compute even a small
- * batch (the history is full). */
+ * (all of them when draining), in batches; then drops the rows no later
+ * frame needs. force: compute even a small batch (the history is full). */
 static GstFlowReturn
 window_emit (GstAfetBase * self, bool drain, bool force)
 {
   GstAfetBaseState *p = PRIV (self);
   const gint64 max_batch = p->in.max_batch;
   for (;;) {
-    gint64 limit = drain ? p->received : p->received - p->ahead;
-    if (!drain && (p->start_need < 0 || p->received < p->start_need))
-      limit = 0;
-    gint64 ready = limit - (gint64) p->frames_out;
+    gint64 ready = p->history.ready (p->frames_out, drain);
     gint64 threshold = (drain || force || p->live) ? 1 : max_batch;
     if (ready <= 0 || ready < threshold)
       break;
     gint64 k = MIN (ready, max_batch);
-    GST_LOG_OBJECT (self, "window: received %" G_GINT64_FORMAT ", rows %"
-        G_GINT64_FORMAT "..%" G_GINT64_FORMAT ", computing %" G_GINT64_FORMAT
-        " from %" G_GUINT64_FORMAT "%s", p->received, p->hist_first,
-        p->hist_first + p->hist_rows, k, p->frames_out, drain ? " (end)" : "");
+    GST_LOG_OBJECT (self, "window: %" G_GINT64_FORMAT " rows received, "
+        "computing %" G_GINT64_FORMAT " from %" G_GUINT64_FORMAT "%s",
+        (gint64) p->history.received (), k, p->frames_out,
+        drain ? " (end)" : "");
     GstAfetBatch batch;
-    batch.device = p->hist[p->cur].get ();
-    batch.block.rows = batch.device;
-    batch.block.row_stride = p->row_dims;
-    batch.block.first_row = p->hist_first;
-    batch.block.total = drain ? p->received : -1;
+    batch.block = p->history.block (drain);
+    batch.device = batch.block.rows;
     batch.out_first = (gint64) p->frames_out;
     GstBuffer *buf = nullptr;
     GstFlowReturn ret = compute (self, k, &batch, nullptr, &buf);
@@ -1481,34 +1427,16 @@ window_emit (GstAfetBase * self, bool drain, bool force)
       return ret;
     queue_output (self, buf, k);
     force = false;
-
-    /* keep the rows later frames still need */
-    gint64 keep = p->start_need < 0 ? p->hist_first :
-        MAX ((gint64) 0, (gint64) p->frames_out - p->back);
-    gint64 drop = keep - p->hist_first;
-    if (drop > 0) {
-      const size_t row_bytes = (size_t) p->row_dims * sizeof (float);
-      gint64 left = p->hist_rows - drop;
-      if (left > 0) {
-        cl_int err = clEnqueueCopyBuffer (p->queue.get (),
-            p->hist[p->cur].get (), p->hist[1 - p->cur].get (),
-            (size_t) drop * row_bytes, 0, (size_t) left * row_bytes, 0,
-            nullptr, nullptr);
-        if (err != CL_SUCCESS) {
-          post_engine_error (self, afet::cl_fail ("clEnqueueCopyBuffer",
-                  err).message ().c_str ());
-          return GST_FLOW_ERROR;
-        }
-        p->cur = 1 - p->cur;
-      }
-      p->hist_first = keep;
-      p->hist_rows = MAX (left, (gint64) 0);
+    afet::Status st = p->history.drop_done (p->frames_out);
+    if (!st.ok ()) {
+      post_engine_error (self, st.message ().c_str ());
+      return GST_FLOW_ERROR;
     }
   }
   return GST_FLOW_OK;
 }
 
-/* Computes n frames from the front of pending. */
+/* Computes the first n held frames. */
 static GstFlowReturn
 emit_frames (GstAfetBase * self, gint64 n)
 {
@@ -1520,16 +1448,12 @@ emit_frames (GstAfetBase * self, gint64 n)
     ret = window_pre_process (self, n);
   } else {
     GstAfetBatch batch;
-    batch.host = p->pending.data ();
+    batch.host = p->stream.data ();
     ret = compute (self, n, &batch, nullptr, &buf);
   }
   if (ret != GST_FLOW_OK)
     return ret;
-  /* consume: audio keeps the overlap of the next frame */
-  size_t used = p->in.audio ? (size_t) n * p->in.S :
-      (size_t) n * p->in.in_dims;
-  used = std::min (used, p->pending.size ());
-  p->pending.erase (p->pending.begin (), p->pending.begin () + used);
+  p->stream.consume (n);
   if (p->windowed)
     return window_emit (self, false, false);
   queue_output (self, buf, n);
@@ -1544,23 +1468,19 @@ process_pending (GstAfetBase * self, bool drain)
   GstAfetBaseState *p = PRIV (self);
   if (p->windowed && !p->in.audio) {
     /* feature input: every whole frame goes to the device history */
-    gint64 m = frames_available (p);
+    gint64 m = p->stream.frames ();
     GstFlowReturn ret = GST_FLOW_OK;
     if (m > 0) {
-      ret = window_push_rows (self, p->pending.data (), nullptr, m);
-      p->pending.erase (p->pending.begin (), p->pending.begin () +
-          (size_t) m * p->in.in_dims);
+      ret = window_push_rows (self, p->stream.data (), nullptr, m);
+      p->stream.consume (m);
     }
     return ret;
   }
-  const gint64 max_batch = p->in.max_batch;
-  const gint64 threshold = (drain || p->live) ? 1 : max_batch;
-
   for (;;) {
-    gint64 avail = frames_available (p);
-    if (avail < threshold || avail == 0)
+    gint n = p->stream.next_batch (drain || p->live);
+    if (n == 0)
       break;
-    GstFlowReturn ret = emit_frames (self, std::min (avail, max_batch));
+    GstFlowReturn ret = emit_frames (self, n);
     if (ret != GST_FLOW_OK)
       return ret;
   }
@@ -1576,29 +1496,13 @@ drain (GstAfetBase * self)
   if (!p->configured)
     return GST_FLOW_OK;
   GstFlowReturn ret = process_pending (self, true);
+  if (ret == GST_FLOW_OK && p->have_data && p->stream.pad_tail ())
+    ret = emit_frames (self, 1);
+  if (ret == GST_FLOW_OK && p->windowed)
+    ret = window_emit (self, true, false);
   if (ret != GST_FLOW_OK)
     return ret;
-
-  if (p->in.audio && p->in.pad && p->have_data) {
-    /* samples not yet covered by an emitted frame: after frame n - 1 the
-     * held samples start at n S, and the first W - S of them are covered */
-    size_t held = p->pending.size ();
-    size_t covered = p->frames_out > 0 && p->in.W > p->in.S ?
-        (size_t) (p->in.W - p->in.S) : 0;
-    if (held > covered) {
-      p->pending.resize ((size_t) p->in.W, 0.0f);
-      ret = emit_frames (self, 1);
-      if (ret != GST_FLOW_OK)
-        return ret;
-    }
-  }
-  if (p->windowed) {
-    ret = window_emit (self, true, false);
-    if (ret != GST_FLOW_OK)
-      return ret;
-  }
-  p->partial.clear ();
-  p->pending.clear ();
+  p->stream.reset ();
   p->have_data = false;
   return GST_FLOW_OK;
 }
@@ -1686,7 +1590,8 @@ replace_nonfinite (GstAfetBase * self, float *x, size_t n, guint64 first_unit)
       ("%" G_GSIZE_FORMAT " non-finite values in one buffer", bad));
 }
 
-/* Appends an input buffer to pending, as floats in 16-bit integer scale. */
+/* Appends an input buffer to the stream, as floats in 16-bit integer
+ * scale. */
 static gboolean
 append_input (GstAfetBase * self, GstBuffer * buf)
 {
@@ -1697,11 +1602,8 @@ append_input (GstAfetBase * self, GstBuffer * buf)
 
   if (p->in.audio) {
     const GstAudioInfo *ai = &p->in.audio_info;
-    size_t bpf = (size_t) GST_AUDIO_INFO_BPF (ai);
-    size_t n = map.size / bpf;
-    size_t old = p->pending.size ();
-    p->pending.resize (old + n);
-    float *dst = p->pending.data () + old;
+    size_t n = map.size / (size_t) GST_AUDIO_INFO_BPF (ai);
+    float *dst = p->stream.append_samples (n);
     switch (GST_AUDIO_INFO_FORMAT (ai)) {
       case GST_AUDIO_FORMAT_S16LE:{
         const gint16 *s = (const gint16 *) map.data;
@@ -1735,21 +1637,12 @@ append_input (GstAfetBase * self, GstBuffer * buf)
       replace_nonfinite (self, dst, n, p->units_in);
     p->units_in += n;
   } else {
-    /* whole frames of in_dims floats; keep any trailing partial frame */
-    const size_t frame_bytes = (size_t) p->in.in_dims * sizeof (float);
-    p->partial.insert (p->partial.end (), map.data, map.data + map.size);
-    size_t whole = p->partial.size () / frame_bytes;
-    if (whole) {
-      size_t old = p->pending.size ();
-      p->pending.resize (old + whole * p->in.in_dims);
-      memcpy (p->pending.data () + old, p->partial.data (),
-          whole * frame_bytes);
-      replace_nonfinite (self, p->pending.data () + old,
-          whole * p->in.in_dims, p->units_in);
-      p->units_in += whole;
-      p->partial.erase (p->partial.begin (),
-          p->partial.begin () + whole * frame_bytes);
-    }
+    /* whole frames of in_dims floats; a trailing partial frame waits */
+    float *fresh;
+    size_t floats;
+    p->stream.append_row_bytes (map.data, map.size, &fresh, &floats);
+    replace_nonfinite (self, fresh, floats, p->units_in);
+    p->units_in += floats / (size_t) p->in.in_dims;
   }
   gst_buffer_unmap (buf, &map);
   return TRUE;
@@ -1761,8 +1654,7 @@ static bool
 take_on_device (GstAfetBase * self, GstBuffer * input)
 {
   GstAfetBaseState *p = PRIV (self);
-  if (p->in.audio || !p->pending.empty () || !p->partial.empty () ||
-      gst_buffer_n_memory (input) != 1)
+  if (p->in.audio || !p->stream.empty () || gst_buffer_n_memory (input) != 1)
     return false;
   GstMemory *mem = gst_buffer_peek_memory (input, 0);
   return gst_is_afet_cl_memory (mem) && mem->offset == 0 &&
@@ -1785,7 +1677,7 @@ gst_afet_base_submit_input_buffer (GstBaseTransform * trans,
     return GST_FLOW_NOT_NEGOTIATED;
   }
   check_live (self);
-  if (p->windowed && p->start_need < 0 && p->live) {
+  if (p->windowed && p->extent.start_need < 0 && p->live) {
     gst_buffer_unref (input);
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
         ("%s needs the whole stream before its first output, which a live "
@@ -2076,7 +1968,7 @@ gst_afet_base_query (GstBaseTransform * trans, GstPadDirection direction,
         ours = gst_util_uint64_scale ((guint64) p->in.W, GST_SECOND,
             (guint64) p->in.rate);
       if (p->configured && p->windowed)
-        ours += gst_util_uint64_scale ((guint64) p->ahead * p->in.S,
+        ours += gst_util_uint64_scale ((guint64) p->extent.ahead * p->in.S,
             GST_SECOND, (guint64) p->in.rate);
       GST_DEBUG_OBJECT (self, "latency: ours %" GST_TIME_FORMAT
           ", upstream min %" GST_TIME_FORMAT, GST_TIME_ARGS (ours),

@@ -12,6 +12,7 @@
  * counters and the FFT output to files the parent compares.
  */
 #include "cache.h"
+#include "enginecheck.h"
 #include "device.h"
 #include "fft.h"
 
@@ -33,15 +34,7 @@
 
 extern char **environ;
 
-static int passed = 0, failed = 0;
-
-static void
-check (bool ok, const std::string &what)
-{
-  std::printf ("%s: %s\n", ok ? "PASS" : "FAIL", what.c_str ());
-  std::fflush (stdout);
-  (ok ? passed : failed)++;
-}
+using enginecheck::check;
 
 static const int fft_size = 512;
 static const int caps[] = { 8, 64 };
@@ -554,11 +547,10 @@ main (int argc, char **argv)
         std::to_string (worst) + ")");
   }
 
-  if (failed == 0) {
+  if (enginecheck::failed == 0) {
     std::string cmd = "rm -rf '" + work + "'";
     if (std::system (cmd.c_str ()) != 0)
       std::printf ("could not remove %s\n", work.c_str ());
   }
-  std::printf ("%d passed, %d failed\n", passed, failed);
-  return failed ? 1 : 0;
+  return enginecheck::finish ();
 }

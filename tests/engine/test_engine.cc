@@ -6,6 +6,7 @@
  * double-precision reference in tests/common (not the kernels' maths).
  * Runs on whatever device AFET_DEVICE / auto selects.
  */
+#include "enginecheck.h"
 #include "stages.h"
 
 extern "C" {
@@ -19,14 +20,7 @@ extern "C" {
 #include <string>
 #include <vector>
 
-static int passed = 0, failed = 0;
-
-static void
-check (bool ok, const std::string &what)
-{
-  std::printf ("%s: %s\n", ok ? "PASS" : "FAIL", what.c_str ());
-  (ok ? passed : failed)++;
-}
+using enginecheck::check;
 
 static std::shared_ptr<afet::Device> device;
 
@@ -317,6 +311,5 @@ main (int argc, char **argv)
     mfcc_case (c);
   frames_input_case ();
 
-  std::printf ("%d passed, %d failed\n", passed, failed);
-  return failed ? 1 : 0;
+  return enginecheck::finish ();
 }

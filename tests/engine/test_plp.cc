@@ -19,6 +19,7 @@
 #include "config.h"
 #endif
 
+#include "enginecheck.h"
 #include "plp.h"
 
 #include "afet-kernels.h"
@@ -38,21 +39,8 @@ extern "C" {
 #define AFET_SOURCE_DIR "."
 #endif
 
-static int passed = 0, failed = 0, skipped = 0;
-
-static void
-check (bool ok, const std::string &what)
-{
-  std::printf ("%s: %s\n", ok ? "PASS" : "FAIL", what.c_str ());
-  (ok ? passed : failed)++;
-}
-
-static void
-skip (const std::string &what)
-{
-  std::printf ("SKIP: %s\n", what.c_str ());
-  skipped++;
-}
+using enginecheck::check;
+using enginecheck::skip;
 
 static std::shared_ptr<afet::Device> device;
 static std::string refdata_dir, testdata_dir;
@@ -702,7 +690,8 @@ main (int argc, char **argv)
   afet::Status st = afet::acquire_device ("auto", &device);
   if (!st.ok ()) {
     std::printf ("no OpenCL device: %s\n%d passed, %d failed\n",
-        st.message ().c_str (), passed, failed + 1);
+        st.message ().c_str (), enginecheck::passed,
+        enginecheck::failed + 1);
     return 1;
   }
   std::printf ("device: %s\n", device->info ().describe ().c_str ());
@@ -755,7 +744,5 @@ main (int argc, char **argv)
   silence_case ();
   near_singular_case ();
 
-  std::printf ("%d passed, %d failed, %d skipped\n", passed, failed,
-      skipped);
-  return failed ? 1 : 0;
+  return enginecheck::finish ();
 }

@@ -1,0 +1,243 @@
+/* afet — speech features on OpenCL
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "stream.h"
+
+#include "clutil.h"
+#include "params.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace afet {
+
+/* ---- FrameStream -------------------------------------------------------- */
+
+void
+FrameStream::configure (const Shape &shape)
+{
+  shape_ = shape;
+  reset ();
+}
+
+void
+FrameStream::reset ()
+{
+  held_.clear ();
+  partial_.clear ();
+  consumed_ = 0;
+}
+
+float *
+FrameStream::append_samples (size_t n)
+{
+  size_t old = held_.size ();
+  held_.resize (old + n);
+  return held_.data () + old;
+}
+
+void
+FrameStream::append_row_bytes (const uint8_t *data, size_t bytes,
+    float **fresh, size_t *fresh_floats)
+{
+  const size_t row_bytes = (size_t) shape_.row * sizeof (float);
+  partial_.insert (partial_.end (), data, data + bytes);
+  size_t whole = partial_.size () / row_bytes;
+  *fresh = nullptr;
+  *fresh_floats = whole * (size_t) shape_.row;
+  if (!whole)
+    return;
+  size_t old = held_.size ();
+  held_.resize (old + *fresh_floats);
+  std::memcpy (held_.data () + old, partial_.data (), whole * row_bytes);
+  partial_.erase (partial_.begin (), partial_.begin () + whole * row_bytes);
+  *fresh = held_.data () + old;
+}
+
+long long
+FrameStream::frames () const
+{
+  if (shape_.audio)
+    return num_frames ((long long) held_.size (), shape_.W, shape_.S);
+  return (long long) (held_.size () / (size_t) shape_.row);
+}
+
+int
+FrameStream::next_batch (bool any) const
+{
+  long long n = frames ();
+  if (n == 0 || (!any && n < shape_.max_batch))
+    return 0;
+  return (int) std::min<long long> (n, shape_.max_batch);
+}
+
+size_t
+FrameStream::step () const
+{
+  return shape_.audio ? (size_t) shape_.S : (size_t) shape_.row;
+}
+
+void
+FrameStream::consume (long long n)
+{
+  size_t used = std::min (held_.size (), (size_t) n * step ());
+  held_.erase (held_.begin (), held_.begin () + used);
+  consumed_ += (unsigned long long) n;
+}
+
+bool
+FrameStream::pad_tail ()
+{
+  if (!shape_.audio || !shape_.pad)
+    return false;
+  /* after frame n - 1 the held samples start at n S, and the first W - S
+   * of them were covered by it */
+  size_t covered = consumed_ > 0 && shape_.W > shape_.S ?
+      (size_t) (shape_.W - shape_.S) : 0;
+  if (held_.size () <= covered)
+    return false;
+  held_.resize ((size_t) shape_.W, 0.0f);
+  return true;
+}
+
+/* ---- RowHistory --------------------------------------------------------- */
+
+Status
+RowHistory::init (cl_context context, cl_command_queue queue,
+    const Extent &extent, int max_batch)
+{
+  context_ = context;
+  queue_ = queue;
+  extent_ = extent;
+  cap_ = 2 * (long long) max_batch + extent.back + extent.ahead;
+  cur_ = 0;
+  reset ();
+  for (int i = 0; i < 2; i++)
+    AFET_RETURN_IF_ERROR (make_buffer (context, CL_MEM_READ_WRITE,
+            (size_t) cap_ * extent.row_dims * sizeof (float), nullptr,
+            &buf_[i]));
+  return Status::Ok ();
+}
+
+void
+RowHistory::release ()
+{
+  buf_[0].reset ();
+  buf_[1].reset ();
+  cap_ = 0;
+  reset ();
+}
+
+void
+RowHistory::reset ()
+{
+  first_ = 0;
+  rows_ = 0;
+  received_ = 0;
+}
+
+Status
+RowHistory::grow (long long m)
+{
+  long long cap = std::max (2 * cap_, rows_ + m);
+  const size_t row_bytes = (size_t) extent_.row_dims * sizeof (float);
+  ClMem grown[2];
+  for (int i = 0; i < 2; i++) {
+    Status st = make_buffer (context_, CL_MEM_READ_WRITE,
+        (size_t) cap * row_bytes, nullptr, &grown[i]);
+    if (!st.ok ())
+      return Status (Status::OPENCL, "the run does not fit in device memory "
+          "(" + std::to_string (cap) + " frames): " + st.message ());
+  }
+  if (rows_ > 0) {
+    cl_int err = clEnqueueCopyBuffer (queue_, buf_[cur_].get (),
+        grown[0].get (), 0, 0, (size_t) rows_ * row_bytes, 0, nullptr,
+        nullptr);
+    if (err != CL_SUCCESS)
+      return cl_fail ("clEnqueueCopyBuffer (growing the frame history)", err);
+  }
+  /* the old buffers are released only when the copy is done */
+  clFinish (queue_);
+  buf_[0] = std::move (grown[0]);
+  buf_[1] = std::move (grown[1]);
+  cur_ = 0;
+  cap_ = cap;
+  return Status::Ok ();
+}
+
+void
+RowHistory::commit (long long m)
+{
+  rows_ += m;
+  received_ += m;
+}
+
+Status
+RowHistory::append_host (const float *rows, long long m, TransferStats *stats)
+{
+  const size_t row_bytes = (size_t) extent_.row_dims * sizeof (float);
+  AFET_RETURN_IF_ERROR (upload (queue_, buf_[cur_].get (), (size_t) rows_ *
+          row_bytes, (size_t) m * row_bytes, rows, true, stats));
+  commit (m);
+  return Status::Ok ();
+}
+
+Status
+RowHistory::append_device (cl_mem src, size_t src_row, long long m)
+{
+  const size_t row_bytes = (size_t) extent_.row_dims * sizeof (float);
+  cl_int err = clEnqueueCopyBuffer (queue_, src, buf_[cur_].get (),
+      src_row * row_bytes, (size_t) rows_ * row_bytes, (size_t) m * row_bytes,
+      0, nullptr, nullptr);
+  if (err != CL_SUCCESS)
+    return cl_fail ("clEnqueueCopyBuffer", err);
+  commit (m);
+  return Status::Ok ();
+}
+
+long long
+RowHistory::ready (unsigned long long frames_out, bool drain) const
+{
+  long long limit = drain ? received_ : received_ - extent_.ahead;
+  if (!drain && (extent_.start_need < 0 || received_ < extent_.start_need))
+    limit = 0;
+  return std::max (0LL, limit - (long long) frames_out);
+}
+
+WindowBlock
+RowHistory::block (bool drain) const
+{
+  WindowBlock b;
+  b.rows = buf_[cur_].get ();
+  b.row_stride = extent_.row_dims;
+  b.first_row = first_;
+  b.total = drain ? received_ : -1;
+  return b;
+}
+
+Status
+RowHistory::drop_done (unsigned long long frames_out)
+{
+  /* whole-run statistics keep every row until the run ends */
+  long long keep = extent_.start_need < 0 ? first_ :
+      std::max (0LL, (long long) frames_out - extent_.back);
+  long long drop = keep - first_;
+  if (drop <= 0)
+    return Status::Ok ();
+  const size_t row_bytes = (size_t) extent_.row_dims * sizeof (float);
+  long long left = rows_ - drop;
+  if (left > 0) {
+    cl_int err = clEnqueueCopyBuffer (queue_, buf_[cur_].get (),
+        buf_[1 - cur_].get (), (size_t) drop * row_bytes, 0,
+        (size_t) left * row_bytes, 0, nullptr, nullptr);
+    if (err != CL_SUCCESS)
+      return cl_fail ("clEnqueueCopyBuffer", err);
+    cur_ = 1 - cur_;
+  }
+  first_ = keep;
+  rows_ = std::max (left, 0LL);
+  return Status::Ok ();
+}
+
+}  /* namespace afet */
