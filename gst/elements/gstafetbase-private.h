@@ -1,0 +1,154 @@
+/* afet — speech features on OpenCL
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+/* GstAfetBase's private state and the helpers its files share:
+ * gstafetbase.cc (type, properties, start/stop, caps, buffers, events,
+ * queries), gstafetframing.cc (framing properties and the enums),
+ * gstafetnegotiate.cc (input parsing, output caps, refusals),
+ * gstafetoutput.cc (output buffers, completion events, timestamps) and
+ * gstafetstreaming.cc (input to batches through the engine's FrameStream
+ * and RowHistory). Not installed; elements use gstafetbase.h only. */
+
+#include "gstafetbase.h"
+#include "gstafetcontext.h"
+
+#include "clhandle.h"
+#include "stream.h"
+
+#include <deque>
+#include <memory>
+#include <string>
+
+GST_DEBUG_CATEGORY_EXTERN (gst_afet_base_debug);
+GST_DEBUG_CATEGORY_EXTERN (afet_transfer_debug);
+
+#define DEFAULT_DEVICE "auto"
+#define DEFAULT_MAX_BATCH 4096
+#define DEFAULT_FRAME_LENGTH 25.0
+#define DEFAULT_FRAME_SHIFT 10.0
+#define DEFAULT_WINDOW GST_AFET_WINDOW_HAMMING
+#define DEFAULT_PREEMPHASIS 0.97
+#define DEFAULT_PAD FALSE
+#define DEFAULT_DEVICE_MEMORY TRUE
+
+/* the framing properties (gstafetframing.cc), numbered apart from the base
+ * class' own */
+enum
+{
+  PROP_FRAMING_FIRST = 0x1000,
+  PROP_FRAME_LENGTH = PROP_FRAMING_FIRST,
+  PROP_FRAME_SHIFT,
+  PROP_WINDOW,
+  PROP_PREEMPHASIS,
+  PROP_PAD,
+};
+
+/* *INDENT-OFF* */
+struct GstAfetBaseState
+{
+  /* properties, guarded by the object lock */
+  std::string device_request = DEFAULT_DEVICE;
+  bool device_explicit = false;      /* device set to other than auto */
+  guint max_batch = DEFAULT_MAX_BATCH;
+  gboolean device_memory = DEFAULT_DEVICE_MEMORY;
+  gdouble frame_length = DEFAULT_FRAME_LENGTH;
+  gdouble frame_shift = DEFAULT_FRAME_SHIFT;
+  GstAfetWindow window = DEFAULT_WINDOW;
+  gdouble preemphasis = DEFAULT_PREEMPHASIS;
+  gboolean pad = DEFAULT_PAD;
+  guint framing_set = 0;             /* 1 << (prop - PROP_FRAMING_FIRST) */
+
+  /* the shared device context (set by the application, found through a
+   * neighbour, or made in start), object lock */
+  GstAfetContext *context = nullptr;
+
+  /* between start and stop */
+  std::shared_ptr<afet::Device> device;
+  std::string device_name;
+  afet::ClQueue queue;               /* this element's own queue */
+  std::shared_ptr<afet::TransferStats> stats =
+      std::make_shared<afet::TransferStats> ();
+
+  /* negotiated */
+  bool configured = false;
+  GstAfetInput in;
+  AfetFeaturesInfo out;
+  bool in_device = false;            /* input caps: memory:AfetCLMemory */
+  bool out_device = false;           /* output caps: memory:AfetCLMemory */
+  GstBufferPool *pool = nullptr;     /* device output */
+  afet::ClMem staging;               /* system output: max_batch x dims */
+
+  /* window elements: what they declared in configure, and their input
+   * rows on the device */
+  bool windowed = false;
+  afet::RowHistory::Extent extent;
+  afet::RowHistory history;
+
+  /* streaming state */
+  afet::FrameStream stream;          /* input not yet computed */
+  GstClockTime t0 = GST_CLOCK_TIME_NONE;
+  guint64 frames_out = 0;
+  bool have_data = false;            /* anything taken since t0 */
+  guint64 units_in = 0;              /* samples (audio) or frames taken
+                                      * since t0 */
+  GstClockTime run_end = 0;          /* where a run without timestamps
+                                      * starts: the previous run's end */
+  bool warned_nonfinite = false;     /* once per run */
+  std::string last_refusal;          /* the negotiation error last posted */
+  guint refusals = 0;                /* negotiation errors posted */
+  std::deque<GstBuffer *> outq;
+  bool live = false;
+  bool live_checked = false;
+};
+/* *INDENT-ON* */
+
+GstAfetBaseState *afet_base_state (GstAfetBase * self);
+
+static inline GstAfetBaseState *
+PRIV (GstAfetBase * self)
+{
+  return afet_base_state (self);
+}
+
+/* gstafetframing.cc */
+afet::Window afet_base_window_to_engine (GstAfetWindow w);
+afet::Window afet_base_window_from_caps (AfetFeaturesWindow w);
+
+/* gstafetnegotiate.cc */
+gboolean afet_base_describe (GstAfetBase * self, GstCaps * caps,
+    GstAfetInput * in, AfetFeaturesInfo * out, gchar ** why);
+GstCaps *afet_base_output_caps (GstAfetBase * self, GstCaps * caps);
+gboolean afet_base_caps_have_cl_feature (const GstCaps * caps, guint idx);
+GstCaps *gst_afet_base_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter);
+GstCaps *gst_afet_base_fixate_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * othercaps);
+void afet_base_post_refusal (GstAfetBase * self, GstCaps * caps,
+    const gchar * reason);
+void afet_base_explain_refusal (GstAfetBase * self, GstCaps * caps);
+void afet_base_explain_output_refusal (GstAfetBase * self, GstCaps * caps);
+gboolean afet_base_caps_being_sent (GstAfetBase * self, GstCaps * caps);
+
+/* gstafetoutput.cc */
+void afet_base_clear_queue (GstAfetBaseState * p);
+void afet_base_post_engine_error (GstAfetBase * self, const gchar * what);
+afet::Status afet_base_setup_output (GstAfetBase * self, GstCaps * outcaps);
+afet::Status afet_base_mark_completion (GstAfetBase * self,
+    GstMemory * in_mem, GstMemory * out_mem);
+GstFlowReturn afet_base_compute (GstAfetBase * self, gint64 n,
+    const GstAfetBatch * proto, GstMemory * in_mem, GstBuffer ** out);
+void afet_base_queue_output (GstAfetBase * self, GstBuffer * buf, gint64 n);
+GstFlowReturn afet_base_push_queued (GstAfetBase * self);
+
+/* gstafetstreaming.cc */
+void afet_base_check_live (GstAfetBase * self);
+gboolean afet_base_append_input (GstAfetBase * self, GstBuffer * buf);
+bool afet_base_take_on_device (GstAfetBase * self, GstBuffer * input);
+GstFlowReturn afet_base_submit_device_buffer (GstAfetBase * self,
+    GstBuffer * input);
+GstFlowReturn afet_base_process_pending (GstAfetBase * self, bool drain);
+GstFlowReturn afet_base_drain (GstAfetBase * self);
+void afet_base_finish_run (GstAfetBase * self, const char *why);

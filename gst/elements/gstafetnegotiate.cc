@@ -1,0 +1,338 @@
+/* afet — speech features on OpenCL
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+/* GstAfetBase: negotiation. Input caps parsed into GstAfetInput, the exact
+ * output caps (device memory first), caps transforms and fixation, and
+ * the refusals posted as errors naming the cause and the fix. */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstafetbase-private.h"
+
+#include <cstring>
+
+#define GST_CAT_DEFAULT gst_afet_base_debug
+
+/* Parses fixed sink caps into an input description; FALSE with a reason. */
+static gboolean
+parse_input (GstAfetBase * self, GstCaps * caps, GstAfetInput * in,
+    gchar ** why)
+{
+  GstAfetBaseClass *klass = GST_AFET_BASE_GET_CLASS (self);
+  GstAfetBaseState *p = PRIV (self);
+  GstStructure *s = gst_caps_get_structure (caps, 0);
+
+  GST_OBJECT_LOCK (self);
+  double frame_length = p->frame_length, frame_shift = p->frame_shift;
+  in->window = afet_base_window_to_engine (p->window);
+  in->preemph = (float) p->preemphasis;
+  in->pad = p->pad;
+  in->max_batch = (int) p->max_batch;
+  GST_OBJECT_UNLOCK (self);
+
+  if (gst_structure_has_name (s, "audio/x-raw")) {
+    if (!gst_audio_info_from_caps (&in->audio_info, caps)) {
+      *why = g_strdup ("cannot parse the audio caps");
+      return FALSE;
+    }
+    if (GST_AUDIO_INFO_CHANNELS (&in->audio_info) != 1) {
+      *why = g_strdup_printf ("%s takes mono audio, got %d channels: put "
+          "audioconvert before it", GST_ELEMENT_NAME (self),
+          GST_AUDIO_INFO_CHANNELS (&in->audio_info));
+      return FALSE;
+    }
+    in->audio = true;
+    in->rate = GST_AUDIO_INFO_RATE (&in->audio_info);
+    in->W = afet::frame_samples (frame_length, in->rate);
+    in->S = afet::frame_samples (frame_shift, in->rate);
+    in->in_dims = 1;
+    if (in->W < 2 || in->S < 1) {
+      *why = g_strdup_printf ("frame-length %.3f ms / frame-shift %.3f ms "
+          "give %d / %d samples at %d Hz: each must be at least 2 / 1",
+          frame_length, frame_shift, in->W, in->S, in->rate);
+      return FALSE;
+    }
+    if (!klass->frames_audio) {
+      *why = g_strdup_printf ("%s takes feature streams, not audio",
+          GST_ELEMENT_NAME (self));
+      return FALSE;
+    }
+    return TRUE;
+  }
+
+  afet_features_info_init (&in->features);
+  if (!afet_features_info_from_caps (&in->features, caps)) {
+    *why = g_strdup ("invalid application/x-afet-features caps (see the "
+        "afetfeatures debug log for the field)");
+    return FALSE;
+  }
+  in->audio = false;
+  in->rate = in->features.rate;
+  in->W = in->features.frame_length;
+  in->S = in->features.frame_shift;
+  in->in_dims = in->features.dims;
+  in->window = afet_base_window_from_caps (in->features.window);
+  return TRUE;
+}
+
+gboolean
+afet_base_describe (GstAfetBase * self, GstCaps * caps, GstAfetInput * in,
+    AfetFeaturesInfo * out, gchar ** why)
+{
+  GstAfetBaseClass *klass = GST_AFET_BASE_GET_CLASS (self);
+  if (!parse_input (self, caps, in, why))
+    return FALSE;
+  afet_features_info_init (out);
+  return klass->describe (self, in, out, why);
+}
+
+gboolean
+afet_base_caps_have_cl_feature (const GstCaps * caps, guint idx)
+{
+  GstCapsFeatures *f = gst_caps_get_features (caps, idx);
+  return f && !gst_caps_features_is_any (f) &&
+      gst_caps_features_contains (f, AFET_CAPS_FEATURE_MEMORY_CL);
+}
+
+static gboolean
+caps_name_cl_feature (const GstCaps * caps)
+{
+  if (!caps || gst_caps_is_any (caps))
+    return FALSE;
+  for (guint i = 0; i < gst_caps_get_size (caps); i++)
+    if (afet_base_caps_have_cl_feature (caps, i))
+      return TRUE;
+  return FALSE;
+}
+
+/* The exact output caps for fixed input caps, device memory first when
+ * allowed, then system memory. */
+GstCaps *
+afet_base_output_caps (GstAfetBase * self, GstCaps * caps)
+{
+  GstAfetInput in;
+  AfetFeaturesInfo out;
+  gchar *why = nullptr;
+  if (!afet_base_describe (self, caps, &in, &out, &why)) {
+    GST_DEBUG_OBJECT (self, "no output for %" GST_PTR_FORMAT ": %s", caps,
+        why);
+    g_free (why);
+    return nullptr;
+  }
+  GstCaps *sys = afet_features_info_to_caps (&out);
+  GST_OBJECT_LOCK (self);
+  gboolean device_memory = PRIV (self)->device_memory;
+  GST_OBJECT_UNLOCK (self);
+  if (!device_memory)
+    return sys;
+  GstCaps *dev = gst_caps_copy (sys);
+  gst_caps_set_features (dev, 0,
+      gst_caps_features_new (AFET_CAPS_FEATURE_MEMORY_CL, nullptr));
+  gst_caps_append (dev, sys);
+  return dev;
+}
+
+/* Drops the device-memory structures of caps if device memory is off. */
+static GstCaps *
+filter_memory (GstAfetBase * self, GstCaps * caps)
+{
+  GST_OBJECT_LOCK (self);
+  gboolean device_memory = PRIV (self)->device_memory;
+  GST_OBJECT_UNLOCK (self);
+  if (device_memory)
+    return caps;
+  GstCaps *res = gst_caps_new_empty ();
+  for (guint i = 0; i < gst_caps_get_size (caps); i++)
+    if (!afet_base_caps_have_cl_feature (caps, i))
+      gst_caps_append_structure_full (res,
+          gst_structure_copy (gst_caps_get_structure (caps, i)),
+          gst_caps_features_copy (gst_caps_get_features (caps, i)));
+  gst_caps_unref (caps);
+  return res;
+}
+
+GstCaps *
+gst_afet_base_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstAfetBase *self = GST_AFET_BASE (trans);
+  GstPad *other = direction == GST_PAD_SINK ?
+      GST_BASE_TRANSFORM_SRC_PAD (trans) : GST_BASE_TRANSFORM_SINK_PAD (trans);
+  GstCaps *result = nullptr;
+
+  if (direction == GST_PAD_SINK && gst_caps_is_fixed (caps))
+    result = afet_base_output_caps (self, caps);
+  if (!result)
+    result = filter_memory (self, gst_pad_get_pad_template_caps (other));
+
+  if (filter) {
+    GstCaps *tmp = gst_caps_intersect_full (filter, result,
+        GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (result);
+    result = tmp;
+  }
+  GST_LOG_OBJECT (self, "%s %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
+      direction == GST_PAD_SINK ? "sink" : "src", caps, result);
+  return result;
+}
+
+/* Device memory only when downstream names our memory feature explicitly:
+ * a peer that takes ANY caps (fakesink, filesink, appsink) would otherwise
+ * be handed the first structure, device memory it cannot read directly. */
+GstCaps *
+gst_afet_base_fixate_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * othercaps)
+{
+  GstAfetBase *self = GST_AFET_BASE (trans);
+  if (direction == GST_PAD_SINK && gst_caps_is_fixed (caps)) {
+    GstCaps *exact = afet_base_output_caps (self, caps);
+    if (exact) {
+      GstCaps *peer = gst_pad_peer_query_caps (GST_BASE_TRANSFORM_SRC_PAD
+          (trans), nullptr);
+      gboolean device = caps_name_cl_feature (peer) &&
+          caps_name_cl_feature (exact);
+      if (peer)
+        gst_caps_unref (peer);
+      GstCaps *res = gst_caps_copy_nth (exact, device ? 0 :
+          gst_caps_get_size (exact) - 1);
+      gst_caps_unref (exact);
+      gst_caps_unref (othercaps);
+      GST_DEBUG_OBJECT (self, "output in %s memory: %" GST_PTR_FORMAT,
+          device ? "device" : "system", res);
+      return res;
+    }
+  }
+  return GST_BASE_TRANSFORM_CLASS (g_type_class_peek
+      (GST_TYPE_BASE_TRANSFORM))->fixate_caps
+      (trans, direction, caps, othercaps);
+}
+
+/* Posts why an input format cannot be taken, as the pipeline's error (the
+ * not-negotiated that follows says only that it failed); once for the same
+ * reason, however often GstBaseTransform or the pads ask again. */
+void
+afet_base_post_refusal (GstAfetBase * self, GstCaps * caps, const gchar * reason)
+{
+  GstAfetBaseState *p = PRIV (self);
+  GST_OBJECT_LOCK (self);
+  bool again = p->last_refusal == reason;
+  p->last_refusal = reason;
+  GST_OBJECT_UNLOCK (self);
+  if (again)
+    return;
+  GST_OBJECT_LOCK (self);
+  p->refusals++;
+  GST_OBJECT_UNLOCK (self);
+  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s", reason),
+      ("input caps %" GST_PTR_FORMAT, caps));
+}
+
+/* The input was fine but no output could be agreed with downstream (which
+ * GstBaseTransform does not explain): says what we would make and what the
+ * element after us takes. */
+void
+afet_base_explain_output_refusal (GstAfetBase * self, GstCaps * caps)
+{
+  GstCaps *exact = afet_base_output_caps (self, caps);
+  if (!exact)
+    return;
+  GstCaps *ours = gst_caps_copy_nth (exact, gst_caps_get_size (exact) - 1);
+  GstPad *src = GST_BASE_TRANSFORM_SRC_PAD (self);
+  GstCaps *theirs = gst_pad_peer_query_caps (src, nullptr);
+  GstPad *peer = gst_pad_get_peer (src);
+  GstElement *next = peer ? gst_pad_get_parent_element (peer) : nullptr;
+  gchar *ours_s = gst_caps_to_string (ours);
+  gchar *theirs_s = theirs ? gst_caps_to_string (theirs) : g_strdup ("none");
+  gchar *msg = g_strdup_printf ("%s makes %s from this input, which %s does "
+      "not take (it takes %s)", GST_ELEMENT_NAME (self), ours_s,
+      next ? GST_ELEMENT_NAME (next) : "the next element", theirs_s);
+  afet_base_post_refusal (self, caps, msg);
+  g_free (msg);
+  g_free (ours_s);
+  g_free (theirs_s);
+  if (next)
+    gst_object_unref (next);
+  if (peer)
+    gst_object_unref (peer);
+  if (theirs)
+    gst_caps_unref (theirs);
+  gst_caps_unref (ours);
+  gst_caps_unref (exact);
+}
+
+/* Explains, on the bus, why fixed caps are refused: the template rejects
+ * them before any of our code runs, and "not-negotiated" alone says little. */
+void
+afet_base_explain_refusal (GstAfetBase * self, GstCaps * caps)
+{
+  GstStructure *s = gst_caps_get_structure (caps, 0);
+  gchar *reason = nullptr;
+  if (gst_structure_has_name (s, "audio/x-raw")) {
+    gint channels = 0, rate = 0;
+    const gchar *format = gst_structure_get_string (s, "format");
+    gst_structure_get_int (s, "channels", &channels);
+    gst_structure_get_int (s, "rate", &rate);
+    if (channels != 1)
+      reason = g_strdup_printf ("it takes mono audio, got %d channels: put "
+          "audioconvert before it", channels);
+    else if (!format || (strcmp (format, "S16LE") && strcmp (format, "S32LE")
+            && strcmp (format, "F32LE") && strcmp (format, "F64LE")))
+      reason = g_strdup_printf ("it takes S16LE, S32LE, F32LE or F64LE "
+          "samples, got %s: put audioconvert before it",
+          format ? format : "none");
+    else if (rate < 8000 || rate > 192000)
+      reason = g_strdup_printf ("it takes 8000 to 192000 Hz, got %d: put "
+          "audioresample before it", rate);
+    else
+      reason = g_strdup ("interleaved layout only");
+  } else if (gst_structure_has_name (s, AFET_FEATURES_MEDIA_TYPE)) {
+    const gchar *kind = gst_structure_get_string (s, "kind");
+    reason = g_strdup_printf ("it does not take kind=%s feature streams",
+        kind ? kind : "(none)");
+  } else {
+    reason = g_strdup_printf ("it does not take %s",
+        gst_structure_get_name (s));
+  }
+  gchar *msg = g_strdup_printf ("%s refused the input format: %s",
+      GST_ELEMENT_NAME (self), reason);
+  afet_base_post_refusal (self, caps, msg);
+  g_free (msg);
+  g_free (reason);
+}
+
+/* Whether caps are the ones upstream is sending us now (its sticky CAPS
+ * event), rather than a format it is only asking about. Through ghost
+ * pads, the event waits on the pad outside the bin while the bin's pad
+ * asks us. */
+gboolean
+afet_base_caps_being_sent (GstAfetBase * self, GstCaps * caps)
+{
+  GstPad *peer = gst_pad_get_peer (GST_BASE_TRANSFORM_SINK_PAD (self));
+  gboolean same = FALSE;
+  for (int depth = 0; peer && !same && depth < 8; depth++) {
+    GstEvent *ev = gst_pad_get_sticky_event (peer, GST_EVENT_CAPS, 0);
+    if (ev) {
+      GstCaps *sent;
+      gst_event_parse_caps (ev, &sent);
+      same = gst_caps_is_equal (sent, caps);
+      gst_event_unref (ev);
+    }
+    /* the inside of a ghost pad: go on with what feeds the ghost pad */
+    GstPad *ghost = GST_IS_PROXY_PAD (peer) ?
+        GST_PAD (gst_proxy_pad_get_internal (GST_PROXY_PAD (peer))) : nullptr;
+    gst_object_unref (peer);
+    peer = nullptr;
+    if (ghost) {
+      if (GST_IS_GHOST_PAD (ghost))
+        peer = gst_pad_get_peer (ghost);
+      gst_object_unref (ghost);
+    }
+  }
+  if (peer)
+    gst_object_unref (peer);
+  return same;
+}

@@ -1,0 +1,284 @@
+/* afet — speech features on OpenCL
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+/* GstAfetBase: output. Buffers from our device pool or a staging buffer
+ * downloaded to system memory, completion events between queues,
+ * timestamps and offsets, the queue of buffers for generate_output. */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstafetbase-private.h"
+
+#include "gstafetclmemory.h"
+
+#include "clutil.h"
+
+#define GST_CAT_DEFAULT gst_afet_base_debug
+
+void
+afet_base_clear_queue (GstAfetBaseState * p)
+{
+  for (GstBuffer *b : p->outq)
+    gst_buffer_unref (b);
+  p->outq.clear ();
+}
+
+/* An OpenCL failure while running: the cause (the call, the OpenCL error
+ * and what to do) is the error's own text. */
+void
+afet_base_post_engine_error (GstAfetBase * self, const gchar * what)
+{
+  GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+      ("%s: the OpenCL device failed: %s", GST_ELEMENT_NAME (self), what),
+      (nullptr));
+}
+
+/* Where outputs are computed (our pool of device buffers, or one staging
+ * buffer downloaded into system memory), the stream's framing and the
+ * window elements' history, for the negotiated p->in / p->out. */
+afet::Status
+afet_base_setup_output (GstAfetBase * self, GstCaps * outcaps)
+{
+  GstAfetBaseState *p = PRIV (self);
+  const GstAfetInput & in = p->in;
+  const gsize batch_bytes = (gsize) in.max_batch * p->out.dims *
+      sizeof (float);
+  afet::Status st;
+  if (p->out_device) {
+    p->pool = gst_afet_cl_buffer_pool_new (p->device, p->queue.get (),
+        p->stats);
+    GstStructure *config = gst_buffer_pool_get_config (p->pool);
+    gst_buffer_pool_config_set_params (config, outcaps, (guint) batch_bytes,
+        0, 0);
+    if (!gst_buffer_pool_set_config (p->pool, config) ||
+        !gst_buffer_pool_set_active (p->pool, TRUE))
+      st = afet::Status (afet::Status::OPENCL, "cannot start the device "
+          "buffer pool");
+  } else {
+    st = afet::make_buffer (p->device->context (), CL_MEM_READ_WRITE,
+        batch_bytes, nullptr, &p->staging);
+  }
+  if (st.ok () && p->windowed)
+    st = p->history.init (p->device->context (), p->queue.get (), p->extent,
+        in.max_batch);
+  afet::FrameStream::Shape shape;
+  shape.audio = in.audio;
+  shape.W = in.W;
+  shape.S = in.S;
+  shape.row = in.in_dims;
+  shape.max_batch = in.max_batch;
+  shape.pad = in.pad;
+  p->stream.configure (shape);
+  return st;
+}
+
+static void
+log_transfers (GstAfetBase * self, const char *what)
+{
+  GstAfetBaseState *p = PRIV (self);
+  GST_CAT_LOG_OBJECT (afet_transfer_debug, self, "%s: uploads %"
+      G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " bytes), downloads %"
+      G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " bytes)", what,
+      (guint64) p->stats->uploads, (guint64) p->stats->upload_bytes,
+      (guint64) p->stats->downloads, (guint64) p->stats->download_bytes);
+}
+
+/* Marks the work enqueued so far as the end of a read of in_mem and a
+ * write of out_mem (either may be null): other queues wait for it before
+ * they write in_mem or read out_mem. */
+afet::Status
+afet_base_mark_completion (GstAfetBase * self, GstMemory * in_mem, GstMemory * out_mem)
+{
+  if (!in_mem && !out_mem)
+    return afet::Status::Ok ();
+  cl_command_queue q = PRIV (self)->queue.get ();
+  cl_event ev = nullptr;
+  cl_int err = clEnqueueMarkerWithWaitList (q, 0, nullptr, &ev);
+  if (err != CL_SUCCESS)
+    return afet::cl_fail ("clEnqueueMarkerWithWaitList", err);
+  clFlush (q);
+  if (in_mem) {
+    clRetainEvent (ev);
+    gst_afet_cl_memory_add_read_event (in_mem, ev);
+  }
+  if (out_mem)
+    gst_afet_cl_memory_set_write_event (out_mem, ev);
+  else
+    clReleaseEvent (ev);
+  return afet::Status::Ok ();
+}
+
+/* Computes n frames into a new output buffer: input from the host
+ * or from rows of a device buffer (device input, already synchronised).
+ * Device output is left on the device with its completion event; system
+ * output is downloaded batch by batch. */
+GstFlowReturn
+afet_base_compute (GstAfetBase * self, gint64 n, const GstAfetBatch * proto,
+    GstMemory * in_mem, GstBuffer ** out)
+{
+  GstAfetBaseClass *klass = GST_AFET_BASE_GET_CLASS (self);
+  GstAfetBaseState *p = PRIV (self);
+  const int dims = p->out.dims;
+  const gint64 max_batch = p->in.max_batch;
+  const gsize bytes = (gsize) n * dims * sizeof (float);
+  cl_command_queue q = p->queue.get ();
+  afet::Status st;
+  GstBuffer *buf = nullptr;
+  GstMemory *out_mem = nullptr;
+  cl_mem target = p->staging.get ();
+  GstMapInfo map = GST_MAP_INFO_INIT;
+  gchar *why = nullptr;
+  gboolean ok = TRUE;
+
+  if (p->out_device) {
+    if (n <= max_batch) {
+      if (gst_buffer_pool_acquire_buffer (p->pool, &buf, nullptr) !=
+          GST_FLOW_OK) {
+        afet_base_post_engine_error (self, "no buffer from the device pool");
+        return GST_FLOW_ERROR;
+      }
+      gst_buffer_set_size (buf, bytes);
+    } else {
+      GstMemory *m = gst_afet_cl_memory_new (p->device, q, p->stats, bytes,
+          &st);
+      if (!m) {
+        afet_base_post_engine_error (self, st.message ().c_str ());
+        return GST_FLOW_ERROR;
+      }
+      buf = gst_buffer_new ();
+      gst_buffer_append_memory (buf, m);
+    }
+    out_mem = gst_buffer_peek_memory (buf, 0);
+    /* the buffer may come back from the pool while a reader's kernels
+     * still use it */
+    st = gst_afet_cl_memory_sync (out_mem, q, TRUE);
+    if (gst_memory_map (out_mem, &map, (GstMapFlags) (GST_MAP_WRITE |
+                GST_MAP_AFET_CL))) {
+      target = (cl_mem) map.data;
+    } else {
+      ok = FALSE;
+      why = g_strdup ("cannot map the output device memory");
+    }
+  } else {
+    buf = gst_buffer_new_allocate (nullptr, bytes, nullptr);
+    if (!gst_buffer_map (buf, &map, GST_MAP_WRITE)) {
+      ok = FALSE;
+      why = g_strdup ("cannot map an output buffer");
+    }
+  }
+  if (ok && !st.ok ()) {
+    ok = FALSE;
+    why = g_strdup (st.message ().c_str ());
+  }
+
+  cl_mem in_cl = nullptr;
+  GstMapInfo in_map = GST_MAP_INFO_INIT;
+  if (ok && in_mem) {
+    if (gst_memory_map (in_mem, &in_map, (GstMapFlags) (GST_MAP_READ |
+                GST_MAP_AFET_CL))) {
+      in_cl = (cl_mem) in_map.data;
+    } else {
+      ok = FALSE;
+      why = g_strdup ("cannot map the input device memory");
+    }
+  }
+
+  for (gint64 done = 0; ok && done < n;) {
+    gint b = (gint) MIN (n - done, max_batch);
+    GstAfetBatch batch = *proto;
+    if (in_cl) {
+      batch.device = in_cl;
+      batch.in_row = (size_t) done;
+    } else if (proto->host) {
+      size_t step = p->in.audio ? (size_t) p->in.S : (size_t) p->in.in_dims;
+      batch.host = proto->host + (size_t) done * step;
+    } else {
+      batch.out_first = proto->out_first + done;
+    }
+    gsize out_row = p->out_device ? (gsize) done : 0;
+    ok = klass->process (self, &batch, b, target, out_row, &why);
+    if (ok && !p->out_device) {
+      st = afet::download (q, target, 0, (size_t) b * dims * sizeof (float),
+          map.data + (gsize) done * dims * sizeof (float), p->stats.get ());
+      if (!st.ok ()) {
+        ok = FALSE;
+        why = g_strdup (st.message ().c_str ());
+      }
+    }
+    done += b;
+  }
+
+  if (ok) {
+    st = afet_base_mark_completion (self, in_cl ? in_mem : nullptr,
+        p->out_device ? out_mem : nullptr);
+    if (!st.ok ()) {
+      ok = FALSE;
+      why = g_strdup (st.message ().c_str ());
+    }
+  }
+  if (in_cl)
+    gst_memory_unmap (in_mem, &in_map);
+  if (p->out_device) {
+    if (map.data)
+      gst_memory_unmap (out_mem, &map);
+  } else if (map.data) {
+    gst_buffer_unmap (buf, &map);
+  }
+
+  if (!ok) {
+    gst_buffer_unref (buf);
+    afet_base_post_engine_error (self, why);
+    g_free (why);
+    return GST_FLOW_ERROR;
+  }
+  *out = buf;
+  return GST_FLOW_OK;
+}
+
+/* Timestamps an output buffer of n frames and queues it for
+ * generate_output / the EOS push. */
+void
+afet_base_queue_output (GstAfetBase * self, GstBuffer * buf, gint64 n)
+{
+  GstAfetBaseState *p = PRIV (self);
+  const guint64 first = p->frames_out;
+  const GstClockTime t0 = GST_CLOCK_TIME_IS_VALID (p->t0) ? p->t0 : 0;
+  const guint64 S = (guint64) p->in.S, rate = (guint64) p->in.rate;
+  GstClockTime start = t0 + gst_util_uint64_scale (first * S, GST_SECOND,
+      rate);
+  GstClockTime end = t0 + gst_util_uint64_scale ((first + n) * S,
+      GST_SECOND, rate);
+  GST_BUFFER_PTS (buf) = start;
+  GST_BUFFER_DTS (buf) = GST_CLOCK_TIME_NONE;
+  GST_BUFFER_DURATION (buf) = end - start;
+  GST_BUFFER_OFFSET (buf) = first;
+  GST_BUFFER_OFFSET_END (buf) = first + n;
+  if (first == 0)
+    GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DISCONT);
+  p->frames_out += n;
+  GST_LOG_OBJECT (self, "%" G_GINT64_FORMAT " frames %" G_GUINT64_FORMAT
+      "..%" G_GUINT64_FORMAT " at %" GST_TIME_FORMAT, n, first, first + n,
+      GST_TIME_ARGS (start));
+  log_transfers (self, "after a batch");
+  p->outq.push_back (buf);
+}
+
+GstFlowReturn
+afet_base_push_queued (GstAfetBase * self)
+{
+  GstAfetBaseState *p = PRIV (self);
+  GstFlowReturn ret = GST_FLOW_OK;
+  while (!p->outq.empty ()) {
+    GstBuffer *b = p->outq.front ();
+    p->outq.pop_front ();
+    if (ret == GST_FLOW_OK)
+      ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), b);
+    else
+      gst_buffer_unref (b);
+  }
+  return ret;
+}

@@ -1,0 +1,393 @@
+/* afet — speech features on OpenCL
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+/* GstAfetBase: streaming. Input buffers into the engine's FrameStream,
+ * batches computed as they fall due, window elements' rows through the
+ * device RowHistory, runs drained at EOS, DISCONT and format changes. */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstafetbase-private.h"
+
+#include "gstafetclmemory.h"
+
+#include <algorithm>
+#include <cmath>
+
+#define GST_CAT_DEFAULT gst_afet_base_debug
+
+static GstFlowReturn window_emit (GstAfetBase * self, bool drain,
+    bool force);
+
+/* Window elements: makes room for m more rows in the device history,
+ * computing what can be computed first, then growing it. */
+static GstFlowReturn
+window_room (GstAfetBase * self, gint64 m)
+{
+  GstAfetBaseState *p = PRIV (self);
+  if (p->history.fits (m))
+    return GST_FLOW_OK;
+  GstFlowReturn ret = window_emit (self, false, true);
+  if (ret != GST_FLOW_OK || p->history.fits (m))
+    return ret;
+  /* nothing can go yet (whole-run statistics) */
+  afet::Status st = p->history.grow (m);
+  if (!st.ok ()) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("%s: %s: use a sliding or running scope for runs this long.",
+            GST_ELEMENT_NAME (self), st.message ().c_str ()), (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  GST_DEBUG_OBJECT (self, "frame history grown for %" G_GINT64_FORMAT
+      " more rows", m);
+  return GST_FLOW_OK;
+}
+
+/* Window elements with audio input: n frames of audio become rows of the
+ * history through the subclass' pre_process. */
+static GstFlowReturn
+window_pre_process (GstAfetBase * self, gint64 n)
+{
+  GstAfetBaseClass *klass = GST_AFET_BASE_GET_CLASS (self);
+  GstAfetBaseState *p = PRIV (self);
+  for (gint64 done = 0; done < n;) {
+    gint b = (gint) MIN (n - done, (gint64) p->in.max_batch);
+    GstFlowReturn ret = window_room (self, b);
+    if (ret != GST_FLOW_OK)
+      return ret;
+    GstAfetBatch batch;
+    batch.host = p->stream.data () + (size_t) done * p->stream.step ();
+    gchar *why = nullptr;
+    if (!klass->pre_process (self, &batch, b, p->history.tail (),
+            p->history.tail_row (), &why)) {
+      afet_base_post_engine_error (self, why);
+      g_free (why);
+      return GST_FLOW_ERROR;
+    }
+    p->history.commit (b);
+    done += b;
+  }
+  return GST_FLOW_OK;
+}
+
+/* Window elements: m input rows from the host, or from rows of a device
+ * buffer (already synchronised), appended to the history. */
+static GstFlowReturn
+window_push_rows (GstAfetBase * self, const float *host, cl_mem dev,
+    gint64 m)
+{
+  GstAfetBaseState *p = PRIV (self);
+  GST_LOG_OBJECT (self, "window: %" G_GINT64_FORMAT " rows in", m);
+  const int row_dims = p->history.extent ().row_dims;
+  gint64 src_row = 0;
+  while (m > 0) {
+    GstFlowReturn ret = window_room (self, 1);
+    if (ret != GST_FLOW_OK)
+      return ret;
+    gint64 take = MIN (m, p->history.space ());
+    afet::Status st = host ?
+        p->history.append_host (host + src_row * row_dims, take,
+        p->stats.get ()) : p->history.append_device (dev, (size_t) src_row,
+        take);
+    if (!st.ok ()) {
+      afet_base_post_engine_error (self, st.message ().c_str ());
+      return GST_FLOW_ERROR;
+    }
+    src_row += take;
+    m -= take;
+    ret = window_emit (self, false, false);
+    if (ret != GST_FLOW_OK)
+      return ret;
+  }
+  return GST_FLOW_OK;
+}
+
+/* Window elements: computes the output frames whose look-ahead has arrived
+ * (all of them when draining), in batches; then drops the rows no later
+ * frame needs. force: compute even a small batch (the history is full). */
+static GstFlowReturn
+window_emit (GstAfetBase * self, bool drain, bool force)
+{
+  GstAfetBaseState *p = PRIV (self);
+  const gint64 max_batch = p->in.max_batch;
+  for (;;) {
+    gint64 ready = p->history.ready (p->frames_out, drain);
+    gint64 threshold = (drain || force || p->live) ? 1 : max_batch;
+    if (ready <= 0 || ready < threshold)
+      break;
+    gint64 k = MIN (ready, max_batch);
+    GST_LOG_OBJECT (self, "window: %" G_GINT64_FORMAT " rows received, "
+        "computing %" G_GINT64_FORMAT " from %" G_GUINT64_FORMAT "%s",
+        (gint64) p->history.received (), k, p->frames_out,
+        drain ? " (end)" : "");
+    GstAfetBatch batch;
+    batch.block = p->history.block (drain);
+    batch.device = batch.block.rows;
+    batch.out_first = (gint64) p->frames_out;
+    GstBuffer *buf = nullptr;
+    GstFlowReturn ret = afet_base_compute (self, k, &batch, nullptr, &buf);
+    if (ret != GST_FLOW_OK)
+      return ret;
+    afet_base_queue_output (self, buf, k);
+    force = false;
+    afet::Status st = p->history.drop_done (p->frames_out);
+    if (!st.ok ()) {
+      afet_base_post_engine_error (self, st.message ().c_str ());
+      return GST_FLOW_ERROR;
+    }
+  }
+  return GST_FLOW_OK;
+}
+
+/* Computes the first n held frames. */
+static GstFlowReturn
+emit_frames (GstAfetBase * self, gint64 n)
+{
+  GstAfetBaseState *p = PRIV (self);
+  GstBuffer *buf = nullptr;
+  GstFlowReturn ret;
+  if (p->windowed) {
+    /* audio into history rows; output frames come from window_emit */
+    ret = window_pre_process (self, n);
+  } else {
+    GstAfetBatch batch;
+    batch.host = p->stream.data ();
+    ret = afet_base_compute (self, n, &batch, nullptr, &buf);
+  }
+  if (ret != GST_FLOW_OK)
+    return ret;
+  p->stream.consume (n);
+  if (p->windowed)
+    return window_emit (self, false, false);
+  afet_base_queue_output (self, buf, n);
+  return GST_FLOW_OK;
+}
+
+/* Processes held frames: all of them when draining, otherwise batches of
+ * max-batch (or, live, whatever is complete). */
+GstFlowReturn
+afet_base_process_pending (GstAfetBase * self, bool drain)
+{
+  GstAfetBaseState *p = PRIV (self);
+  if (p->windowed && !p->in.audio) {
+    /* feature input: every whole frame goes to the device history */
+    gint64 m = p->stream.frames ();
+    GstFlowReturn ret = GST_FLOW_OK;
+    if (m > 0) {
+      ret = window_push_rows (self, p->stream.data (), nullptr, m);
+      p->stream.consume (m);
+    }
+    return ret;
+  }
+  for (;;) {
+    gint n = p->stream.next_batch (drain || p->live);
+    if (n == 0)
+      break;
+    GstFlowReturn ret = emit_frames (self, n);
+    if (ret != GST_FLOW_OK)
+      return ret;
+  }
+  return GST_FLOW_OK;
+}
+
+/* Ends the current run of frames (EOS, DISCONT, caps change): computes every
+ * complete frame, then the zero-filled tail if pad is set. */
+GstFlowReturn
+afet_base_drain (GstAfetBase * self)
+{
+  GstAfetBaseState *p = PRIV (self);
+  if (!p->configured)
+    return GST_FLOW_OK;
+  GstFlowReturn ret = afet_base_process_pending (self, true);
+  if (ret == GST_FLOW_OK && p->have_data && p->stream.pad_tail ())
+    ret = emit_frames (self, 1);
+  if (ret == GST_FLOW_OK && p->windowed)
+    ret = window_emit (self, true, false);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  p->stream.reset ();
+  p->have_data = false;
+  return GST_FLOW_OK;
+}
+
+/* Drains and pushes the current run from an event handler (EOS, caps
+ * change), where no flow return reaches upstream: a failure downstream is
+ * posted as the pipeline's error, as a streaming thread's would be. */
+void
+afet_base_finish_run (GstAfetBase * self, const char *why)
+{
+  GstFlowReturn ret = afet_base_drain (self);
+  if (ret == GST_FLOW_OK) {
+    ret = afet_base_push_queued (self);
+    if (ret == GST_FLOW_NOT_LINKED || ret < GST_FLOW_EOS) {
+      GST_DEBUG_OBJECT (self, "pushing at %s: %s", why,
+          gst_flow_get_name (ret));
+      GST_ELEMENT_FLOW_ERROR (self, ret);
+    }
+  } else {
+    /* drain posted its own error */
+    afet_base_clear_queue (PRIV (self));
+  }
+}
+
+void
+afet_base_check_live (GstAfetBase * self)
+{
+  GstAfetBaseState *p = PRIV (self);
+  if (p->live_checked)
+    return;
+  p->live_checked = true;
+  GstQuery *q = gst_query_new_latency ();
+  gboolean live = FALSE;
+  if (gst_pad_peer_query (GST_BASE_TRANSFORM_SINK_PAD (self), q))
+    gst_query_parse_latency (q, &live, nullptr, nullptr);
+  gst_query_unref (q);
+  p->live = live;
+  GST_DEBUG_OBJECT (self, "upstream is %slive: %s", live ? "" : "not ",
+      live ? "computing each buffer as it comes" : "batching");
+}
+
+/* Non-finite input (NaN, +-Inf, or float samples whose 16-bit scale
+ * overflows) would spread through the FFT, the statistics and every later
+ * frame: such values are taken as 0, and the application is warned once a
+ * run, with the stream time of the first one. */
+static void
+replace_nonfinite (GstAfetBase * self, float *x, size_t n, guint64 first_unit)
+{
+  GstAfetBaseState *p = PRIV (self);
+  size_t bad = 0, first_bad = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (G_UNLIKELY (!std::isfinite (x[i]))) {
+      if (bad++ == 0)
+        first_bad = i;
+      x[i] = 0.0f;
+    }
+  }
+  if (G_LIKELY (bad == 0) || p->warned_nonfinite)
+    return;
+  p->warned_nonfinite = true;
+  guint64 sample = p->in.audio ? first_unit + first_bad :
+      (first_unit + first_bad / (size_t) p->in.in_dims) * (guint64) p->in.S;
+  GstClockTime at = p->t0 + gst_util_uint64_scale (sample, GST_SECOND,
+      (guint64) p->in.rate);
+  GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+      ("%s: the input holds NaN or infinite values (first at %"
+          GST_TIME_FORMAT "); they are taken as 0. Told once per run.",
+          GST_ELEMENT_NAME (self), GST_TIME_ARGS (at)),
+      ("%" G_GSIZE_FORMAT " non-finite values in one buffer", bad));
+}
+
+/* Appends an input buffer to the stream, as floats in 16-bit integer
+ * scale. */
+gboolean
+afet_base_append_input (GstAfetBase * self, GstBuffer * buf)
+{
+  GstAfetBaseState *p = PRIV (self);
+  GstMapInfo map;
+  if (!gst_buffer_map (buf, &map, GST_MAP_READ))
+    return FALSE;
+
+  if (p->in.audio) {
+    const GstAudioInfo *ai = &p->in.audio_info;
+    size_t n = map.size / (size_t) GST_AUDIO_INFO_BPF (ai);
+    float *dst = p->stream.append_samples (n);
+    switch (GST_AUDIO_INFO_FORMAT (ai)) {
+      case GST_AUDIO_FORMAT_S16LE:{
+        const gint16 *s = (const gint16 *) map.data;
+        for (size_t i = 0; i < n; i++)
+          dst[i] = (float) GINT16_FROM_LE (s[i]);
+        break;
+      }
+      case GST_AUDIO_FORMAT_S32LE:{
+        const gint32 *s = (const gint32 *) map.data;
+        for (size_t i = 0; i < n; i++)
+          dst[i] = (float) ((double) GINT32_FROM_LE (s[i]) / 65536.0);
+        break;
+      }
+      case GST_AUDIO_FORMAT_F32LE:{
+        const float *s = (const float *) map.data;
+        for (size_t i = 0; i < n; i++)
+          dst[i] = s[i] * 32768.0f;
+        break;
+      }
+      case GST_AUDIO_FORMAT_F64LE:{
+        const double *s = (const double *) map.data;
+        for (size_t i = 0; i < n; i++)
+          dst[i] = (float) (s[i] * 32768.0);
+        break;
+      }
+      default:
+        gst_buffer_unmap (buf, &map);
+        return FALSE;
+    }
+    if (GST_AUDIO_INFO_IS_FLOAT (ai))
+      replace_nonfinite (self, dst, n, p->units_in);
+    p->units_in += n;
+  } else {
+    /* whole frames of in_dims floats; a trailing partial frame waits */
+    float *fresh;
+    size_t floats;
+    p->stream.append_row_bytes (map.data, map.size, &fresh, &floats);
+    replace_nonfinite (self, fresh, floats, p->units_in);
+    p->units_in += floats / (size_t) p->in.in_dims;
+  }
+  gst_buffer_unmap (buf, &map);
+  return TRUE;
+}
+
+/* A buffer of whole frames in device memory of our device: computed as it
+ * is, without a copy to the host (upstream has batched it already). */
+bool
+afet_base_take_on_device (GstAfetBase * self, GstBuffer * input)
+{
+  GstAfetBaseState *p = PRIV (self);
+  if (p->in.audio || !p->stream.empty () || gst_buffer_n_memory (input) != 1)
+    return false;
+  GstMemory *mem = gst_buffer_peek_memory (input, 0);
+  return gst_is_afet_cl_memory (mem) && mem->offset == 0 &&
+      gst_afet_cl_memory_get_device (mem) == p->device.get () &&
+      mem->size % ((gsize) p->in.in_dims * sizeof (float)) == 0;
+}
+
+/* A buffer take_on_device accepted (consumed): computed from its device
+ * rows, or (window elements) its rows copied into the history. */
+GstFlowReturn
+afet_base_submit_device_buffer (GstAfetBase * self, GstBuffer * input)
+{
+  GstAfetBaseState *p = PRIV (self);
+  GstMemory *mem = gst_buffer_peek_memory (input, 0);
+  gint64 n = (gint64) (mem->size / ((gsize) p->in.in_dims *
+          sizeof (float)));
+  p->units_in += (guint64) n;
+  GstFlowReturn ret = GST_FLOW_OK;
+  afet::Status st = gst_afet_cl_memory_sync (mem, p->queue.get (), FALSE);
+  if (st.ok () && p->windowed) {
+    GstMapInfo map;
+    if (gst_memory_map (mem, &map, (GstMapFlags) (GST_MAP_READ |
+                GST_MAP_AFET_CL))) {
+      ret = window_push_rows (self, nullptr, (cl_mem) map.data, n);
+      if (ret == GST_FLOW_OK)
+        st = afet_base_mark_completion (self, mem, nullptr);
+      gst_memory_unmap (mem, &map);
+    } else {
+      st = afet::Status (afet::Status::OPENCL,
+          "cannot map the input device memory");
+    }
+  } else if (st.ok () && n > 0) {
+    GstAfetBatch batch;
+    GstBuffer *out = nullptr;
+    ret = afet_base_compute (self, n, &batch, mem, &out);
+    if (ret == GST_FLOW_OK)
+      afet_base_queue_output (self, out, n);
+  }
+  gst_buffer_unref (input);
+  if (!st.ok ()) {
+    afet_base_post_engine_error (self, st.message ().c_str ());
+    return GST_FLOW_ERROR;
+  }
+  return ret;
+}
