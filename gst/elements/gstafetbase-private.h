@@ -21,6 +21,7 @@
 #include <deque>
 #include <memory>
 #include <string>
+#include <vector>
 
 GST_DEBUG_CATEGORY_EXTERN (gst_afet_base_debug);
 GST_DEBUG_CATEGORY_EXTERN (afet_transfer_debug);
@@ -89,6 +90,8 @@ struct GstAfetBaseState
 
   /* streaming state */
   afet::FrameStream stream;          /* input not yet computed */
+  std::vector<guint8> partial_sample; /* bytes of a sample split between
+                                       * buffers */
   GstClockTime t0 = GST_CLOCK_TIME_NONE;
   guint64 frames_out = 0;
   bool have_data = false;            /* anything taken since t0 */
@@ -98,7 +101,7 @@ struct GstAfetBaseState
                                       * starts: the previous run's end */
   bool warned_nonfinite = false;     /* once per run */
   std::string last_refusal;          /* the negotiation error last posted */
-  guint refusals = 0;                /* negotiation errors posted */
+  guint refusals = 0;                /* refusals made (posted or not) */
   std::deque<GstBuffer *> outq;
   bool live = false;
   bool live_checked = false;

@@ -296,6 +296,7 @@ reset_stream (GstAfetBaseState * p)
   p->units_in = 0;
   p->warned_nonfinite = false;
   p->stream.reset ();
+  p->partial_sample.clear ();
   p->history.reset ();
   p->t0 = GST_CLOCK_TIME_NONE;
   p->frames_out = 0;
@@ -328,28 +329,6 @@ gst_afet_base_set_context (GstElement * element, GstContext * context)
       context);
 }
 
-static void
-post_device_error (GstAfetBase * self, const std::string & request,
-    const afet::Status & st)
-{
-  if (st.code () == afet::Status::NO_PLATFORM)
-    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-        ("No OpenCL platform found: install an OpenCL driver (ICD), "
-            "e.g. the pocl-opencl-icd package for the CPU."),
-        ("%s", st.message ().c_str ()));
-  else if (g_ascii_strcasecmp (request.c_str (), "auto") == 0 &&
-      g_getenv ("AFET_DEVICE") && *g_getenv ("AFET_DEVICE"))
-    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-        ("No usable OpenCL device for the environment variable "
-            "AFET_DEVICE=\"%s\" (the device property is auto): unset it or "
-            "set it to auto, gpu, cpu, P:D or part of a device name.",
-            g_getenv ("AFET_DEVICE")), ("%s", st.message ().c_str ()));
-  else
-    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-        ("No usable OpenCL device for device=\"%s\".", request.c_str ()),
-        ("%s", st.message ().c_str ()));
-}
-
 /* Device precedence: an explicit device property, then a context set by the
  * application (or shared by a neighbour), then AFET_DEVICE, then auto. */
 static gboolean
@@ -363,35 +342,13 @@ gst_afet_base_start (GstBaseTransform * trans)
   bool explicit_device = p->device_explicit;
   GST_OBJECT_UNLOCK (self);
 
-  afet::Status st;
-  if (explicit_device) {
-    std::shared_ptr<afet::Device> device;
-    bool created = false;
-    st = afet::acquire_device (request, &device, &created);
-    if (!st.ok ()) {
-      post_device_error (self, request, st);
-      return FALSE;
-    }
-    if (created)
-      GST_INFO_OBJECT (self, "created the shared OpenCL context on %s "
-          "(request \"%s\")", device->info ().describe ().c_str (),
-          request.c_str ());
-    GstAfetContext *ctx = gst_afet_context_new (device);
-    GST_OBJECT_LOCK (self);
-    GstAfetContext *old = p->context;
-    p->context = ctx;
-    GST_OBJECT_UNLOCK (self);
-    if (old)
-      gst_object_unref (old);
-  } else if (!gst_afet_ensure_element_context (GST_ELEMENT (self),
-          request.c_str (), &p->context, &st)) {
-    post_device_error (self, request, st);
+  if (!gst_afet_acquire_element_context (GST_ELEMENT (self), request,
+          explicit_device, &p->context))
     return FALSE;
-  }
 
   std::shared_ptr<afet::Device> device =
       gst_afet_context_get_device (p->context);
-  st = device->create_queue (&p->queue);
+  afet::Status st = device->create_queue (&p->queue);
   if (!st.ok ()) {
     afet_base_post_engine_error (self, st.message ().c_str ());
     return FALSE;
@@ -405,6 +362,7 @@ gst_afet_base_start (GstBaseTransform * trans)
   reset_stream (p);
   p->run_end = 0;
   p->last_refusal.clear ();
+  p->refusals = 0;
   p->live_checked = false;
   return TRUE;
 }
@@ -487,7 +445,7 @@ gst_afet_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   p->windowed = false;
   if (!klass->configure (self, p->device, p->queue.get (), p->stats.get (),
           &in, &out, &why)) {
-    gchar *msg = g_strdup_printf ("%s cannot run with these settings: %s",
+    gchar *msg = g_strdup_printf ("%s cannot start on this input: %s",
         GST_ELEMENT_NAME (self), why);
     afet_base_post_refusal (self, incaps, msg);
     g_free (msg);
@@ -540,9 +498,14 @@ gst_afet_base_submit_input_buffer (GstBaseTransform * trans,
   GstFlowReturn ret = GST_FLOW_OK;
 
   if (!p->configured) {
+    /* a refusal already told why; otherwise no format came at all */
     gst_buffer_unref (input);
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (nullptr),
-        ("buffer before caps"));
+    GST_OBJECT_LOCK (self);
+    bool told = p->refusals > 0;
+    GST_OBJECT_UNLOCK (self);
+    if (!told)
+      afet_base_post_refusal (self, nullptr, "a buffer came before its "
+          "format (no caps event)");
     return GST_FLOW_NOT_NEGOTIATED;
   }
   afet_base_check_live (self);
@@ -647,7 +610,7 @@ gst_afet_base_sink_event (GstBaseTransform * trans, GstEvent * event)
       gboolean ok = GST_BASE_TRANSFORM_CLASS
           (gst_afet_base_parent_class)->sink_event (trans, event);
       GST_OBJECT_LOCK (self);
-      posted = p->refusals - posted;
+      posted = p->refusals != posted;
       GST_OBJECT_UNLOCK (self);
       if (!ok && posted == 0)
         afet_base_explain_output_refusal (self, caps);

@@ -38,6 +38,7 @@
 #include "gstafetcmvn.h"
 #include "window.h"
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -141,14 +142,22 @@ static bool
 read_stats (const std::string & path, afet::CmvnConfig * c, gchar ** why)
 {
   std::ifstream in (path);
-  if (!in) {
+  if (!in || !g_file_test (path.c_str (), G_FILE_TEST_IS_REGULAR)) {
     *why = g_strdup_printf ("cannot read stats-file %s", path.c_str ());
     return false;
   }
   std::vector<double> v;
-  double x;
-  while (in >> x)
+  std::string word;
+  while (in >> word) {
+    gchar *end = nullptr;
+    double x = g_ascii_strtod (word.c_str (), &end);
+    if (end == word.c_str () || *end || !std::isfinite (x)) {
+      *why = g_strdup_printf ("stats-file %s: \"%s\" (number %zu) is not a "
+          "finite number", path.c_str (), word.c_str (), v.size () + 1);
+      return false;
+    }
     v.push_back (x);
+  }
   size_t d = (size_t) c->dims;
   if (v.size () != 1 + d && v.size () != 1 + 2 * d) {
     *why = g_strdup_printf ("stats-file %s holds %zu numbers; expected a "

@@ -252,3 +252,57 @@ gst_afet_ensure_element_context (GstElement * element, const char *request,
       gst_message_new_have_context (GST_OBJECT (element), context));
   return TRUE;
 }
+
+static void
+post_device_error (GstElement * element, const std::string & request,
+    const afet::Status & st)
+{
+  const gchar *env = g_getenv ("AFET_DEVICE");
+  if (st.code () == afet::Status::NO_PLATFORM)
+    GST_ELEMENT_ERROR (element, RESOURCE, NOT_FOUND,
+        ("No OpenCL platform found: install an OpenCL driver (ICD), "
+            "e.g. the pocl-opencl-icd package for the CPU."),
+        ("%s", st.message ().c_str ()));
+  else if (g_ascii_strcasecmp (request.c_str (), "auto") == 0 && env && *env)
+    GST_ELEMENT_ERROR (element, RESOURCE, NOT_FOUND,
+        ("No usable OpenCL device for the environment variable "
+            "AFET_DEVICE=\"%s\" (the device property is auto): unset it or "
+            "set it to auto, gpu, cpu, P:D or part of a device name.", env),
+        ("%s", st.message ().c_str ()));
+  else
+    GST_ELEMENT_ERROR (element, RESOURCE, NOT_FOUND,
+        ("No usable OpenCL device for device=\"%s\".", request.c_str ()),
+        ("%s", st.message ().c_str ()));
+}
+
+gboolean
+gst_afet_acquire_element_context (GstElement * element,
+    const std::string & request, bool explicit_device, GstAfetContext ** ctx)
+{
+  afet::Status st;
+  if (!explicit_device) {
+    if (gst_afet_ensure_element_context (element, request.c_str (), ctx, &st))
+      return TRUE;
+    post_device_error (element, request, st);
+    return FALSE;
+  }
+  std::shared_ptr<afet::Device> device;
+  bool created = false;
+  st = afet::acquire_device (request, &device, &created);
+  if (!st.ok ()) {
+    post_device_error (element, request, st);
+    return FALSE;
+  }
+  if (created)
+    GST_INFO_OBJECT (element, "created the shared OpenCL context on %s "
+        "(request \"%s\")", device->info ().describe ().c_str (),
+        request.c_str ());
+  GstAfetContext *fresh = gst_afet_context_new (device);
+  GST_OBJECT_LOCK (element);
+  GstAfetContext *old = *ctx;
+  *ctx = fresh;
+  GST_OBJECT_UNLOCK (element);
+  if (old)
+    gst_object_unref (old);
+  return TRUE;
+}

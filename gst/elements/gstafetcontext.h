@@ -38,6 +38,17 @@ std::shared_ptr<afet::Device> gst_afet_context_get_device (GstAfetContext *
 gboolean gst_afet_ensure_element_context (GstElement * element,
     const char *request, GstAfetContext ** ctx, afet::Status * err);
 
+/* An element's start: the context of the device it runs on, by
+ * precedence an explicit device property (explicit_device: a new context
+ * object for that device, replacing *ctx), then *ctx as the application
+ * set it, a neighbour's, the application's answer to need-context, then
+ * AFET_DEVICE / auto. Posts the error (naming the variable or property to
+ * change) and returns FALSE when no device fits. Takes the element's
+ * object lock to replace *ctx. */
+gboolean gst_afet_acquire_element_context (GstElement * element,
+    const std::string & request, bool explicit_device,
+    GstAfetContext ** ctx);
+
 /* set_context helper: keeps an afet context if the element has none. */
 void gst_afet_handle_set_context (GstElement * element, GstContext * context,
     GstAfetContext ** ctx);

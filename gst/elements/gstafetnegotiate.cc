@@ -221,12 +221,10 @@ afet_base_post_refusal (GstAfetBase * self, GstCaps * caps, const gchar * reason
   GST_OBJECT_LOCK (self);
   bool again = p->last_refusal == reason;
   p->last_refusal = reason;
+  p->refusals++;
   GST_OBJECT_UNLOCK (self);
   if (again)
     return;
-  GST_OBJECT_LOCK (self);
-  p->refusals++;
-  GST_OBJECT_UNLOCK (self);
   GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s", reason),
       ("input caps %" GST_PTR_FORMAT, caps));
 }

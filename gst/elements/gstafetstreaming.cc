@@ -16,6 +16,7 @@
 #include "gstafetclmemory.h"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 
 #define GST_CAT_DEFAULT gst_afet_base_debug
@@ -251,17 +252,24 @@ afet_base_check_live (GstAfetBase * self)
       live ? "computing each buffer as it comes" : "batching");
 }
 
-/* Non-finite input (NaN, +-Inf, or float samples whose 16-bit scale
- * overflows) would spread through the FFT, the statistics and every later
+/* The largest float sample magnitude taken, in 16-bit units: 2^31, the
+ * range of S32 (65536 times full scale for float formats). Beyond it the
+ * power spectrum of a long frame overflows float. */
+static const float kMaxSample = 2147483648.0f;
+
+/* Non-finite input (NaN, +-Inf, or float samples beyond kMaxSample) would
+ * spread through the FFT, the statistics and every later
  * frame: such values are taken as 0, and the application is warned once a
  * run, with the stream time of the first one. */
 static void
-replace_nonfinite (GstAfetBase * self, float *x, size_t n, guint64 first_unit)
+replace_nonfinite (GstAfetBase * self, float *x, size_t n, guint64 first_unit,
+    float limit)
 {
   GstAfetBaseState *p = PRIV (self);
   size_t bad = 0, first_bad = 0;
   for (size_t i = 0; i < n; i++) {
-    if (G_UNLIKELY (!std::isfinite (x[i]))) {
+    /* written so that NaN fails it too */
+    if (G_UNLIKELY (!(std::fabs (x[i]) <= limit))) {
       if (bad++ == 0)
         first_bad = i;
       x[i] = 0.0f;
@@ -293,29 +301,42 @@ afet_base_append_input (GstAfetBase * self, GstBuffer * buf)
 
   if (p->in.audio) {
     const GstAudioInfo *ai = &p->in.audio_info;
-    size_t n = map.size / (size_t) GST_AUDIO_INFO_BPF (ai);
+    const size_t bpf = (size_t) GST_AUDIO_INFO_BPF (ai);
+    /* a buffer may end inside a sample: its bytes wait for the next one
+     * (joined in an aligned copy) */
+    const guint8 *data = map.data;
+    size_t size = map.size;
+    std::vector<guint8> joined;
+    if (!p->partial_sample.empty () || (uintptr_t) data % bpf != 0) {
+      joined.swap (p->partial_sample);
+      joined.insert (joined.end (), data, data + size);
+      data = joined.data ();
+      size = joined.size ();
+    }
+    size_t n = size / bpf;
+    p->partial_sample.assign (data + n * bpf, data + size);
     float *dst = p->stream.append_samples (n);
     switch (GST_AUDIO_INFO_FORMAT (ai)) {
       case GST_AUDIO_FORMAT_S16LE:{
-        const gint16 *s = (const gint16 *) map.data;
+        const gint16 *s = (const gint16 *) data;
         for (size_t i = 0; i < n; i++)
           dst[i] = (float) GINT16_FROM_LE (s[i]);
         break;
       }
       case GST_AUDIO_FORMAT_S32LE:{
-        const gint32 *s = (const gint32 *) map.data;
+        const gint32 *s = (const gint32 *) data;
         for (size_t i = 0; i < n; i++)
           dst[i] = (float) ((double) GINT32_FROM_LE (s[i]) / 65536.0);
         break;
       }
       case GST_AUDIO_FORMAT_F32LE:{
-        const float *s = (const float *) map.data;
+        const float *s = (const float *) data;
         for (size_t i = 0; i < n; i++)
           dst[i] = s[i] * 32768.0f;
         break;
       }
       case GST_AUDIO_FORMAT_F64LE:{
-        const double *s = (const double *) map.data;
+        const double *s = (const double *) data;
         for (size_t i = 0; i < n; i++)
           dst[i] = (float) (s[i] * 32768.0);
         break;
@@ -325,14 +346,14 @@ afet_base_append_input (GstAfetBase * self, GstBuffer * buf)
         return FALSE;
     }
     if (GST_AUDIO_INFO_IS_FLOAT (ai))
-      replace_nonfinite (self, dst, n, p->units_in);
+      replace_nonfinite (self, dst, n, p->units_in, kMaxSample);
     p->units_in += n;
   } else {
     /* whole frames of in_dims floats; a trailing partial frame waits */
     float *fresh;
     size_t floats;
     p->stream.append_row_bytes (map.data, map.size, &fresh, &floats);
-    replace_nonfinite (self, fresh, floats, p->units_in);
+    replace_nonfinite (self, fresh, floats, p->units_in, FLT_MAX);
     p->units_in += floats / (size_t) p->in.in_dims;
   }
   gst_buffer_unmap (buf, &map);

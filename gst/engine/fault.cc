@@ -5,6 +5,7 @@
 #include "fault.h"
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -44,6 +45,7 @@ plan ()
       if (end == std::string::npos)
         end = spec.size ();
       std::string item = spec.substr (pos, end - pos);
+      const std::string raw = item;
       pos = end + 1;
       bool onwards = !item.empty () && item.back () == '+';
       if (onwards)
@@ -54,12 +56,18 @@ plan ()
         n = std::atoll (item.c_str () + colon + 1);
         item.resize (colon);
       }
+      bool known = false;
       for (int s = 0; s < kSites; s++)
         if (item == kSiteNames[s] && n >= 1) {
           p.nth[s] = n;
           p.onwards[s] = onwards;
-          p.any = true;
+          p.any = known = true;
         }
+      /* a test aid: a mistyped spec must not pass quietly as no fault */
+      if (!known)
+        std::fprintf (stderr, "afet: AFET_FAULT: ignoring \"%s\" (expected "
+            "SITE[:N][+], SITE alloc, build or enqueue, N >= 1)\n",
+            raw.c_str ());
     }
   });
   return p;

@@ -157,6 +157,24 @@ CmvnConfig::validate () const
     return Status (Status::BAD_CONFIG, "the initial statistics have " +
         std::to_string (initial_mean.size ()) + " columns, the stream " +
         std::to_string (dims));
+  if (!initial_mean.empty ()) {
+    if (scope != CmvnScope::RUNNING)
+      return Status (Status::BAD_CONFIG, "initial statistics (stats-file) "
+          "start the running statistics: they need scope=running");
+    /* float statistics on the device: keep them in its range */
+    const double big = 1e30;
+    if (!(initial_count > 0 && initial_count < big))
+      return Status (Status::BAD_CONFIG, "the initial statistics' frame "
+          "count must be positive");
+    for (double m : initial_mean)
+      if (!(std::fabs (m) < big))
+        return Status (Status::BAD_CONFIG, "an initial mean is not a finite "
+            "number below 1e30");
+    for (double v : initial_var)
+      if (!(v > 0 && v < big))
+        return Status (Status::BAD_CONFIG, "an initial variance is not a "
+            "positive number below 1e30");
+  }
   return Status::Ok ();
 }
 

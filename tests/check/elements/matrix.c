@@ -19,6 +19,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <glib/gstdio.h>
 
 /* The elements that take audio, each in a setting that gives a stream of
  * one frame per 10 ms at the default framing. */
@@ -278,6 +279,67 @@ GST_START_TEST (test_zero_size_buffers)
 
 GST_END_TEST;
 
+/* Buffers that end inside a sample (odd byte counts): the bytes wait for
+ * the next buffer; the output equals one buffer's. */
+GST_START_TEST (test_split_samples)
+{
+  const gint n = 16000;
+  gdouble *x = noise (n, 17, 6000);
+  const struct
+  {
+    AfetCheckFormat fmt;
+    gint bytes;
+    gint chunks[3];
+  } cases[] = {
+    {AFETCHECK_S16, 2, {4097, 4097, 4097}},
+    {AFETCHECK_S16, 2, {3, 1, 5}},
+    {AFETCHECK_F32, 4, {6, 4001, 7}},
+    {AFETCHECK_F64, 8, {13, 8191, 3}},
+  };
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++) {
+    AfetCheckRuns want = { 0 }, got = { 0 };
+    gchar *error = NULL;
+    guint warnings = 0;
+    run_samples ("afetmfcc", cases[c].fmt, 16000, x, n, &error, &warnings,
+        &want);
+    /* the same samples as one byte string, pushed in odd pieces */
+    GstHarness *one = gst_harness_new ("identity");
+    afetcheck_set_audio_caps (one, cases[c].fmt, 16000);
+    afetcheck_push_samples (one, cases[c].fmt, 16000, x, n, NULL, 0, 0, TRUE);
+    GstBuffer *all = gst_harness_pull (one);
+    GstMapInfo map;
+    gst_buffer_map (all, &map, GST_MAP_READ);
+    fail_unless_equals_uint64 (map.size, (guint64) n * cases[c].bytes);
+    GstHarness *h = gst_harness_new ("afetmfcc");
+    gst_harness_set_live (h, FALSE);
+    afetcheck_set_audio_caps (h, cases[c].fmt, 16000);
+    gsize done = 0;
+    for (gint k = 0; done < map.size; k++) {
+      gsize len = MIN ((gsize) cases[c].chunks[k % 3], map.size - done);
+      GstBuffer *b = gst_buffer_new_memdup (map.data + done, len);
+      if (done == 0)
+        GST_BUFFER_FLAG_SET (b, GST_BUFFER_FLAG_DISCONT);
+      GST_BUFFER_PTS (b) = done == 0 ? 0 : GST_CLOCK_TIME_NONE;
+      fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
+      done += len;
+    }
+    gst_harness_push_event (h, gst_event_new_eos ());
+    afetcheck_pull_runs (h, &got);
+    gst_harness_teardown (h);
+    gst_buffer_unmap (all, &map);
+    gst_buffer_unref (all);
+    gst_harness_teardown (one);
+    fail_unless_equals_int (got.n_frames, want.n_frames);
+    fail_unless (memcmp (got.data, want.data, (gsize) got.n_frames *
+            got.dims * sizeof (gfloat)) == 0, "case %u differs", c);
+    afetcheck_runs_clear (&got);
+    afetcheck_runs_clear (&want);
+  }
+  g_free (x);
+}
+
+GST_END_TEST;
+
 /* ---- signal content ----------------------------------------------------- */
 
 /* Silence, full-scale clipping and denormal floats: finite everywhere, no
@@ -447,6 +509,65 @@ GST_START_TEST (test_absurd_values)
     g_free (error);
     g_free (launch);
   }
+}
+
+GST_END_TEST;
+
+/* afetcmvn's initial statistics are checked: a bad file is an error naming
+ * it, never statistics that poison the output. */
+GST_START_TEST (test_stats_file_checked)
+{
+  gchar *dir = g_dir_make_tmp ("afet-stats-XXXXXX", NULL);
+  GString *means = g_string_new ("");
+  for (gint i = 0; i < 12; i++)    /* the 13th comes from the case */
+    g_string_append (means, " 1.5");
+  static const struct
+  {
+    const gchar *count, *extra, *scope, *refused;
+  } cases[] = {
+    {"100", " 1.5", "running", NULL},
+    {"-5", " 1.5", "running", "count"},
+    {"0", " 1.5", "running", "count"},
+    {"100", " 1e39", "running", "mean"},
+    {"100", " 1.5 7", "running", "numbers"},
+    {"100 garbage", " 1.5", "running", "garbage"},
+    {"nan", " 1.5", "running", "nan"},
+    {"100", " 1.5", "utterance", "scope=running"},
+    {"100", " 1.5", "sliding", "scope=running"},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    gchar *path = g_strdup_printf ("%s/stats%u", dir, i);
+    gchar *text = g_strdup_printf ("%s%s%s\n", cases[i].count, means->str,
+        cases[i].extra);
+    fail_unless (g_file_set_contents (path, text, -1, NULL));
+    gchar *launch = g_strdup_printf ("audiotestsrc num-buffers=20 ! "
+        "audio/x-raw,rate=16000,channels=1 ! afetmfcc ! afetcmvn scope=%s "
+        "stats-file=%s ! fakesink", cases[i].scope, path);
+    gchar *error = NULL;
+    gboolean eos = afetcheck_run_launch (launch, &error);
+    if (cases[i].refused)
+      fail_unless (!eos && strstr (error, cases[i].refused), "%s: %s",
+          text, error);
+    else
+      fail_unless (eos, "%s: %s", text, error);
+    g_free (error);
+    g_free (launch);
+    g_free (text);
+    g_unlink (path);
+    g_free (path);
+  }
+  /* a directory is not a statistics file */
+  gchar *error = NULL;
+  gchar *launch = g_strdup_printf ("audiotestsrc num-buffers=20 ! "
+      "audio/x-raw,rate=16000,channels=1 ! afetmfcc ! afetcmvn scope=running "
+      "stats-file=%s ! fakesink", dir);
+  fail_if (afetcheck_run_launch (launch, &error));
+  fail_unless (strstr (error, "cannot read stats-file"), "%s", error);
+  g_free (error);
+  g_free (launch);
+  g_rmdir (dir);
+  g_free (dir);
+  g_string_free (means, TRUE);
 }
 
 GST_END_TEST;
@@ -648,10 +769,12 @@ matrix_suite (void)
   tcase_add_loop_test (tc, test_rates, 0, G_N_ELEMENTS (rates));
   tcase_add_test (tc, test_empty_and_short);
   tcase_add_test (tc, test_zero_size_buffers);
+  tcase_add_test (tc, test_split_samples);
   tcase_add_test (tc, test_silence_clipping_denormals);
   tcase_add_test (tc, test_timestamp_gap_without_discont);
   tcase_add_test (tc, test_property_changes_in_every_state);
   tcase_add_test (tc, test_absurd_values);
+  tcase_add_test (tc, test_stats_file_checked);
   tcase_add_test (tc, test_caps_change_every_element);
   tcase_add_test (tc, test_state_cycles);
   tcase_add_test (tc, test_threads_share_one_device);

@@ -226,7 +226,11 @@ GST_START_TEST (test_nonfinite_samples)
   x[9000] = INFINITY;
   x[9001] = -INFINITY;
   x[12000] = 1e300;             /* finite, but not in float 16-bit scale */
-  clean[5000] = clean[9000] = clean[9001] = clean[12000] = 0;
+  x[13000] = 1e15 * 32768;      /* a float sample of 1e15: the spectrum
+                                 * would overflow */
+  x[14000] = -2147480000.0;     /* inside the limit (2^31): kept */
+  clean[14000] = x[14000];
+  clean[5000] = clean[9000] = clean[9001] = clean[12000] = clean[13000] = 0;
 
   for (guint c = 0; c < G_N_ELEMENTS (chains); c++) {
     AfetCheckRuns got = { 0 }, want = { 0 };
@@ -325,6 +329,32 @@ GST_START_TEST (test_untimed_discont)
 GST_END_TEST;
 
 /* ---- clear errors ----------------------------------------------------- */
+
+/* Settings the engine refuses at configure time: one ERROR however many
+ * buffers follow, and no second error about downstream. */
+GST_START_TEST (test_configure_refusal_once)
+{
+  GstHarness *h = gst_harness_new ("afetmfcc");
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set (h, "afetmfcc", "num-filters", 256, NULL);
+  afetcheck_set_audio_caps (h, AFETCHECK_S16, 8000);
+  for (gint i = 0; i < 10; i++) {
+    GstBuffer *buf = gst_buffer_new_allocate (NULL, 1600, NULL);
+    gst_buffer_memset (buf, 0, 0, 1600);
+    fail_if (gst_harness_push (h, buf) == GST_FLOW_OK);
+  }
+  guint errors = 0, warnings = 0;
+  gchar *error = afetcheck_pop_error (bus, &errors, &warnings, NULL);
+  fail_unless (error && strstr (error, "filters"), "%s", error);
+  fail_unless_equals_int (errors, 1);
+  g_free (error);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
 
 /* A refused format is one ERROR naming the cause and the fix. */
 GST_START_TEST (test_refusal_once)
@@ -442,6 +472,7 @@ reliability_suite (void)
   tcase_add_test (tc, test_nonfinite_samples);
   tcase_add_test (tc, test_untimed_discont);
   tcase_add_test (tc, test_refusal_once);
+  tcase_add_test (tc, test_configure_refusal_once);
   tcase_add_test (tc, test_device_variable_named);
   tcase_add_test (tc, test_framing_on_frames);
   tcase_add_loop_test (tc, test_device_faults, 0, G_N_ELEMENTS (faults));
