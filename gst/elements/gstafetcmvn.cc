@@ -172,9 +172,11 @@ read_stats (const std::string & path, afet::CmvnConfig * c, gchar ** why)
   return true;
 }
 
+/* with_stats: read stats-file too (configure; describe, which runs at
+ * every caps query, does not need the numbers) */
 static bool
 make_config (GstAfetCmvn * self, const GstAfetInput * in,
-    afet::CmvnConfig * c, gchar ** why)
+    afet::CmvnConfig * c, gchar ** why, bool with_stats)
 {
   GstAfetCmvnPrivate *p = self->priv;
   const AfetFeaturesInfo *f = &in->features;
@@ -202,7 +204,7 @@ make_config (GstAfetCmvn * self, const GstAfetInput * in,
       on = false;
     c->mask[i] = on ? 1 : 0;
   }
-  if (!stats_file.empty () && !read_stats (stats_file, c, why))
+  if (with_stats && !stats_file.empty () && !read_stats (stats_file, c, why))
     return false;
   afet::Status st = c->validate ();
   if (!st.ok ()) {
@@ -218,7 +220,7 @@ gst_afet_cmvn_describe (GstAfetBase * base, const GstAfetInput * in,
 {
   GstAfetCmvn *self = GST_AFET_CMVN (base);
   afet::CmvnConfig c;
-  if (!make_config (self, in, &c, why))
+  if (!make_config (self, in, &c, why, false))
     return FALSE;
   *out = in->features;
   static const AfetFeaturesNorm norms[] = { AFET_FEATURES_NORM_NONE,
@@ -237,7 +239,7 @@ gst_afet_cmvn_configure (GstAfetBase * base,
 {
   GstAfetCmvn *self = GST_AFET_CMVN (base);
   afet::CmvnConfig c;
-  if (!make_config (self, in, &c, why))
+  if (!make_config (self, in, &c, why, true))
     return FALSE;
   auto stage = std::make_unique<afet::CmvnStage> ();
   afet::Status st = stage->init (device, c, queue, stats);

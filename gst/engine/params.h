@@ -23,11 +23,6 @@ enum class Window
   BLACKMAN,
 };
 
-enum class Preset
-{
-  HTK = 0,
-};
-
 /* W and S in samples, as HTK derives them: the sample period is held in
  * 100 ns units as a double (1e7 / rate) and the window and shift (ms) are
  * divided by it and truncated. 20 ms at 44.1 kHz is 882 samples. */

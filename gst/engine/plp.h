@@ -96,9 +96,6 @@ public:
   Status run_samples (const float *samples, long long n, float *out);
   Status run_frames (const float *frames, long long n, float *out);
   const PlpConfig &config () const { return cfg_; }
-  int dims () const { return cfg_.dims (); }
-  int c0_index () const { return cfg_.c0_index (); }
-  int energy_index () const { return cfg_.energy_index (); }
 
 private:
   Status spectra_to_features (int n, cl_mem out, size_t out_row);

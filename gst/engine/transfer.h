@@ -25,9 +25,6 @@ struct TransferStats
   std::atomic<uint64_t> download_bytes { 0 };
 };
 
-/* Optional observer for every transfer (the elements log them). */
-typedef void (*TransferLogFunc) (bool upload, size_t bytes, void *user);
-
 inline Status
 upload (cl_command_queue q, cl_mem dst, size_t offset, size_t bytes,
     const void *src, bool blocking, TransferStats *stats)
