@@ -149,6 +149,40 @@ gboolean gst_afet_base_check_frames_input (GstAfetBase * self,
 /* The caps' name for an engine window. */
 AfetFeaturesWindow gst_afet_base_caps_window (afet::Window w);
 
+/* Elements on an afet::SpectralStage (afetmfcc, afetplp, and the kinds to
+ * come) share these. The input's part of the config: framing, batch,
+ * audio or frames (and whether they carry energy). */
+void gst_afet_base_spectral_input (const GstAfetInput * in,
+    afet::SpectralConfig * c);
+/* describe: the input must be audio or frames, the config valid (its
+ * validate () result); then the output format of kind with these
+ * columns. */
+gboolean gst_afet_base_spectral_describe (GstAfetBase * self,
+    const GstAfetInput * in, const afet::Status & valid,
+    AfetFeaturesKind kind, gint dims, gint c0_index, gint energy_index,
+    AfetFeaturesInfo * out, gchar ** why);
+/* process: one batch through the stage. */
+gboolean gst_afet_base_spectral_process (afet::SpectralStage * stage,
+    const GstAfetBatch * in, gint n, cl_mem out, gsize out_row,
+    gchar ** why);
+
+/* configure: a new stage of the kind for c, kept in *slot. */
+template <typename Stage, typename Config>
+gboolean
+gst_afet_base_spectral_configure (std::unique_ptr<Stage> * slot,
+    const std::shared_ptr<afet::Device> & device, cl_command_queue queue,
+    afet::TransferStats * stats, const Config & c, gchar ** why)
+{
+  auto stage = std::make_unique<Stage> ();
+  afet::Status st = stage->init (device, c, queue, stats);
+  if (!st.ok ()) {
+    *why = g_strdup (st.message ().c_str ());
+    return FALSE;
+  }
+  *slot = std::move (stage);
+  return TRUE;
+}
+
 /* Window elements: output frame t needs input frames t - back .. t + ahead
  * (clamped to the stream: edge frames repeat). Called from configure; the
  * base class then keeps those frames on the device across buffers, waits

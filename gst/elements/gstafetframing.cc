@@ -268,3 +268,46 @@ afet_base_window_from_caps (AfetFeaturesWindow w)
       return afet::Window::HAMMING;
   }
 }
+
+void
+gst_afet_base_spectral_input (const GstAfetInput * in,
+    afet::SpectralConfig * c)
+{
+  c->framing = gst_afet_base_framing_config (in);
+  c->max_batch = in->max_batch;
+  c->frames_input = !in->audio;
+  c->input_has_energy = !in->audio && in->features.energy_index == in->W;
+}
+
+gboolean
+gst_afet_base_spectral_describe (GstAfetBase * self, const GstAfetInput * in,
+    const afet::Status & valid, AfetFeaturesKind kind, gint dims,
+    gint c0_index, gint energy_index, AfetFeaturesInfo * out, gchar ** why)
+{
+  if (!gst_afet_base_check_frames_input (self, in, why))
+    return FALSE;
+  if (!valid.ok ()) {
+    *why = g_strdup (valid.message ().c_str ());
+    return FALSE;
+  }
+  afet_features_info_set_format (out, kind, in->rate, in->W, in->S, dims, 0);
+  out->c0_index = c0_index;
+  out->energy_index = energy_index;
+  out->window = gst_afet_base_caps_window (in->window);
+  out->preset = AFET_FEATURES_PRESET_HTK;
+  return TRUE;
+}
+
+gboolean
+gst_afet_base_spectral_process (afet::SpectralStage * stage,
+    const GstAfetBatch * in, gint n, cl_mem out, gsize out_row, gchar ** why)
+{
+  afet::Status st = stage->spectral ().frames_input ?
+      stage->enqueue_frames (in->host, in->device, in->in_row, n, out,
+      out_row) : stage->enqueue_samples (in->host, n, out, out_row);
+  if (!st.ok ()) {
+    *why = g_strdup (st.message ().c_str ());
+    return FALSE;
+  }
+  return TRUE;
+}

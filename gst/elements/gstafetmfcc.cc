@@ -118,12 +118,7 @@ make_config (GstAfetMfcc * self, const GstAfetInput * in)
 {
   GstAfetMfccPrivate *p = self->priv;
   afet::MfccConfig c;
-  c.framing = gst_afet_base_framing_config (in);
-  c.max_batch = in->max_batch;
-  if (!in->audio) {
-    c.frames_input = true;
-    c.input_has_energy = in->features.energy_index == in->W;
-  }
+  gst_afet_base_spectral_input (in, &c);
   GST_OBJECT_LOCK (self);
   c.num_filters = (int) p->num_filters;
   c.num_ceps = (int) p->num_ceps;
@@ -139,7 +134,6 @@ make_config (GstAfetMfcc * self, const GstAfetInput * in)
   /* HTK: with num-ceps = 0 (FBANK) there is no c0 */
   if (c.num_ceps == 0)
     c.c0 = false;
-  c.htk_period_quirk = true;
   return c;
 }
 
@@ -147,30 +141,10 @@ static gboolean
 gst_afet_mfcc_describe (GstAfetBase * base, const GstAfetInput * in,
     AfetFeaturesInfo * out, gchar ** why)
 {
-  GstAfetMfcc *self = GST_AFET_MFCC (base);
-
-  if (!gst_afet_base_check_frames_input (base, in, why))
-    return FALSE;
-  afet::MfccConfig c = make_config (self, in);
-  afet::Status st = c.validate ();
-  if (!st.ok ()) {
-    *why = g_strdup (st.message ().c_str ());
-    return FALSE;
-  }
-  if (c.high_freq > in->rate / 2.0) {
-    *why = g_strdup_printf ("high-freq %.1f Hz is above the Nyquist "
-        "frequency %.1f Hz of %d Hz audio", c.high_freq, in->rate / 2.0,
-        in->rate);
-    return FALSE;
-  }
-  afet_features_info_set_format (out, c.num_ceps > 0 ?
-      AFET_FEATURES_KIND_MFCC : AFET_FEATURES_KIND_FBANK, in->rate, in->W,
-      in->S, c.dims (), 0);
-  out->c0_index = c.c0_index ();
-  out->energy_index = c.energy_index ();
-  out->window = gst_afet_base_caps_window (in->window);
-  out->preset = AFET_FEATURES_PRESET_HTK;
-  return TRUE;
+  afet::MfccConfig c = make_config (GST_AFET_MFCC (base), in);
+  return gst_afet_base_spectral_describe (base, in, c.validate (),
+      c.num_ceps > 0 ? AFET_FEATURES_KIND_MFCC : AFET_FEATURES_KIND_FBANK,
+      c.dims (), c.c0_index (), c.energy_index (), out, why);
 }
 
 static gboolean
@@ -181,34 +155,20 @@ gst_afet_mfcc_configure (GstAfetBase * base,
 {
   GstAfetMfcc *self = GST_AFET_MFCC (base);
   afet::MfccConfig c = make_config (self, in);
-  auto stage = std::make_unique<afet::MfccStage> ();
-  afet::Status st = stage->init (device, c, queue, stats);
-  if (!st.ok ()) {
-    *why = g_strdup (st.message ().c_str ());
-    return FALSE;
-  }
   GST_DEBUG_OBJECT (self, "%s input, W %d S %d at %d Hz, FFT %d, %d filters,"
       " %d columns, DCT %s", in->audio ? "audio" : "frames", in->W, in->S,
       in->rate, c.fft_size (), c.num_filters, c.dims (),
       c.dct == afet::DctMode::GEMM ? "gemm" : "fused");
-  self->priv->stage = std::move (stage);
-  return TRUE;
+  return gst_afet_base_spectral_configure (&self->priv->stage, device, queue,
+      stats, c, why);
 }
 
 static gboolean
 gst_afet_mfcc_process (GstAfetBase * base, const GstAfetBatch * in, gint n,
     cl_mem out, gsize out_row, gchar ** why)
 {
-  GstAfetMfcc *self = GST_AFET_MFCC (base);
-  afet::MfccStage *stage = self->priv->stage.get ();
-  afet::Status st = stage->config ().frames_input ?
-      stage->enqueue_frames (in->host, in->device, in->in_row, n, out,
-      out_row) : stage->enqueue_samples (in->host, n, out, out_row);
-  if (!st.ok ()) {
-    *why = g_strdup (st.message ().c_str ());
-    return FALSE;
-  }
-  return TRUE;
+  return gst_afet_base_spectral_process (GST_AFET_MFCC (base)->priv->
+      stage.get (), in, n, out, out_row, why);
 }
 
 static void

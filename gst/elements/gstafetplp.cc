@@ -127,12 +127,7 @@ make_config (GstAfetPlp * self, const GstAfetInput * in)
 {
   GstAfetPlpPrivate *p = self->priv;
   afet::PlpConfig c;
-  c.framing = gst_afet_base_framing_config (in);
-  c.max_batch = in->max_batch;
-  if (!in->audio) {
-    c.frames_input = true;
-    c.input_has_energy = in->features.energy_index == in->W;
-  }
+  gst_afet_base_spectral_input (in, &c);
   GST_OBJECT_LOCK (self);
   c.num_filters = (int) p->num_filters;
   c.num_ceps = (int) p->num_ceps;
@@ -147,7 +142,6 @@ make_config (GstAfetPlp * self, const GstAfetInput * in)
   c.filter_shape = p->filter_shape == GST_AFET_FILTER_SHAPE_BARK ?
       afet::PlpFilterShape::BARK : afet::PlpFilterShape::MEL;
   GST_OBJECT_UNLOCK (self);
-  c.htk_period_quirk = true;
   return c;
 }
 
@@ -155,25 +149,10 @@ static gboolean
 gst_afet_plp_describe (GstAfetBase * base, const GstAfetInput * in,
     AfetFeaturesInfo * out, gchar ** why)
 {
-  GstAfetPlp *self = GST_AFET_PLP (base);
-  if (!gst_afet_base_check_frames_input (base, in, why))
-    return FALSE;
-  afet::PlpConfig c = make_config (self, in);
-  afet::Status st = c.validate ();
-  if (st.ok () && c.high_freq > in->rate / 2.0)
-    st = afet::Status (afet::Status::BAD_CONFIG, "high-freq is above the "
-        "Nyquist frequency of the input");
-  if (!st.ok ()) {
-    *why = g_strdup (st.message ().c_str ());
-    return FALSE;
-  }
-  afet_features_info_set_format (out, AFET_FEATURES_KIND_PLP, in->rate, in->W,
-      in->S, c.dims (), 0);
-  out->c0_index = c.c0_index ();
-  out->energy_index = c.energy_index ();
-  out->window = gst_afet_base_caps_window (in->window);
-  out->preset = AFET_FEATURES_PRESET_HTK;
-  return TRUE;
+  afet::PlpConfig c = make_config (GST_AFET_PLP (base), in);
+  return gst_afet_base_spectral_describe (base, in, c.validate (),
+      AFET_FEATURES_KIND_PLP, c.dims (), c.c0_index (), c.energy_index (),
+      out, why);
 }
 
 static gboolean
@@ -184,32 +163,19 @@ gst_afet_plp_configure (GstAfetBase * base,
 {
   GstAfetPlp *self = GST_AFET_PLP (base);
   afet::PlpConfig c = make_config (self, in);
-  auto stage = std::make_unique<afet::PlpStage> ();
-  afet::Status st = stage->init (device, c, queue, stats);
-  if (!st.ok ()) {
-    *why = g_strdup (st.message ().c_str ());
-    return FALSE;
-  }
   GST_DEBUG_OBJECT (self, "%s input, W %d S %d at %d Hz, %d filters, order "
       "%d, %d columns", in->audio ? "audio" : "frames", in->W, in->S,
       in->rate, c.num_filters, c.lpc_order, c.dims ());
-  self->priv->stage = std::move (stage);
-  return TRUE;
+  return gst_afet_base_spectral_configure (&self->priv->stage, device, queue,
+      stats, c, why);
 }
 
 static gboolean
 gst_afet_plp_process (GstAfetBase * base, const GstAfetBatch * in, gint n,
     cl_mem out, gsize out_row, gchar ** why)
 {
-  afet::PlpStage *stage = GST_AFET_PLP (base)->priv->stage.get ();
-  afet::Status st = stage->config ().frames_input ?
-      stage->enqueue_frames (in->host, in->device, in->in_row, n, out,
-      out_row) : stage->enqueue_samples (in->host, n, out, out_row);
-  if (!st.ok ()) {
-    *why = g_strdup (st.message ().c_str ());
-    return FALSE;
-  }
-  return TRUE;
+  return gst_afet_base_spectral_process (GST_AFET_PLP (base)->priv->
+      stage.get (), in, n, out, out_row, why);
 }
 
 static void

@@ -40,6 +40,22 @@ check_fft_size (int W, int rate)
       " Hz");
 }
 
+Status
+check_band (double low, double high, int rate)
+{
+  const double nyquist = rate / 2.0;
+  if (low < 0 || high < 0)
+    return Status (Status::BAD_CONFIG, "low-freq and high-freq must be >= 0");
+  if (high > nyquist + 1e-9)
+    return Status (Status::BAD_CONFIG, "high-freq " +
+        std::to_string ((int) high) + " Hz is above the Nyquist frequency " +
+        std::to_string ((int) nyquist) + " Hz of the input");
+  if (low >= (high > 0 ? high : nyquist))
+    return Status (Status::BAD_CONFIG, "low-freq must be below high-freq "
+        "(or the Nyquist frequency)");
+  return Status::Ok ();
+}
+
 std::vector<float>
 make_window (Window w, int W)
 {
@@ -86,19 +102,11 @@ design_htk_melbank (const MelDesign &d, FilterBank *out)
   if (d.htk_period_quirk)
     period = (double) (long) period;
   const double fs = 1e7 / period;            /* effective design rate */
-  const double nyquist = d.rate / 2.0;
 
   if (M < 1)
     return Status (Status::BAD_CONFIG, "num-filters must be at least 1");
-  if (d.low_freq < 0 || d.high_freq < 0)
-    return Status (Status::BAD_CONFIG, "cut-off frequencies must be >= 0");
-  if (d.high_freq > nyquist + 1e-9)
-    return Status (Status::BAD_CONFIG, "high-freq " +
-        std::to_string ((int) d.high_freq) + " Hz is above the Nyquist "
-        "frequency " + std::to_string ((int) nyquist) + " Hz of the input");
+  AFET_RETURN_IF_ERROR (check_band (d.low_freq, d.high_freq, d.rate));
   double hi = d.high_freq > 0 ? d.high_freq : 0.0;
-  if (hi > 0 && d.low_freq >= hi)
-    return Status (Status::BAD_CONFIG, "low-freq must be below high-freq");
 
   /* Bins in HTK's 1-based numbering: bin k is at (k - 1) fs / N Hz. */
   auto bin_mel = [&](int k) { return mel ((k - 1) * fs / N); };

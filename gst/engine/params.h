@@ -47,6 +47,14 @@ constexpr int kMaxFftSize = 65536;
  * names the frame-length that does. */
 Status check_fft_size (int W, int rate);
 
+/* The most filters of a bank (the kernels' local arrays, given to them as
+ * AFET_MAX_FILTERS). */
+constexpr int kMaxFilters = 256;
+
+/* Checks a band [low, high] Hz (high 0: the Nyquist frequency) against a
+ * rate; the message names low-freq or high-freq. */
+Status check_band (double low, double high, int rate);
+
 /* Window values w[0..W-1] (all windows use W - 1 in the denominator, as HTK
  * and Kaldi do). */
 std::vector<float> make_window (Window w, int W);

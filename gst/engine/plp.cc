@@ -25,7 +25,6 @@ namespace afet {
 
 namespace {
 
-constexpr int kMaxFilters = 256;   /* stages.cc's AFET_MAX_FILTERS */
 constexpr int kMaxOrder = 64;
 constexpr int kMaxCeps = 64;
 
@@ -148,9 +147,7 @@ PlpConfig::energy_index () const
 Status
 PlpConfig::validate () const
 {
-  if (num_filters < 1 || num_filters > kMaxFilters)
-    return Status (Status::BAD_CONFIG, "num-filters must be 1.." +
-        std::to_string (kMaxFilters));
+  AFET_RETURN_IF_ERROR (validate_front ());
   if (lpc_order < 1 || lpc_order > kMaxOrder)
     return Status (Status::BAD_CONFIG, "lpc-order must be 1.." +
         std::to_string (kMaxOrder));
@@ -166,30 +163,6 @@ PlpConfig::validate () const
   if (!(compression > 0.0 && compression <= 1.0))
     return Status (Status::BAD_CONFIG, "compression must be in (0, 1] "
         "(HTK: 0.33)");
-  if (lifter < 0)
-    return Status (Status::BAD_CONFIG, "lifter must be >= 0 (0 = none)");
-  if (framing.W < 2)
-    return Status (Status::BAD_CONFIG, "the frame must be at least 2 "
-        "samples long: raise frame-length");
-  AFET_RETURN_IF_ERROR (check_fft_size (framing.W, framing.rate));
-  if (framing.rate < 1)
-    return Status (Status::BAD_CONFIG, "the sample rate must be positive");
-  double nyquist = framing.rate / 2.0;
-  if (low_freq < 0 || high_freq < 0)
-    return Status (Status::BAD_CONFIG, "cut-off frequencies must be >= 0");
-  if (high_freq > nyquist + 1e-9)
-    return Status (Status::BAD_CONFIG, "high-freq " +
-        std::to_string ((int) high_freq) + " Hz is above the Nyquist "
-        "frequency " + std::to_string ((int) nyquist) + " Hz of the input");
-  if (low_freq >= (high_freq > 0 ? high_freq : nyquist))
-    return Status (Status::BAD_CONFIG, "low-freq must be below high-freq "
-        "(or the Nyquist frequency)");
-  if (frames_input && energy && !input_has_energy)
-    return Status (Status::BAD_CONFIG, "energy=true needs the raw log "
-        "energy of each frame, which the incoming frames do not carry: set "
-        "energy=true on afetframer too, or feed afetplp audio directly");
-  if (max_batch < 1)
-    return Status (Status::BAD_CONFIG, "max-batch must be at least 1");
   return Status::Ok ();
 }
 
@@ -263,22 +236,17 @@ Status
 PlpStage::init (std::shared_ptr<Device> device, const PlpConfig &cfg,
     cl_command_queue queue, TransferStats *stats)
 {
-  device_ = std::move (device);
   cfg_ = cfg;
-  stats_ = stats;
   AFET_RETURN_IF_ERROR (cfg.validate ());
   PlpDesign d;
   AFET_RETURN_IF_ERROR (design_plp (cfg, &d));
+  AFET_RETURN_IF_ERROR (init_front (std::move (device), cfg_, cfg.dims (),
+          cfg.energy_index (), queue, stats));
 
   Device &dev = *device_;
   cl_context ctx = dev.context ();
-  lsz_ = pick_local_size (dev);
   const int M = cfg.num_filters;
   const int p = cfg.lpc_order;
-
-  AFET_RETURN_IF_ERROR (use_queue (dev, queue, &own_queue_, &queue_));
-  AFET_RETURN_IF_ERROR (front_.init (dev, cfg.framing, cfg.frames_input,
-          cfg.input_has_energy, cfg.max_batch));
   const int rows = cfg.max_batch;
 
   const FilterBank &fb = d.bank;
@@ -319,24 +287,6 @@ PlpStage::init (std::shared_ptr<Device> device, const PlpConfig &cfg,
   }
   clFinish (q);
   return Status::Ok ();
-}
-
-Status
-PlpStage::enqueue_samples (const float *samples, int n, cl_mem out,
-    size_t out_row)
-{
-  AFET_RETURN_IF_ERROR (front_.enqueue_samples (queue_, samples, n, out,
-          out_row, cfg_.dims (), cfg_.energy_index (), stats_));
-  return spectra_to_features (n, out, out_row);
-}
-
-Status
-PlpStage::enqueue_frames (const float *host, cl_mem frames, size_t in_row,
-    int n, cl_mem out, size_t out_row)
-{
-  AFET_RETURN_IF_ERROR (front_.enqueue_frames (queue_, host, frames, in_row,
-          n, out, out_row, cfg_.dims (), cfg_.energy_index (), stats_));
-  return spectra_to_features (n, out, out_row);
 }
 
 Status
@@ -383,25 +333,6 @@ PlpStage::spectra_to_features (int n, cl_mem out, size_t out_row)
   AFET_RETURN_IF_ERROR (a.status ("afet_plp_lpc"));
   size_t groups = ((size_t) n + lsz_ - 1) / lsz_;
   return launch (q, lpc_kernel_.get (), groups, lsz_, "afet_plp_lpc");
-}
-
-Status
-PlpStage::run_samples (const float *samples, long long n, float *out)
-{
-  return run_host_batches (*device_, queue_, &out_, n, cfg_.max_batch,
-      cfg_.dims (), out, stats_, [&](long long done, int b, cl_mem o) {
-        return enqueue_samples (samples + done * cfg_.framing.S, b, o, 0);
-      });
-}
-
-Status
-PlpStage::run_frames (const float *frames, long long n, float *out)
-{
-  return run_host_batches (*device_, queue_, &out_, n, cfg_.max_batch,
-      cfg_.dims (), out, stats_, [&](long long done, int b, cl_mem o) {
-        return enqueue_frames (frames + done * cfg_.input_stride (), nullptr,
-            0, b, o, 0);
-      });
 }
 
 }  /* namespace afet */

@@ -28,27 +28,15 @@ enum class PlpFilterShape
   BARK,         /* Hermansky's critical-band curves on the Bark scale */
 };
 
-struct PlpConfig
+/* num_ceps 1..64 (may exceed lpc_order); use_power defaults to true
+ * (|X|^2, as HTK's PLP). */
+struct PlpConfig : SpectralConfig
 {
-  FramingConfig framing;
-  bool frames_input = false;      /* input is afetframer's frames */
-  bool input_has_energy = false;  /* frames carry raw log energy at W */
-  int num_filters = 23;
-  int num_ceps = 12;              /* 1..64; may exceed lpc_order */
   int lpc_order = 12;             /* 1..64 */
   double compression = 0.33;      /* intensity-loudness power law */
-  double low_freq = 0.0;
-  double high_freq = 0.0;         /* 0 = Nyquist */
-  bool use_power = true;          /* |X|^2 (HTK's PLP); false: |X| */
-  int lifter = 22;                /* 0 = none */
-  bool c0 = true;
-  bool energy = false;
-  bool htk_period_quirk = true;
   PlpFilterShape filter_shape = PlpFilterShape::MEL;
-  int max_batch = 4096;
 
-  int fft_size () const { return next_pow2 (framing.W); }
-  int input_stride () const { return framing.W + (input_has_energy ? 1 : 0); }
+  PlpConfig () { use_power = true; }
   /* HTK column order: c1..cN, c0, E. */
   int dims () const;
   int c0_index () const;
@@ -76,45 +64,26 @@ double plp_equal_loudness (double f_hz);
 
 Status design_plp (const PlpConfig &cfg, PlpDesign *out);
 
-class PlpStage
+class PlpStage : public SpectralStage
 {
 public:
   PlpStage ();
-  ~PlpStage ();
+  ~PlpStage () override;
   Status init (std::shared_ptr<Device> device, const PlpConfig &cfg,
       cl_command_queue queue = nullptr, TransferStats *stats = nullptr);
-  /* Audio input: n <= max_batch frames from (n - 1) S + W host samples,
-   * into rows out_row.. of out (dims () floats a row). */
-  Status enqueue_samples (const float *samples, int n, cl_mem out,
-      size_t out_row);
-  /* Frames input, n <= max_batch rows of input_stride () floats, from the
-   * host (uploaded) or, when host is null, from device rows in_row.. of
-   * frames. */
-  Status enqueue_frames (const float *host, cl_mem frames, size_t in_row,
-      int n, cl_mem out, size_t out_row);
-  /* Host to host, any n; blocking. */
-  Status run_samples (const float *samples, long long n, float *out);
-  Status run_frames (const float *frames, long long n, float *out);
   const PlpConfig &config () const { return cfg_; }
 
 private:
-  Status spectra_to_features (int n, cl_mem out, size_t out_row);
+  Status spectra_to_features (int n, cl_mem out, size_t out_row) override;
 
-  std::shared_ptr<Device> device_;
   PlpConfig cfg_;
-  ClQueue own_queue_;
-  cl_command_queue queue_ = nullptr;
-  TransferStats *stats_ = nullptr;
-  SpectrumFront front_;
   ClKernel bank_kernel_;
   ClKernel lpc_kernel_;
   ClMem aspec_;         /* auditory spectra: max_batch x (M + 2) */
   ClMem autoc_;         /* autocorrelation: (p + 1) x r_ld_ */
-  ClMem out_;           /* run_*: max_batch x dims */
   FilterBankBuffers bank_;
   ClMem eql_, idft_, lift_;
   size_t r_ld_ = 0;
-  size_t lsz_ = 64;
 };
 
 }  /* namespace afet */

@@ -14,13 +14,12 @@
 
 namespace afet {
 
-#define AFET_MAX_FILTERS 256
 
 std::string
 stage_build_options (size_t lsz)
 {
   return "-DAFET_LSZ=" + std::to_string (lsz) + " -DAFET_MAX_FILTERS=" +
-      std::to_string (AFET_MAX_FILTERS);
+      std::to_string (kMaxFilters);
 }
 
 /* ---- framing ---------------------------------------------------------- */
@@ -224,25 +223,92 @@ MfccConfig::energy_index () const
 }
 
 Status
+SpectralConfig::validate_front () const
+{
+  if (num_filters < 1 || num_filters > kMaxFilters)
+    return Status (Status::BAD_CONFIG, "num-filters must be 1.." +
+        std::to_string (kMaxFilters));
+  if (framing.W < 2)
+    return Status (Status::BAD_CONFIG, "the frame must be at least 2 "
+        "samples long: raise frame-length");
+  if (framing.rate < 1)
+    return Status (Status::BAD_CONFIG, "the sample rate must be positive");
+  AFET_RETURN_IF_ERROR (check_fft_size (framing.W, framing.rate));
+  AFET_RETURN_IF_ERROR (check_band (low_freq, high_freq, framing.rate));
+  if (lifter < 0)
+    return Status (Status::BAD_CONFIG, "lifter must be >= 0 (0 = none)");
+  if (frames_input && energy && !input_has_energy)
+    return Status (Status::BAD_CONFIG, "energy=true needs the raw log "
+        "energy of each frame, which the incoming frames do not carry: set "
+        "energy=true on afetframer too, or feed the element audio directly");
+  if (max_batch < 1)
+    return Status (Status::BAD_CONFIG, "max-batch must be at least 1");
+  return Status::Ok ();
+}
+
+SpectralStage::~SpectralStage () = default;
+
+Status
+SpectralStage::init_front (std::shared_ptr<Device> device,
+    const SpectralConfig &cfg, int dims, int energy_index,
+    cl_command_queue queue, TransferStats *stats)
+{
+  device_ = std::move (device);
+  base_ = &cfg;
+  dims_ = dims;
+  energy_index_ = energy_index;
+  stats_ = stats;
+  lsz_ = pick_local_size (*device_);
+  AFET_RETURN_IF_ERROR (use_queue (*device_, queue, &own_queue_, &queue_));
+  return front_.init (*device_, cfg.framing, cfg.frames_input,
+      cfg.input_has_energy, cfg.max_batch);
+}
+
+Status
+SpectralStage::enqueue_samples (const float *samples, int n, cl_mem out,
+    size_t out_row)
+{
+  AFET_RETURN_IF_ERROR (front_.enqueue_samples (queue_, samples, n, out,
+          out_row, dims_, energy_index_, stats_));
+  return spectra_to_features (n, out, out_row);
+}
+
+Status
+SpectralStage::enqueue_frames (const float *host, cl_mem frames,
+    size_t in_row, int n, cl_mem out, size_t out_row)
+{
+  AFET_RETURN_IF_ERROR (front_.enqueue_frames (queue_, host, frames, in_row,
+          n, out, out_row, dims_, energy_index_, stats_));
+  return spectra_to_features (n, out, out_row);
+}
+
+Status
+SpectralStage::run_samples (const float *samples, long long n, float *out)
+{
+  return run_host_batches (*device_, queue_, &out_, n, base_->max_batch,
+      dims_, out, stats_, [&](long long done, int b, cl_mem o) {
+        return enqueue_samples (samples + done * base_->framing.S, b, o, 0);
+      });
+}
+
+Status
+SpectralStage::run_frames (const float *frames, long long n, float *out)
+{
+  return run_host_batches (*device_, queue_, &out_, n, base_->max_batch,
+      dims_, out, stats_, [&](long long done, int b, cl_mem o) {
+        return enqueue_frames (frames + done * base_->input_stride (),
+            nullptr, 0, b, o, 0);
+      });
+}
+
+Status
 MfccConfig::validate () const
 {
-  if (num_filters < 1 || num_filters > AFET_MAX_FILTERS)
-    return Status (Status::BAD_CONFIG, "num-filters must be 1.." +
-        std::to_string (AFET_MAX_FILTERS));
+  AFET_RETURN_IF_ERROR (validate_front ());
   if (num_ceps < 0 || num_ceps > num_filters)
     return Status (Status::BAD_CONFIG, "num-ceps (" +
         std::to_string (num_ceps) + ") must not exceed num-filters (" +
         std::to_string (num_filters) + ")");
-  if (framing.W < 2)
-    return Status (Status::BAD_CONFIG, "the frame must be at least 2 "
-        "samples long: raise frame-length");
-  AFET_RETURN_IF_ERROR (check_fft_size (framing.W, framing.rate));
-  if (frames_input && energy && !input_has_energy)
-    return Status (Status::BAD_CONFIG, "energy=true needs the raw log "
-        "energy of each frame, which the incoming frames do not carry: set "
-        "energy=true on afetframer too, or feed afetmfcc audio directly");
-  if (max_batch < 1)
-    return Status (Status::BAD_CONFIG, "max-batch must be at least 1");
   return Status::Ok ();
 }
 
@@ -253,14 +319,13 @@ Status
 MfccStage::init (std::shared_ptr<Device> device, const MfccConfig &cfg,
     cl_command_queue queue, TransferStats *stats)
 {
-  device_ = std::move (device);
   cfg_ = cfg;
-  stats_ = stats;
   AFET_RETURN_IF_ERROR (cfg.validate ());
+  AFET_RETURN_IF_ERROR (init_front (std::move (device), cfg_, cfg.dims (),
+          cfg.energy_index (), queue, stats));
 
   Device &dev = *device_;
   cl_context ctx = dev.context ();
-  lsz_ = pick_local_size (dev);
   const int N = cfg.fft_size ();
   const int M = cfg.num_filters;
 
@@ -274,9 +339,6 @@ MfccStage::init (std::shared_ptr<Device> device, const MfccConfig &cfg,
   FilterBank fb;
   AFET_RETURN_IF_ERROR (design_htk_melbank (md, &fb));
 
-  AFET_RETURN_IF_ERROR (use_queue (dev, queue, &own_queue_, &queue_));
-  AFET_RETURN_IF_ERROR (front_.init (dev, cfg.framing, cfg.frames_input,
-          cfg.input_has_energy, cfg.max_batch));
   const int rows = cfg.max_batch;
 
   AFET_RETURN_IF_ERROR (bank_.upload (ctx, fb));
@@ -314,24 +376,6 @@ MfccStage::init (std::shared_ptr<Device> device, const MfccConfig &cfg,
     }
   }
   return Status::Ok ();
-}
-
-Status
-MfccStage::enqueue_samples (const float *samples, int n, cl_mem out,
-    size_t out_row)
-{
-  AFET_RETURN_IF_ERROR (front_.enqueue_samples (queue_, samples, n, out,
-          out_row, cfg_.dims (), cfg_.energy_index (), stats_));
-  return spectra_to_features (n, out, out_row);
-}
-
-Status
-MfccStage::enqueue_frames (const float *host, cl_mem frames, size_t in_row,
-    int n, cl_mem out, size_t out_row)
-{
-  AFET_RETURN_IF_ERROR (front_.enqueue_frames (queue_, host, frames, in_row,
-          n, out, out_row, cfg_.dims (), cfg_.energy_index (), stats_));
-  return spectra_to_features (n, out, out_row);
 }
 
 Status
@@ -382,25 +426,6 @@ MfccStage::spectra_to_features (int n, cl_mem out, size_t out_row)
           std::to_string ((int) st) + ")");
   }
   return Status::Ok ();
-}
-
-Status
-MfccStage::run_samples (const float *samples, long long n, float *out)
-{
-  return run_host_batches (*device_, queue_, &out_, n, cfg_.max_batch,
-      cfg_.dims (), out, stats_, [&](long long done, int b, cl_mem o) {
-        return enqueue_samples (samples + done * cfg_.framing.S, b, o, 0);
-      });
-}
-
-Status
-MfccStage::run_frames (const float *frames, long long n, float *out)
-{
-  return run_host_batches (*device_, queue_, &out_, n, cfg_.max_batch,
-      cfg_.dims (), out, stats_, [&](long long done, int b, cl_mem o) {
-        return enqueue_frames (frames + done * cfg_.input_stride (), nullptr,
-            0, b, o, 0);
-      });
 }
 
 }  /* namespace afet */

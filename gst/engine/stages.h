@@ -148,41 +148,39 @@ enum class DctMode
   GEMM,         /* afet_melbank, then a CLBlast SGEMM */
 };
 
-/* MFCC / log mel filter bank with HTK's conventions. */
-struct MfccConfig
+/* What every spectral kind (MFCC and filter banks, PLP, and the kinds to
+ * come) shares: how its frames arrive, the band of its filter bank, the
+ * columns every kind may have (c0, energy), the batch. */
+struct SpectralConfig
 {
   FramingConfig framing;
   bool frames_input = false;      /* input is afetframer's frames */
   bool input_has_energy = false;  /* frames carry raw log energy at W */
   int num_filters = 23;
-  int num_ceps = 12;              /* 0 = log filter bank */
+  int num_ceps = 12;
   double low_freq = 0.0;
   double high_freq = 0.0;         /* 0 = Nyquist */
-  int lifter = 22;
-  bool use_power = false;
+  int lifter = 22;                /* 0 = none */
+  bool use_power = false;         /* |X|^2; false: |X| */
   bool c0 = true;
   bool energy = false;
   bool htk_period_quirk = true;
   int max_batch = 4096;
-  DctMode dct = DctMode::FUSED;
 
   int fft_size () const { return next_pow2 (framing.W); }
   int input_stride () const { return framing.W + (input_has_energy ? 1 : 0); }
-  /* HTK column order: c1..cN, c0, E; or M channels, E. */
-  int dims () const;
-  int c0_index () const;
-  int energy_index () const;
-  /* Checks the parameters; the message names what to change. */
-  Status validate () const;
+  /* The checks every kind needs (frame and FFT size, filter count, band,
+   * energy of given frames, batch); the message names what to change. */
+  Status validate_front () const;
 };
 
-class MfccStage
+/* A spectral stage: the shared front (frames, window, FFT) and then the
+ * kind's own steps (spectra_to_features). The element feeds it audio or
+ * frames and gets rows of dims () floats. */
+class SpectralStage
 {
 public:
-  MfccStage ();
-  ~MfccStage ();
-  Status init (std::shared_ptr<Device> device, const MfccConfig &cfg,
-      cl_command_queue queue = nullptr, TransferStats *stats = nullptr);
+  virtual ~SpectralStage ();
   /* Audio input: n <= max_batch frames from (n - 1) S + W host samples. */
   Status enqueue_samples (const float *samples, int n, cl_mem out,
       size_t out_row);
@@ -194,25 +192,64 @@ public:
   /* Host to host, any n; blocking. */
   Status run_samples (const float *samples, long long n, float *out);
   Status run_frames (const float *frames, long long n, float *out);
-  const MfccConfig &config () const { return cfg_; }
+  const SpectralConfig &spectral () const { return *base_; }
 
-private:
-  Status spectra_to_features (int n, cl_mem out, size_t out_row);
+protected:
+  /* The start of every kind's init: device, queue, front; dims and the
+   * energy column (-1: none) of the kind's rows. */
+  Status init_front (std::shared_ptr<Device> device,
+      const SpectralConfig &cfg, int dims, int energy_index,
+      cl_command_queue queue, TransferStats *stats);
+  /* The kind's steps after the spectra: n rows into out from out_row. */
+  virtual Status spectra_to_features (int n, cl_mem out, size_t out_row) = 0;
 
   std::shared_ptr<Device> device_;
-  MfccConfig cfg_;
   ClQueue own_queue_;
   cl_command_queue queue_ = nullptr;
   TransferStats *stats_ = nullptr;
   SpectrumFront front_;
+  ClMem out_;           /* run_*: max_batch x dims */
+  size_t lsz_ = 64;
+
+private:
+  const SpectralConfig *base_ = nullptr;      /* the kind's own config */
+  int dims_ = 0;
+  int energy_index_ = -1;
+};
+
+/* MFCC / log mel filter bank with HTK's conventions. num_ceps = 0: the
+ * log filter bank. */
+struct MfccConfig : SpectralConfig
+{
+  DctMode dct = DctMode::FUSED;
+
+  /* HTK column order: c1..cN, c0, E; or M channels, E. */
+  int dims () const;
+  int c0_index () const;
+  int energy_index () const;
+  /* Checks the parameters; the message names what to change. */
+  Status validate () const;
+};
+
+class MfccStage : public SpectralStage
+{
+public:
+  MfccStage ();
+  ~MfccStage () override;
+  Status init (std::shared_ptr<Device> device, const MfccConfig &cfg,
+      cl_command_queue queue = nullptr, TransferStats *stats = nullptr);
+  const MfccConfig &config () const { return cfg_; }
+
+private:
+  Status spectra_to_features (int n, cl_mem out, size_t out_row) override;
+
+  MfccConfig cfg_;
   ClKernel melbank_kernel_;
   ClKernel melbank_dct_kernel_;
   ClMem fbank_;         /* GEMM path: max_batch x M */
-  ClMem out_;           /* run_*: max_batch x dims */
   FilterBankBuffers bank_;
   ClMem dct_;
   int ncols_dct_ = 0;
-  size_t lsz_ = 64;
 };
 
 }  /* namespace afet */
