@@ -30,8 +30,9 @@ export AFET_CACHE_DIR=${AFET_CACHE_DIR:-${TMPDIR:-/tmp}/afet-device-test-cache}
 run engine "$build/tests/engine/test_engine"
 run plp "$build/tests/engine/test_plp"
 run cache "$build/tests/engine/test_cache"
+run stream "$build/tests/engine/test_stream"
 for t in afetframer afetmfcc afetplp afetdelta afettraps afetcmvn \
-    devicememory; do
+    devicememory reliability matrix; do
   run $t "$build/tests/check/elements/check_$t"
 done
 AFET_GOLDEN_SET=synthetic run golden "$build/tests/check/elements/check_golden"

@@ -301,6 +301,17 @@ afetcheck_pop_error (GstBus * bus, guint * n_errors, guint * n_warnings,
   return first;
 }
 
+void
+afetcheck_expect_error (GstBus * bus, const gchar * needle)
+{
+  gchar *error = afetcheck_pop_error (bus, NULL, NULL, NULL);
+  fail_unless (error != NULL, "no error on the bus (expected \"%s\")",
+      needle);
+  fail_unless (strstr (error, needle) != NULL, "the error \"%s\" does not "
+      "say \"%s\"", error, needle);
+  g_free (error);
+}
+
 gboolean
 afetcheck_run_launch (const gchar * launch, gchar ** error)
 {

@@ -91,6 +91,10 @@ void afetcheck_runs_clear (AfetCheckRuns * runs);
 gchar *afetcheck_pop_error (GstBus * bus, guint * n_errors,
     guint * n_warnings, gchar ** first_warning);
 
+/* Asserts that the bus holds an ERROR whose text contains needle (the
+ * first error counts), and empties the bus. */
+void afetcheck_expect_error (GstBus * bus, const gchar * needle);
+
 /* Runs a gst-launch line to EOS or ERROR (120 s at most): TRUE for EOS;
  * the first error's text into *error (NULL for EOS). */
 gboolean afetcheck_run_launch (const gchar * launch, gchar ** error);
