@@ -153,21 +153,30 @@ gst_afet_base_get_framing_property (GObject * object, guint prop_id,
   return handled;
 }
 
+/* The analysis windows: the property's enum, the engine's, the caps'. */
+static const struct
+{
+  GstAfetWindow prop;
+  afet::Window engine;
+  AfetFeaturesWindow caps;
+} kWindows[] = {
+  {GST_AFET_WINDOW_HAMMING, afet::Window::HAMMING,
+      AFET_FEATURES_WINDOW_HAMMING},
+  {GST_AFET_WINDOW_HANN, afet::Window::HANN, AFET_FEATURES_WINDOW_HANN},
+  {GST_AFET_WINDOW_POVEY, afet::Window::POVEY, AFET_FEATURES_WINDOW_POVEY},
+  {GST_AFET_WINDOW_RECTANGULAR, afet::Window::RECTANGULAR,
+      AFET_FEATURES_WINDOW_RECTANGULAR},
+  {GST_AFET_WINDOW_BLACKMAN, afet::Window::BLACKMAN,
+      AFET_FEATURES_WINDOW_BLACKMAN},
+};
+
 afet::Window
 afet_base_window_to_engine (GstAfetWindow w)
 {
-  switch (w) {
-    case GST_AFET_WINDOW_HANN:
-      return afet::Window::HANN;
-    case GST_AFET_WINDOW_POVEY:
-      return afet::Window::POVEY;
-    case GST_AFET_WINDOW_RECTANGULAR:
-      return afet::Window::RECTANGULAR;
-    case GST_AFET_WINDOW_BLACKMAN:
-      return afet::Window::BLACKMAN;
-    default:
-      return afet::Window::HAMMING;
-  }
+  for (const auto &row : kWindows)
+    if (row.prop == w)
+      return row.engine;
+  return afet::Window::HAMMING;
 }
 
 afet::FramingConfig
@@ -238,35 +247,20 @@ gst_afet_base_check_frames_input (GstAfetBase * self, const GstAfetInput * in,
 AfetFeaturesWindow
 gst_afet_base_caps_window (afet::Window w)
 {
-  switch (w) {
-    case afet::Window::HANN:
-      return AFET_FEATURES_WINDOW_HANN;
-    case afet::Window::POVEY:
-      return AFET_FEATURES_WINDOW_POVEY;
-    case afet::Window::RECTANGULAR:
-      return AFET_FEATURES_WINDOW_RECTANGULAR;
-    case afet::Window::BLACKMAN:
-      return AFET_FEATURES_WINDOW_BLACKMAN;
-    default:
-      return AFET_FEATURES_WINDOW_HAMMING;
-  }
+  for (const auto &row : kWindows)
+    if (row.engine == w)
+      return row.caps;
+  return AFET_FEATURES_WINDOW_UNKNOWN;
 }
 
 afet::Window
 afet_base_window_from_caps (AfetFeaturesWindow w)
 {
-  switch (w) {
-    case AFET_FEATURES_WINDOW_HANN:
-      return afet::Window::HANN;
-    case AFET_FEATURES_WINDOW_POVEY:
-      return afet::Window::POVEY;
-    case AFET_FEATURES_WINDOW_RECTANGULAR:
-      return afet::Window::RECTANGULAR;
-    case AFET_FEATURES_WINDOW_BLACKMAN:
-      return afet::Window::BLACKMAN;
-    default:
-      return afet::Window::HAMMING;
-  }
+  for (const auto &row : kWindows)
+    if (row.caps == w)
+      return row.engine;
+  /* unknown or absent: HTK's default */
+  return afet::Window::HAMMING;
 }
 
 void
