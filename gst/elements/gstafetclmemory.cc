@@ -7,6 +7,7 @@
 #endif
 
 #include "gstafetclmemory.h"
+#include "gstafetdebug.h"
 
 #include "clutil.h"
 
@@ -15,18 +16,9 @@
 #include <mutex>
 #include <vector>
 
+GST_AFET_DEBUG_CATEGORY_LAZY (ensure_debug_category, "afetclmemory",
+    "afet OpenCL device memory");
 #define GST_CAT_DEFAULT ensure_debug_category ()
-static GstDebugCategory *
-ensure_debug_category (void)
-{
-  static gsize cat = 0;
-  if (g_once_init_enter (&cat)) {
-    GstDebugCategory *c = nullptr;
-    GST_DEBUG_CATEGORY_INIT (c, "afetclmemory", 0, "afet OpenCL device memory");
-    g_once_init_leave (&cat, (gsize) c);
-  }
-  return (GstDebugCategory *) cat;
-}
 
 /* *INDENT-OFF* */
 struct AfetCLMemoryState

@@ -7,21 +7,13 @@
 #endif
 
 #include "gstafetcontext.h"
+#include "gstafetdebug.h"
 
 #include <mutex>
 
+GST_AFET_DEBUG_CATEGORY_LAZY (ensure_debug_category, "afetcontext",
+    "afet device context sharing");
 #define GST_CAT_DEFAULT ensure_debug_category ()
-static GstDebugCategory *
-ensure_debug_category (void)
-{
-  static gsize cat = 0;
-  if (g_once_init_enter (&cat)) {
-    GstDebugCategory *c = nullptr;
-    GST_DEBUG_CATEGORY_INIT (c, "afetcontext", 0, "afet device context sharing");
-    g_once_init_leave (&cat, (gsize) c);
-  }
-  return (GstDebugCategory *) cat;
-}
 
 enum
 {

@@ -35,16 +35,23 @@ DeltaConfig::validate () const
 }
 
 Status
-DeltaStage::init (std::shared_ptr<Device> device, const DeltaConfig &cfg,
-    cl_command_queue queue, TransferStats *stats)
+ContextStage::init_kernel (std::shared_ptr<Device> device,
+    cl_command_queue queue, const char *kernel_name)
 {
   device_ = std::move (device);
-  cfg_ = cfg;
-  AFET_RETURN_IF_ERROR (cfg.validate ());
   lsz_ = pick_local_size (*device_);
   AFET_RETURN_IF_ERROR (use_queue (*device_, queue, &own_queue_, &queue_));
   return make_kernel (*device_, "window", kernels::window,
-      kernels::window_sha256, options (lsz_), "afet_delta", &kernel_);
+      kernels::window_sha256, options (lsz_), kernel_name, &kernel_);
+}
+
+Status
+DeltaStage::init (std::shared_ptr<Device> device, const DeltaConfig &cfg,
+    cl_command_queue queue, TransferStats *stats)
+{
+  cfg_ = cfg;
+  AFET_RETURN_IF_ERROR (cfg.validate ());
+  return init_kernel (std::move (device), queue, "afet_delta");
 }
 
 static float
@@ -110,16 +117,13 @@ Status
 TrapsStage::init (std::shared_ptr<Device> device, const TrapsConfig &cfg,
     cl_command_queue queue, TransferStats *stats)
 {
-  device_ = std::move (device);
   cfg_ = cfg;
   AFET_RETURN_IF_ERROR (cfg.validate ());
-  lsz_ = pick_local_size (*device_);
-  AFET_RETURN_IF_ERROR (use_queue (*device_, queue, &own_queue_, &queue_));
+  AFET_RETURN_IF_ERROR (init_kernel (std::move (device), queue,
+          "afet_traps"));
   std::vector<float> w = traps_weights (cfg);
-  AFET_RETURN_IF_ERROR (make_buffer (device_->context (), CL_MEM_READ_ONLY,
-          w.size () * sizeof (float), w.data (), &weights_));
-  return make_kernel (*device_, "window", kernels::window,
-      kernels::window_sha256, options (lsz_), "afet_traps", &kernel_);
+  return make_buffer (device_->context (), CL_MEM_READ_ONLY,
+      w.size () * sizeof (float), w.data (), &weights_);
 }
 
 Status

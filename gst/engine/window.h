@@ -43,7 +43,22 @@ struct DeltaConfig
   Status validate () const;
 };
 
-class DeltaStage
+/* What the one-kernel stages that read a WindowBlock share: the device,
+ * the queue, their kernel of kernels/window.cl. */
+class ContextStage
+{
+protected:
+  Status init_kernel (std::shared_ptr<Device> device, cl_command_queue queue,
+      const char *kernel_name);
+
+  std::shared_ptr<Device> device_;
+  ClQueue own_queue_;
+  cl_command_queue queue_ = nullptr;
+  ClKernel kernel_;
+  size_t lsz_ = 64;
+};
+
+class DeltaStage : public ContextStage
 {
 public:
   Status init (std::shared_ptr<Device> device, const DeltaConfig &cfg,
@@ -55,12 +70,7 @@ public:
   const DeltaConfig &config () const { return cfg_; }
 
 private:
-  std::shared_ptr<Device> device_;
   DeltaConfig cfg_;
-  ClQueue own_queue_;
-  cl_command_queue queue_ = nullptr;
-  ClKernel kernel_;
-  size_t lsz_ = 64;
 };
 
 /* LC-RC TRAPS (thesis 2.3.4): per band, the trajectory of length frames
@@ -87,7 +97,7 @@ struct TrapsConfig
  * orthonormal DCT-II (sqrt (1/H) for k = 0, sqrt (2/H) after). */
 std::vector<float> traps_weights (const TrapsConfig &cfg);
 
-class TrapsStage
+class TrapsStage : public ContextStage
 {
 public:
   Status init (std::shared_ptr<Device> device, const TrapsConfig &cfg,
@@ -97,13 +107,8 @@ public:
   const TrapsConfig &config () const { return cfg_; }
 
 private:
-  std::shared_ptr<Device> device_;
   TrapsConfig cfg_;
-  ClQueue own_queue_;
-  cl_command_queue queue_ = nullptr;
-  ClKernel kernel_;
   ClMem weights_;
-  size_t lsz_ = 64;
 };
 
 /* Cepstral mean / variance / min-max normalisation (CMN, CVN, thesis eq.
