@@ -265,21 +265,14 @@ gst_afet_base_get_property (GObject * object, guint prop_id, GValue * value,
 }
 
 void
-gst_afet_base_set_window (GstAfetBase * self, gint back, gint ahead,
-    gint row_dims)
+gst_afet_needs_window (GstAfetNeeds * needs, gint back, gint ahead,
+    gint row_dims, gint start_need)
 {
-  GstAfetBaseState *p = PRIV (self);
-  p->windowed = true;
-  p->extent = afet::RowHistory::Extent ();
-  p->extent.back = back;
-  p->extent.ahead = ahead;
-  p->extent.row_dims = row_dims;
-}
-
-void
-gst_afet_base_set_window_start (GstAfetBase * self, gint start_need)
-{
-  PRIV (self)->extent.start_need = start_need;
+  needs->window = true;
+  needs->extent.back = back;
+  needs->extent.ahead = ahead;
+  needs->extent.row_dims = row_dims;
+  needs->extent.start_need = start_need;
 }
 
 /* Ends the current run's state. A run without timestamps after it starts
@@ -442,9 +435,12 @@ gst_afet_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
         limit, p->device->info ().max_alloc_bytes);
     in.max_batch = limit;
   }
-  p->windowed = false;
-  if (!klass->configure (self, p->device, p->queue.get (), p->stats.get (),
-          &in, &out, &why)) {
+  GstAfetEnv env;
+  env.device = p->device;
+  env.queue = p->queue.get ();
+  env.stats = p->stats.get ();
+  GstAfetNeeds needs;
+  if (!klass->configure (self, &env, &in, &out, &needs, &why)) {
     gchar *msg = g_strdup_printf ("%s cannot start on this input: %s",
         GST_ELEMENT_NAME (self), why);
     afet_base_post_refusal (self, incaps, msg);
@@ -452,6 +448,8 @@ gst_afet_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     g_free (why);
     return FALSE;
   }
+  p->windowed = needs.window;
+  p->extent = needs.extent;
   p->in = in;
   p->out = out;
   p->in_device = afet_base_caps_have_cl_feature (incaps, 0);

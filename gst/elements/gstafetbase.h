@@ -13,6 +13,7 @@
 #include "params.h"
 #include "transfer.h"
 #include "stages.h"
+#include "stream.h"
 #include "window.h"
 
 #include <memory>
@@ -64,6 +65,22 @@ struct GstAfetInput
   int max_batch = 4096;
 };
 
+/* What configure is given: the device the element runs on, its own
+ * in-order queue and the transfer counters its properties report. */
+struct GstAfetEnv
+{
+  std::shared_ptr<afet::Device> device;
+  cl_command_queue queue = nullptr;
+  afet::TransferStats *stats = nullptr;
+};
+
+/* What configure declares (see gst_afet_needs_window). */
+struct GstAfetNeeds
+{
+  bool window = false;
+  afet::RowHistory::Extent extent;
+};
+
 /* One batch of input for GstAfetBaseClass::process: host data (audio
  * samples, or frames of in_dims floats), or rows of a device buffer. */
 struct GstAfetBatch
@@ -71,9 +88,9 @@ struct GstAfetBatch
   const float *host = nullptr;
   cl_mem device = nullptr;
   size_t in_row = 0;
-  /* window elements (see gst_afet_base_set_window): block holds the input
+  /* window elements (see gst_afet_needs_window): block holds the input
    * rows with global frame indices block.first_row .. (device == block.rows,
-   * rows of the row_dims given to set_window); the stream has block.total
+   * rows of the row_dims they declared); the stream has block.total
    * frames (-1 while unknown, so only the start clamps); the batch computes
    * output frames out_first .. out_first + n - 1 */
   afet::WindowBlock block;
@@ -85,8 +102,9 @@ struct GstAfetBatch
  * @describe: computes the output format for a fixed input; returns FALSE
  *   with a reason (owned by the caller) if this input cannot be taken.
  * @configure: builds the engine stage for the input (streaming thread, at
- *   caps time, before any buffer): its work goes on @queue, its transfers are
- *   counted in @stats.
+ *   caps time, before any buffer) on @env's device: its work goes on the
+ *   queue, its transfers are counted in the stats. A window element
+ *   declares its context in @needs.
  * @process: enqueues @n <= max-batch frames: @in holds (n - 1) S + W samples
  *   or n frames; writes n rows of dims floats to @out from row @out_row.
  *   Enqueue only: the base class synchronises and transfers.
@@ -98,10 +116,9 @@ struct _GstAfetBaseClass
 
   gboolean (*describe) (GstAfetBase * self, const GstAfetInput * in,
       AfetFeaturesInfo * out, gchar ** why);
-  gboolean (*configure) (GstAfetBase * self,
-      const std::shared_ptr<afet::Device> & device, cl_command_queue queue,
-      afet::TransferStats * stats, const GstAfetInput * in,
-      const AfetFeaturesInfo * out, gchar ** why);
+  gboolean (*configure) (GstAfetBase * self, const GstAfetEnv * env,
+      const GstAfetInput * in, const AfetFeaturesInfo * out,
+      GstAfetNeeds * needs, gchar ** why);
   gboolean (*process) (GstAfetBase * self, const GstAfetBatch * in, gint n,
       cl_mem out, gsize out_row, gchar ** why);
   void (*release) (GstAfetBase * self);
@@ -170,11 +187,10 @@ gboolean gst_afet_base_spectral_process (afet::SpectralStage * stage,
 template <typename Stage, typename Config>
 gboolean
 gst_afet_base_spectral_configure (std::unique_ptr<Stage> * slot,
-    const std::shared_ptr<afet::Device> & device, cl_command_queue queue,
-    afet::TransferStats * stats, const Config & c, gchar ** why)
+    const GstAfetEnv * env, const Config & c, gchar ** why)
 {
   auto stage = std::make_unique<Stage> ();
-  afet::Status st = stage->init (device, c, queue, stats);
+  afet::Status st = stage->init (env->device, c, env->queue, env->stats);
   if (!st.ok ()) {
     *why = g_strdup (st.message ().c_str ());
     return FALSE;
@@ -183,19 +199,18 @@ gst_afet_base_spectral_configure (std::unique_ptr<Stage> * slot,
   return TRUE;
 }
 
-/* Window elements: output frame t needs input frames t - back .. t + ahead
- * (clamped to the stream: edge frames repeat). Called from configure; the
- * base class then keeps those frames on the device across buffers, waits
- * for the look-ahead (and reports it as latency), and hands process() a
- * device block of rows with their global indices (GstAfetBatch). With audio
- * input, the subclass' @pre_process first turns audio into input rows. */
-void gst_afet_base_set_window (GstAfetBase * self, gint back, gint ahead,
-    gint row_dims);
-/* Window elements: no output before start_need frames have arrived (or
- * the stream ended), e.g. Kaldi's min-window; -1: none before the stream
- * ends (whole-stream statistics: refused on a live source, the history
- * grows with the stream). */
-void gst_afet_base_set_window_start (GstAfetBase * self, gint start_need);
+/* Window elements, from configure: output frame t needs input rows
+ * t - back .. t + ahead of row_dims floats (clamped to the stream: edge
+ * frames repeat). The base class then keeps those rows on the device across
+ * buffers, waits for the look-ahead (and reports it as latency), and hands
+ * process() a device block of rows with their global indices
+ * (GstAfetBatch). With audio input, the subclass' @pre_process first turns
+ * audio into input rows. start_need: no output before that many rows have
+ * arrived (or the stream ended), e.g. Kaldi's min-window; -1: none before
+ * the stream ends (whole-stream statistics: refused on a live source, the
+ * history grows with the stream). */
+void gst_afet_needs_window (GstAfetNeeds * needs, gint back, gint ahead,
+    gint row_dims, gint start_need = 0);
 
 /* The device the element runs on (valid between start and stop). */
 std::shared_ptr<afet::Device> gst_afet_base_get_device (GstAfetBase * self);

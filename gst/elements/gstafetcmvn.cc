@@ -232,23 +232,22 @@ gst_afet_cmvn_describe (GstAfetBase * base, const GstAfetInput * in,
 }
 
 static gboolean
-gst_afet_cmvn_configure (GstAfetBase * base,
-    const std::shared_ptr<afet::Device> &device, cl_command_queue queue,
-    afet::TransferStats * stats, const GstAfetInput * in,
-    const AfetFeaturesInfo * out, gchar ** why)
+gst_afet_cmvn_configure (GstAfetBase * base, const GstAfetEnv * env,
+    const GstAfetInput * in, const AfetFeaturesInfo * out,
+    GstAfetNeeds * needs, gchar ** why)
 {
   GstAfetCmvn *self = GST_AFET_CMVN (base);
   afet::CmvnConfig c;
   if (!make_config (self, in, &c, why, true))
     return FALSE;
   auto stage = std::make_unique<afet::CmvnStage> ();
-  afet::Status st = stage->init (device, c, queue, stats);
+  afet::Status st = stage->init (env->device, c, env->queue, env->stats);
   if (!st.ok ()) {
     *why = g_strdup (st.message ().c_str ());
     return FALSE;
   }
-  gst_afet_base_set_window (base, c.back (), c.ahead (), in->in_dims);
-  gst_afet_base_set_window_start (base, c.start_need ());
+  gst_afet_needs_window (needs, c.back (), c.ahead (), in->in_dims,
+      c.start_need ());
   self->priv->stage = std::move (stage);
   return TRUE;
 }

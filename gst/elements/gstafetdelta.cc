@@ -115,20 +115,19 @@ gst_afet_delta_describe (GstAfetBase * base, const GstAfetInput * in,
 }
 
 static gboolean
-gst_afet_delta_configure (GstAfetBase * base,
-    const std::shared_ptr<afet::Device> &device, cl_command_queue queue,
-    afet::TransferStats * stats, const GstAfetInput * in,
-    const AfetFeaturesInfo * out, gchar ** why)
+gst_afet_delta_configure (GstAfetBase * base, const GstAfetEnv * env,
+    const GstAfetInput * in, const AfetFeaturesInfo * out,
+    GstAfetNeeds * needs, gchar ** why)
 {
   GstAfetDelta *self = GST_AFET_DELTA (base);
   afet::DeltaConfig c = make_config (self, in);
   auto stage = std::make_unique<afet::DeltaStage> ();
-  afet::Status st = stage->init (device, c, queue, stats);
+  afet::Status st = stage->init (env->device, c, env->queue, env->stats);
   if (!st.ok ()) {
     *why = g_strdup (st.message ().c_str ());
     return FALSE;
   }
-  gst_afet_base_set_window (base, c.ahead (), c.ahead (), in->in_dims);
+  gst_afet_needs_window (needs, c.ahead (), c.ahead (), in->in_dims);
   self->priv->stage = std::move (stage);
   GST_DEBUG_OBJECT (self, "%d statics, order %d, windows %d/%d, look-ahead "
       "%d frames", c.statics, c.order, c.delta_window, c.accel_window,

@@ -82,17 +82,17 @@ gst_afet_framer_describe (GstAfetBase * base, const GstAfetInput * in,
 }
 
 static gboolean
-gst_afet_framer_configure (GstAfetBase * base,
-    const std::shared_ptr<afet::Device> &device, cl_command_queue queue,
-    afet::TransferStats * stats, const GstAfetInput * in,
-    const AfetFeaturesInfo * out, gchar ** why)
+gst_afet_framer_configure (GstAfetBase * base, const GstAfetEnv * env,
+    const GstAfetInput * in, const AfetFeaturesInfo * out,
+    GstAfetNeeds * needs, gchar ** why)
 {
   GstAfetFramer *self = GST_AFET_FRAMER (base);
   afet::FramerConfig cfg;
   cfg.framing = gst_afet_base_framing_config (in);
   cfg.energy = out->energy_index >= 0;
   cfg.max_batch = in->max_batch;
-  afet::Status st = self->priv->stage.init (device, cfg, queue, stats);
+  afet::Status st = self->priv->stage.init (env->device, cfg, env->queue,
+      env->stats);
   if (!st.ok ()) {
     *why = g_strdup (st.message ().c_str ());
     return FALSE;

@@ -148,10 +148,9 @@ gst_afet_mfcc_describe (GstAfetBase * base, const GstAfetInput * in,
 }
 
 static gboolean
-gst_afet_mfcc_configure (GstAfetBase * base,
-    const std::shared_ptr<afet::Device> &device, cl_command_queue queue,
-    afet::TransferStats * stats, const GstAfetInput * in,
-    const AfetFeaturesInfo * out, gchar ** why)
+gst_afet_mfcc_configure (GstAfetBase * base, const GstAfetEnv * env,
+    const GstAfetInput * in, const AfetFeaturesInfo * out,
+    GstAfetNeeds * needs, gchar ** why)
 {
   GstAfetMfcc *self = GST_AFET_MFCC (base);
   afet::MfccConfig c = make_config (self, in);
@@ -159,8 +158,7 @@ gst_afet_mfcc_configure (GstAfetBase * base,
       " %d columns, DCT %s", in->audio ? "audio" : "frames", in->W, in->S,
       in->rate, c.fft_size (), c.num_filters, c.dims (),
       c.dct == afet::DctMode::GEMM ? "gemm" : "fused");
-  return gst_afet_base_spectral_configure (&self->priv->stage, device, queue,
-      stats, c, why);
+  return gst_afet_base_spectral_configure (&self->priv->stage, env, c, why);
 }
 
 static gboolean

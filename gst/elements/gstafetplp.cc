@@ -156,18 +156,16 @@ gst_afet_plp_describe (GstAfetBase * base, const GstAfetInput * in,
 }
 
 static gboolean
-gst_afet_plp_configure (GstAfetBase * base,
-    const std::shared_ptr<afet::Device> &device, cl_command_queue queue,
-    afet::TransferStats * stats, const GstAfetInput * in,
-    const AfetFeaturesInfo * out, gchar ** why)
+gst_afet_plp_configure (GstAfetBase * base, const GstAfetEnv * env,
+    const GstAfetInput * in, const AfetFeaturesInfo * out,
+    GstAfetNeeds * needs, gchar ** why)
 {
   GstAfetPlp *self = GST_AFET_PLP (base);
   afet::PlpConfig c = make_config (self, in);
   GST_DEBUG_OBJECT (self, "%s input, W %d S %d at %d Hz, %d filters, order "
       "%d, %d columns", in->audio ? "audio" : "frames", in->W, in->S,
       in->rate, c.num_filters, c.lpc_order, c.dims ());
-  return gst_afet_base_spectral_configure (&self->priv->stage, device, queue,
-      stats, c, why);
+  return gst_afet_base_spectral_configure (&self->priv->stage, env, c, why);
 }
 
 static gboolean

@@ -150,25 +150,25 @@ gst_afet_traps_describe (GstAfetBase * base, const GstAfetInput * in,
 }
 
 static gboolean
-gst_afet_traps_configure (GstAfetBase * base,
-    const std::shared_ptr<afet::Device> &device, cl_command_queue queue,
-    afet::TransferStats * stats, const GstAfetInput * in,
-    const AfetFeaturesInfo * out, gchar ** why)
+gst_afet_traps_configure (GstAfetBase * base, const GstAfetEnv * env,
+    const GstAfetInput * in, const AfetFeaturesInfo * out,
+    GstAfetNeeds * needs, gchar ** why)
 {
   GstAfetTraps *self = GST_AFET_TRAPS (base);
   afet::TrapsConfig c = make_config (self, in);
   auto stage = std::make_unique<afet::TrapsStage> ();
-  afet::Status st = stage->init (device, c, queue, stats);
+  afet::Status st = stage->init (env->device, c, env->queue, env->stats);
   std::unique_ptr<afet::MfccStage> fbank;
   if (st.ok () && in->audio) {
     fbank = std::make_unique<afet::MfccStage> ();
-    st = fbank->init (device, fbank_config (in, c.bands), queue, stats);
+    st = fbank->init (env->device, fbank_config (in, c.bands),
+        env->queue, env->stats);
   }
   if (!st.ok ()) {
     *why = g_strdup (st.message ().c_str ());
     return FALSE;
   }
-  gst_afet_base_set_window (base, c.ahead (), c.ahead (), c.row_stride);
+  gst_afet_needs_window (needs, c.ahead (), c.ahead (), c.row_stride);
   self->priv->stage = std::move (stage);
   self->priv->fbank = std::move (fbank);
   GST_DEBUG_OBJECT (self, "%d bands, length %d, %d DCT coefficients, %s "
