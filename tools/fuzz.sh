@@ -26,19 +26,7 @@ esac
 # what configuring afet needs (GStreamer, OpenCL, ...), then clang and
 # libFuzzer (Debian 12's clang is clang-14; libFuzzer and the sanitizer
 # runtimes are in libclang-rt-14-dev)
-bash tools/install-deps.sh
-packages=(clang-14 libclang-rt-14-dev)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
-    missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "afet: installing ${missing[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -q
-  apt-get install -y -q --no-install-recommends "${missing[@]}"
-fi
+bash tools/install-deps.sh clang-14 libclang-rt-14-dev
 
 # The whole build is sanitized, and the features library is instrumented
 # for coverage (fuzzer-no-link) so that libFuzzer sees its branches.  Only

@@ -1,6 +1,7 @@
 #!/bin/bash
 # afet — installs what building, testing and running afet needs on Debian 12
-# (as root). Safe to run again: apt-get skips what is already installed.
+# (as root), and the packages named as arguments. Safe to run again:
+# apt-get skips what is already installed.
 set -euo pipefail
 
 packages=(
@@ -12,6 +13,8 @@ packages=(
   # OpenCL: ICD loader and headers, PoCL as the CPU device, VkFFT, CLBlast
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
   libvkfft-dev libclblast-dev
+  # and whatever the caller needs besides (tools/fuzz.sh: clang, libFuzzer)
+  "$@"
 )
 
 missing=()
