@@ -123,7 +123,6 @@ afet::Window afet_base_window_from_caps (AfetFeaturesWindow w);
 /* gstafetnegotiate.cc */
 gboolean afet_base_describe (GstAfetBase * self, GstCaps * caps,
     GstAfetInput * in, AfetFeaturesInfo * out, gchar ** why);
-GstCaps *afet_base_output_caps (GstAfetBase * self, GstCaps * caps);
 gboolean afet_base_caps_have_cl_feature (const GstCaps * caps, guint idx);
 GstCaps *gst_afet_base_transform_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * filter);
@@ -131,9 +130,10 @@ GstCaps *gst_afet_base_fixate_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * othercaps);
 void afet_base_post_refusal (GstAfetBase * self, GstCaps * caps,
     const gchar * reason);
+/* An ACCEPT_CAPS refusal: posted when the caps are the ones upstream is
+ * sending (not a format it only asks about). */
 void afet_base_explain_refusal (GstAfetBase * self, GstCaps * caps);
 void afet_base_explain_output_refusal (GstAfetBase * self, GstCaps * caps);
-gboolean afet_base_caps_being_sent (GstAfetBase * self, GstCaps * caps);
 
 /* gstafetoutput.cc */
 void afet_base_clear_queue (GstAfetBaseState * p);

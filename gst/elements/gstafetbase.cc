@@ -677,12 +677,8 @@ gst_afet_base_query (GstBaseTransform * trans, GstPadDirection direction,
       GstCaps *caps;
       gst_query_parse_accept_caps (query, &caps);
       gst_query_parse_accept_caps_result (query, &accepted);
-      if (!accepted && caps && gst_caps_is_fixed (caps)) {
-        if (afet_base_caps_being_sent (self, caps))
-          afet_base_explain_refusal (self, caps);
-        else
-          GST_DEBUG_OBJECT (self, "would refuse %" GST_PTR_FORMAT, caps);
-      }
+      if (!accepted && caps && gst_caps_is_fixed (caps))
+        afet_base_explain_refusal (self, caps);
       return ret;
     }
     default:

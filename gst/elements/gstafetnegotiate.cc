@@ -111,8 +111,8 @@ caps_name_cl_feature (const GstCaps * caps)
 
 /* The exact output caps for fixed input caps, device memory first when
  * allowed, then system memory. */
-GstCaps *
-afet_base_output_caps (GstAfetBase * self, GstCaps * caps)
+static GstCaps *
+output_caps (GstAfetBase * self, GstCaps * caps)
 {
   GstAfetInput in;
   AfetFeaturesInfo out;
@@ -165,7 +165,7 @@ gst_afet_base_transform_caps (GstBaseTransform * trans,
   GstCaps *result = nullptr;
 
   if (direction == GST_PAD_SINK && gst_caps_is_fixed (caps))
-    result = afet_base_output_caps (self, caps);
+    result = output_caps (self, caps);
   if (!result)
     result = filter_memory (self, gst_pad_get_pad_template_caps (other));
 
@@ -189,7 +189,7 @@ gst_afet_base_fixate_caps (GstBaseTransform * trans,
 {
   GstAfetBase *self = GST_AFET_BASE (trans);
   if (direction == GST_PAD_SINK && gst_caps_is_fixed (caps)) {
-    GstCaps *exact = afet_base_output_caps (self, caps);
+    GstCaps *exact = output_caps (self, caps);
     if (exact) {
       GstCaps *peer = gst_pad_peer_query_caps (GST_BASE_TRANSFORM_SRC_PAD
           (trans), nullptr);
@@ -235,7 +235,7 @@ afet_base_post_refusal (GstAfetBase * self, GstCaps * caps, const gchar * reason
 void
 afet_base_explain_output_refusal (GstAfetBase * self, GstCaps * caps)
 {
-  GstCaps *exact = afet_base_output_caps (self, caps);
+  GstCaps *exact = output_caps (self, caps);
   if (!exact)
     return;
   GstCaps *ours = gst_caps_copy_nth (exact, gst_caps_get_size (exact) - 1);
@@ -262,11 +262,48 @@ afet_base_explain_output_refusal (GstAfetBase * self, GstCaps * caps)
   gst_caps_unref (exact);
 }
 
+/* Whether caps are the ones upstream is sending us now (its sticky CAPS
+ * event), rather than a format it is only asking about. Through ghost
+ * pads, the event waits on the pad outside the bin while the bin's pad
+ * asks us. */
+static gboolean
+caps_being_sent (GstAfetBase * self, GstCaps * caps)
+{
+  GstPad *peer = gst_pad_get_peer (GST_BASE_TRANSFORM_SINK_PAD (self));
+  gboolean same = FALSE;
+  for (int depth = 0; peer && !same && depth < 8; depth++) {
+    GstEvent *ev = gst_pad_get_sticky_event (peer, GST_EVENT_CAPS, 0);
+    if (ev) {
+      GstCaps *sent;
+      gst_event_parse_caps (ev, &sent);
+      same = gst_caps_is_equal (sent, caps);
+      gst_event_unref (ev);
+    }
+    /* the inside of a ghost pad: go on with what feeds the ghost pad */
+    GstPad *ghost = GST_IS_PROXY_PAD (peer) ?
+        GST_PAD (gst_proxy_pad_get_internal (GST_PROXY_PAD (peer))) : nullptr;
+    gst_object_unref (peer);
+    peer = nullptr;
+    if (ghost) {
+      if (GST_IS_GHOST_PAD (ghost))
+        peer = gst_pad_get_peer (ghost);
+      gst_object_unref (ghost);
+    }
+  }
+  if (peer)
+    gst_object_unref (peer);
+  return same;
+}
+
 /* Explains, on the bus, why fixed caps are refused: the template rejects
  * them before any of our code runs, and "not-negotiated" alone says little. */
 void
 afet_base_explain_refusal (GstAfetBase * self, GstCaps * caps)
 {
+  if (!caps_being_sent (self, caps)) {
+    GST_DEBUG_OBJECT (self, "would refuse %" GST_PTR_FORMAT, caps);
+    return;
+  }
   GstStructure *s = gst_caps_get_structure (caps, 0);
   gchar *reason = nullptr;
   if (gst_structure_has_name (s, "audio/x-raw")) {
@@ -302,35 +339,3 @@ afet_base_explain_refusal (GstAfetBase * self, GstCaps * caps)
   g_free (reason);
 }
 
-/* Whether caps are the ones upstream is sending us now (its sticky CAPS
- * event), rather than a format it is only asking about. Through ghost
- * pads, the event waits on the pad outside the bin while the bin's pad
- * asks us. */
-gboolean
-afet_base_caps_being_sent (GstAfetBase * self, GstCaps * caps)
-{
-  GstPad *peer = gst_pad_get_peer (GST_BASE_TRANSFORM_SINK_PAD (self));
-  gboolean same = FALSE;
-  for (int depth = 0; peer && !same && depth < 8; depth++) {
-    GstEvent *ev = gst_pad_get_sticky_event (peer, GST_EVENT_CAPS, 0);
-    if (ev) {
-      GstCaps *sent;
-      gst_event_parse_caps (ev, &sent);
-      same = gst_caps_is_equal (sent, caps);
-      gst_event_unref (ev);
-    }
-    /* the inside of a ghost pad: go on with what feeds the ghost pad */
-    GstPad *ghost = GST_IS_PROXY_PAD (peer) ?
-        GST_PAD (gst_proxy_pad_get_internal (GST_PROXY_PAD (peer))) : nullptr;
-    gst_object_unref (peer);
-    peer = nullptr;
-    if (ghost) {
-      if (GST_IS_GHOST_PAD (ghost))
-        peer = gst_pad_get_peer (ghost);
-      gst_object_unref (ghost);
-    }
-  }
-  if (peer)
-    gst_object_unref (peer);
-  return same;
-}
