@@ -19,7 +19,7 @@
 #define AFET_LSZ 64
 #endif
 #ifndef AFET_MAX_FILTERS
-#define AFET_MAX_FILTERS 256
+#error "AFET_MAX_FILTERS comes from the engine (afet::kMaxFilters)"
 #endif
 
 static float

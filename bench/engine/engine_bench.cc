@@ -9,7 +9,7 @@
  *   afet-engine-bench [--device D] [--rate R] [--seconds S] [--batch B]
  *                     [--dct fused|gemm|both] [--repeat N]
  */
-#include "stages.h"
+#include "mfcc.h"
 
 #include <chrono>
 #include <cstdio>

@@ -30,7 +30,7 @@ GST_DEBUG_CATEGORY_EXTERN (afet_transfer_debug);
 #define DEFAULT_MAX_BATCH 4096
 #define DEFAULT_FRAME_LENGTH 25.0
 #define DEFAULT_FRAME_SHIFT 10.0
-#define DEFAULT_WINDOW GST_AFET_WINDOW_HAMMING
+#define DEFAULT_WINDOW afet::Window::HAMMING
 #define DEFAULT_PREEMPHASIS 0.97
 #define DEFAULT_PAD FALSE
 #define DEFAULT_DEVICE_MEMORY TRUE
@@ -57,7 +57,7 @@ struct GstAfetBaseState
   gboolean device_memory = DEFAULT_DEVICE_MEMORY;
   gdouble frame_length = DEFAULT_FRAME_LENGTH;
   gdouble frame_shift = DEFAULT_FRAME_SHIFT;
-  GstAfetWindow window = DEFAULT_WINDOW;
+  afet::Window window = DEFAULT_WINDOW;
   gdouble preemphasis = DEFAULT_PREEMPHASIS;
   gboolean pad = DEFAULT_PAD;
   guint framing_set = 0;             /* 1 << (prop - PROP_FRAMING_FIRST) */
@@ -82,9 +82,9 @@ struct GstAfetBaseState
   GstBufferPool *pool = nullptr;     /* device output */
   afet::ClMem staging;               /* system output: max_batch x dims */
 
-  /* window elements: what they declared in configure, and their input
+  /* context elements: what they declared in configure, and their input
    * rows on the device */
-  bool windowed = false;
+  bool context_mode = false;
   afet::RowHistory::Extent extent;
   afet::RowHistory history;
 
@@ -117,7 +117,6 @@ PRIV (GstAfetBase * self)
 }
 
 /* gstafetframing.cc */
-afet::Window afet_base_window_to_engine (GstAfetWindow w);
 afet::Window afet_base_window_from_caps (AfetFeaturesWindow w);
 
 /* gstafetnegotiate.cc */

@@ -265,10 +265,10 @@ gst_afet_base_get_property (GObject * object, guint prop_id, GValue * value,
 }
 
 void
-gst_afet_needs_window (GstAfetNeeds * needs, gint back, gint ahead,
+gst_afet_needs_context (GstAfetNeeds * needs, gint back, gint ahead,
     gint row_dims, gint start_need)
 {
-  needs->window = true;
+  needs->context = true;
   needs->extent.back = back;
   needs->extent.ahead = ahead;
   needs->extent.row_dims = row_dims;
@@ -309,7 +309,7 @@ release_engine (GstAfetBase * self)
     gst_clear_object (&p->pool);
   }
   p->staging.reset ();
-  p->windowed = false;
+  p->context_mode = false;
   p->history.release ();
 }
 
@@ -448,7 +448,7 @@ gst_afet_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     g_free (why);
     return FALSE;
   }
-  p->windowed = needs.window;
+  p->context_mode = needs.context;
   p->extent = needs.extent;
   p->in = in;
   p->out = out;
@@ -507,7 +507,7 @@ gst_afet_base_submit_input_buffer (GstBaseTransform * trans,
     return GST_FLOW_NOT_NEGOTIATED;
   }
   afet_base_check_live (self);
-  if (p->windowed && p->extent.start_need < 0 && p->live) {
+  if (p->context_mode && p->extent.start_need < 0 && p->live) {
     gst_buffer_unref (input);
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
         ("%s needs the whole stream before its first output, which a live "
@@ -656,7 +656,7 @@ gst_afet_base_query (GstBaseTransform * trans, GstPadDirection direction,
       if (p->configured && p->in.audio && klass->frames_audio)
         ours = gst_util_uint64_scale ((guint64) p->in.W, GST_SECOND,
             (guint64) p->in.rate);
-      if (p->configured && p->windowed)
+      if (p->configured && p->context_mode)
         ours += gst_util_uint64_scale ((guint64) p->extent.ahead * p->in.S,
             GST_SECOND, (guint64) p->in.rate);
       GST_DEBUG_OBJECT (self, "latency: ours %" GST_TIME_FORMAT

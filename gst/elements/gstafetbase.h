@@ -12,9 +12,8 @@
 #include "device.h"
 #include "params.h"
 #include "transfer.h"
-#include "stages.h"
+#include "spectral.h"
 #include "stream.h"
-#include "window.h"
 
 #include <memory>
 #include <string>
@@ -25,24 +24,17 @@ G_BEGIN_DECLS
 G_DECLARE_DERIVABLE_TYPE (GstAfetBase, gst_afet_base, GST, AFET_BASE,
     GstBaseTransform);
 
+/* the window property: the engine's afet::Window */
 #define GST_TYPE_AFET_WINDOW (gst_afet_window_get_type ())
 GType gst_afet_window_get_type (void);
 
 #define GST_TYPE_AFET_PRESET (gst_afet_preset_get_type ())
 GType gst_afet_preset_get_type (void);
 
+/* the values of the caps' AfetFeaturesPreset */
 typedef enum
 {
-  GST_AFET_WINDOW_HAMMING = 0,
-  GST_AFET_WINDOW_HANN,
-  GST_AFET_WINDOW_POVEY,
-  GST_AFET_WINDOW_RECTANGULAR,
-  GST_AFET_WINDOW_BLACKMAN,
-} GstAfetWindow;
-
-typedef enum
-{
-  GST_AFET_PRESET_HTK = 0,
+  GST_AFET_PRESET_HTK = AFET_FEATURES_PRESET_HTK,
 } GstAfetPreset;
 
 G_END_DECLS
@@ -74,10 +66,10 @@ struct GstAfetEnv
   afet::TransferStats *stats = nullptr;
 };
 
-/* What configure declares (see gst_afet_needs_window). */
+/* What configure declares (see gst_afet_needs_context). */
 struct GstAfetNeeds
 {
-  bool window = false;
+  bool context = false;
   afet::RowHistory::Extent extent;
 };
 
@@ -88,12 +80,12 @@ struct GstAfetBatch
   const float *host = nullptr;
   cl_mem device = nullptr;
   size_t in_row = 0;
-  /* window elements (see gst_afet_needs_window): block holds the input
+  /* context elements (see gst_afet_needs_context): block holds the input
    * rows with global frame indices block.first_row .. (device == block.rows,
    * rows of the row_dims they declared); the stream has block.total
    * frames (-1 while unknown, so only the start clamps); the batch computes
    * output frames out_first .. out_first + n - 1 */
-  afet::WindowBlock block;
+  afet::ContextBlock block;
   gint64 out_first = 0;
 };
 
@@ -103,7 +95,7 @@ struct GstAfetBatch
  *   with a reason (owned by the caller) if this input cannot be taken.
  * @configure: builds the engine stage for the input (streaming thread, at
  *   caps time, before any buffer) on @env's device: its work goes on the
- *   queue, its transfers are counted in the stats. A window element
+ *   queue, its transfers are counted in the stats. A context element
  *   declares its context in @needs.
  * @process: enqueues @n <= max-batch frames: @in holds (n - 1) S + W samples
  *   or n frames; writes n rows of dims floats to @out from row @out_row.
@@ -122,7 +114,7 @@ struct _GstAfetBaseClass
   gboolean (*process) (GstAfetBase * self, const GstAfetBatch * in, gint n,
       cl_mem out, gsize out_row, gchar ** why);
   void (*release) (GstAfetBase * self);
-  /* window elements with audio input: n frames of audio (as for process)
+  /* context elements with audio input: n frames of audio (as for process)
    * into rows out_row.. of out, row_dims floats each */
   gboolean (*pre_process) (GstAfetBase * self, const GstAfetBatch * in,
       gint n, cl_mem out, gsize out_row, gchar ** why);
@@ -141,6 +133,12 @@ gboolean gst_afet_base_set_framing_property (GObject * object, guint prop_id,
     const GValue * value);
 gboolean gst_afet_base_get_framing_property (GObject * object, guint prop_id,
     GValue * value);
+
+/* Every afet element's pad templates (always pads with these caps) and
+ * metadata (Filter/Analyzer/Audio, by the afet authors); strings static. */
+void gst_afet_base_class_set_element (GstElementClass * klass,
+    const gchar * sink_caps, const gchar * src_caps, const gchar * longname,
+    const gchar * description);
 
 /* Audio every afet element that frames audio takes: mono, 16/32-bit
  * integer or float samples, 8 to 192 kHz (narrow, so that audioconvert and
@@ -166,40 +164,7 @@ gboolean gst_afet_base_check_frames_input (GstAfetBase * self,
 /* The caps' name for an engine window. */
 AfetFeaturesWindow gst_afet_base_caps_window (afet::Window w);
 
-/* Elements on an afet::SpectralStage (afetmfcc, afetplp, and the kinds to
- * come) share these. The input's part of the config: framing, batch,
- * audio or frames (and whether they carry energy). */
-void gst_afet_base_spectral_input (const GstAfetInput * in,
-    afet::SpectralConfig * c);
-/* describe: the input must be audio or frames, the config valid (its
- * validate () result); then the output format of kind with these
- * columns. */
-gboolean gst_afet_base_spectral_describe (GstAfetBase * self,
-    const GstAfetInput * in, const afet::Status & valid,
-    AfetFeaturesKind kind, gint dims, gint c0_index, gint energy_index,
-    AfetFeaturesInfo * out, gchar ** why);
-/* process: one batch through the stage. */
-gboolean gst_afet_base_spectral_process (afet::SpectralStage * stage,
-    const GstAfetBatch * in, gint n, cl_mem out, gsize out_row,
-    gchar ** why);
-
-/* configure: a new stage of the kind for c, kept in *slot. */
-template <typename Stage, typename Config>
-gboolean
-gst_afet_base_spectral_configure (std::unique_ptr<Stage> * slot,
-    const GstAfetEnv * env, const Config & c, gchar ** why)
-{
-  auto stage = std::make_unique<Stage> ();
-  afet::Status st = stage->init (env->device, c, env->queue, env->stats);
-  if (!st.ok ()) {
-    *why = g_strdup (st.message ().c_str ());
-    return FALSE;
-  }
-  *slot = std::move (stage);
-  return TRUE;
-}
-
-/* Window elements, from configure: output frame t needs input rows
+/* Context elements, from configure: output frame t needs input rows
  * t - back .. t + ahead of row_dims floats (clamped to the stream: edge
  * frames repeat). The base class then keeps those rows on the device across
  * buffers, waits for the look-ahead (and reports it as latency), and hands
@@ -209,8 +174,6 @@ gst_afet_base_spectral_configure (std::unique_ptr<Stage> * slot,
  * arrived (or the stream ended), e.g. Kaldi's min-window; -1: none before
  * the stream ends (whole-stream statistics: refused on a live source, the
  * history grows with the stream). */
-void gst_afet_needs_window (GstAfetNeeds * needs, gint back, gint ahead,
+void gst_afet_needs_context (GstAfetNeeds * needs, gint back, gint ahead,
     gint row_dims, gint start_need = 0);
 
-/* The device the element runs on (valid between start and stop). */
-std::shared_ptr<afet::Device> gst_afet_base_get_device (GstAfetBase * self);

@@ -36,7 +36,7 @@
 #endif
 
 #include "gstafetcmvn.h"
-#include "window.h"
+#include "cmvn.h"
 
 #include <cmath>
 #include <fstream>
@@ -123,14 +123,6 @@ struct _GstAfetCmvn
   GstAfetBase parent;
   GstAfetCmvnPrivate *priv;
 };
-
-static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_AFET_FEATURES_CAPS (AFET_FEATURES_KINDS_ALL)));
-
-static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_AFET_FEATURES_CAPS (AFET_FEATURES_KINDS_ALL)));
 
 G_DEFINE_TYPE (GstAfetCmvn, gst_afet_cmvn, GST_TYPE_AFET_BASE);
 GST_ELEMENT_REGISTER_DEFINE (afetcmvn, "afetcmvn", GST_RANK_NONE,
@@ -241,12 +233,12 @@ gst_afet_cmvn_configure (GstAfetBase * base, const GstAfetEnv * env,
   if (!make_config (self, in, &c, why, true))
     return FALSE;
   auto stage = std::make_unique<afet::CmvnStage> ();
-  afet::Status st = stage->init (env->device, c, env->queue, env->stats);
+  afet::Status st = stage->init (env->device, c, env->queue);
   if (!st.ok ()) {
     *why = g_strdup (st.message ().c_str ());
     return FALSE;
   }
-  gst_afet_needs_window (needs, c.back (), c.ahead (), in->in_dims,
+  gst_afet_needs_context (needs, c.back (), c.ahead (), in->in_dims,
       c.start_need ());
   self->priv->stage = std::move (stage);
   return TRUE;
@@ -429,12 +421,10 @@ gst_afet_cmvn_class_init (GstAfetCmvnClass * klass)
           "optionally the variances (whitespace-separated numbers)",
           DEFAULT_STATS_FILE, flags));
 
-  gst_element_class_add_static_pad_template (element_class, &sink_template);
-  gst_element_class_add_static_pad_template (element_class, &src_template);
-  gst_element_class_set_static_metadata (element_class, "afet CMVN",
-      "Filter/Analyzer/Audio",
-      "Cepstral mean / variance normalisation on an OpenCL device",
-      "the afet authors");
+  gst_afet_base_class_set_element (element_class,
+      GST_AFET_FEATURES_CAPS (AFET_FEATURES_KINDS_ALL),
+      GST_AFET_FEATURES_CAPS (AFET_FEATURES_KINDS_ALL), "afet CMVN",
+      "Cepstral mean / variance normalisation on an OpenCL device");
 
   base_class->describe = gst_afet_cmvn_describe;
   base_class->configure = gst_afet_cmvn_configure;

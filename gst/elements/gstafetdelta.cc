@@ -32,7 +32,7 @@
 #endif
 
 #include "gstafetdelta.h"
-#include "window.h"
+#include "delta.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_afet_delta_debug);
 #define GST_CAT_DEFAULT gst_afet_delta_debug
@@ -64,14 +64,6 @@ struct _GstAfetDelta
   GstAfetBase parent;
   GstAfetDeltaPrivate *priv;
 };
-
-static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_AFET_FEATURES_CAPS (AFET_FEATURES_KINDS_ALL)));
-
-static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_AFET_FEATURES_CAPS (AFET_FEATURES_KINDS_ALL)));
 
 G_DEFINE_TYPE (GstAfetDelta, gst_afet_delta, GST_TYPE_AFET_BASE);
 GST_ELEMENT_REGISTER_DEFINE (afetdelta, "afetdelta", GST_RANK_NONE,
@@ -122,12 +114,12 @@ gst_afet_delta_configure (GstAfetBase * base, const GstAfetEnv * env,
   GstAfetDelta *self = GST_AFET_DELTA (base);
   afet::DeltaConfig c = make_config (self, in);
   auto stage = std::make_unique<afet::DeltaStage> ();
-  afet::Status st = stage->init (env->device, c, env->queue, env->stats);
+  afet::Status st = stage->init (env->device, c, env->queue);
   if (!st.ok ()) {
     *why = g_strdup (st.message ().c_str ());
     return FALSE;
   }
-  gst_afet_needs_window (needs, c.ahead (), c.ahead (), in->in_dims);
+  gst_afet_needs_context (needs, c.ahead (), c.ahead (), in->in_dims);
   self->priv->stage = std::move (stage);
   GST_DEBUG_OBJECT (self, "%d statics, order %d, windows %d/%d, look-ahead "
       "%d frames", c.statics, c.order, c.delta_window, c.accel_window,
@@ -237,12 +229,11 @@ gst_afet_delta_class_init (GstAfetDeltaClass * klass)
           "Regression half-window of the accelerations and third order in "
           "frames (HTK ACCWINDOW)", 1, 50, DEFAULT_ACCEL_WINDOW, flags));
 
-  gst_element_class_add_static_pad_template (element_class, &sink_template);
-  gst_element_class_add_static_pad_template (element_class, &src_template);
-  gst_element_class_set_static_metadata (element_class, "afet deltas",
-      "Filter/Analyzer/Audio",
+  gst_afet_base_class_set_element (element_class,
+      GST_AFET_FEATURES_CAPS (AFET_FEATURES_KINDS_ALL),
+      GST_AFET_FEATURES_CAPS (AFET_FEATURES_KINDS_ALL), "afet deltas",
       "Appends HTK-style regression deltas and accelerations on an OpenCL "
-      "device", "the afet authors");
+      "device");
 
   base_class->describe = gst_afet_delta_describe;
   base_class->configure = gst_afet_delta_configure;

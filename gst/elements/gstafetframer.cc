@@ -26,7 +26,7 @@
 #endif
 
 #include "gstafetframer.h"
-#include "stages.h"
+#include "framing.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_afet_framer_debug);
 #define GST_CAT_DEFAULT gst_afet_framer_debug
@@ -52,13 +52,6 @@ struct _GstAfetFramer
   GstAfetBase parent;
   GstAfetFramerPrivate *priv;
 };
-
-static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_AFET_AUDIO_CAPS));
-
-static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_AFET_FEATURES_CAPS ("frames")));
 
 G_DEFINE_TYPE (GstAfetFramer, gst_afet_framer, GST_TYPE_AFET_BASE);
 GST_ELEMENT_REGISTER_DEFINE (afetframer, "afetframer", GST_RANK_NONE,
@@ -189,12 +182,9 @@ gst_afet_framer_class_init (GstAfetFramerClass * klass)
           DEFAULT_ENERGY, (GParamFlags) (G_PARAM_READWRITE |
               G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY)));
 
-  gst_element_class_add_static_pad_template (element_class, &sink_template);
-  gst_element_class_add_static_pad_template (element_class, &src_template);
-  gst_element_class_set_static_metadata (element_class, "afet framer",
-      "Filter/Analyzer/Audio",
-      "Cuts audio into pre-emphasised, windowed frames on an OpenCL device",
-      "the afet authors");
+  gst_afet_base_class_set_element (element_class, GST_AFET_AUDIO_CAPS,
+      GST_AFET_FEATURES_CAPS ("frames"), "afet framer",
+      "Cuts audio into pre-emphasised, windowed frames on an OpenCL device");
 
   base_class->describe = gst_afet_framer_describe;
   base_class->configure = gst_afet_framer_configure;

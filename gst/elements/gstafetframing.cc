@@ -20,12 +20,13 @@ gst_afet_window_get_type (void)
 {
   static gsize id = 0;
   static const GEnumValue values[] = {
-    {GST_AFET_WINDOW_HAMMING, "Hamming (0.54 - 0.46 cos)", "hamming"},
-    {GST_AFET_WINDOW_HANN, "Hann (0.5 - 0.5 cos)", "hann"},
-    {GST_AFET_WINDOW_POVEY, "Povey (Hann to the power 0.85, as Kaldi)",
+    {(gint) afet::Window::HAMMING, "Hamming (0.54 - 0.46 cos)", "hamming"},
+    {(gint) afet::Window::HANN, "Hann (0.5 - 0.5 cos)", "hann"},
+    {(gint) afet::Window::POVEY, "Povey (Hann to the power 0.85, as Kaldi)",
         "povey"},
-    {GST_AFET_WINDOW_RECTANGULAR, "Rectangular (no window)", "rectangular"},
-    {GST_AFET_WINDOW_BLACKMAN, "Blackman (0.42, 0.5, 0.08)", "blackman"},
+    {(gint) afet::Window::RECTANGULAR, "Rectangular (no window)",
+        "rectangular"},
+    {(gint) afet::Window::BLACKMAN, "Blackman (0.42, 0.5, 0.08)", "blackman"},
     {0, nullptr, nullptr},
   };
   if (g_once_init_enter (&id))
@@ -67,7 +68,7 @@ gst_afet_base_class_install_framing_properties (GObjectClass * klass)
               GST_PARAM_MUTABLE_READY)));
   g_object_class_install_property (klass, PROP_WINDOW,
       g_param_spec_enum ("window", "Window", "Window function",
-          GST_TYPE_AFET_WINDOW, DEFAULT_WINDOW,
+          GST_TYPE_AFET_WINDOW, (gint) DEFAULT_WINDOW,
           (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
               GST_PARAM_MUTABLE_READY)));
   g_object_class_install_property (klass, PROP_PREEMPHASIS,
@@ -104,7 +105,7 @@ gst_afet_base_set_framing_property (GObject * object, guint prop_id,
       p->frame_shift = g_value_get_double (value);
       break;
     case PROP_WINDOW:
-      p->window = (GstAfetWindow) g_value_get_enum (value);
+      p->window = (afet::Window) g_value_get_enum (value);
       break;
     case PROP_PREEMPHASIS:
       p->preemphasis = g_value_get_double (value);
@@ -137,7 +138,7 @@ gst_afet_base_get_framing_property (GObject * object, guint prop_id,
       g_value_set_double (value, p->frame_shift);
       break;
     case PROP_WINDOW:
-      g_value_set_enum (value, p->window);
+      g_value_set_enum (value, (gint) p->window);
       break;
     case PROP_PREEMPHASIS:
       g_value_set_double (value, p->preemphasis);
@@ -153,31 +154,18 @@ gst_afet_base_get_framing_property (GObject * object, guint prop_id,
   return handled;
 }
 
-/* The analysis windows: the property's enum, the engine's, the caps'. */
+/* The analysis windows: the engine's (and the property's) and the caps'. */
 static const struct
 {
-  GstAfetWindow prop;
   afet::Window engine;
   AfetFeaturesWindow caps;
 } kWindows[] = {
-  {GST_AFET_WINDOW_HAMMING, afet::Window::HAMMING,
-      AFET_FEATURES_WINDOW_HAMMING},
-  {GST_AFET_WINDOW_HANN, afet::Window::HANN, AFET_FEATURES_WINDOW_HANN},
-  {GST_AFET_WINDOW_POVEY, afet::Window::POVEY, AFET_FEATURES_WINDOW_POVEY},
-  {GST_AFET_WINDOW_RECTANGULAR, afet::Window::RECTANGULAR,
-      AFET_FEATURES_WINDOW_RECTANGULAR},
-  {GST_AFET_WINDOW_BLACKMAN, afet::Window::BLACKMAN,
-      AFET_FEATURES_WINDOW_BLACKMAN},
+  {afet::Window::HAMMING, AFET_FEATURES_WINDOW_HAMMING},
+  {afet::Window::HANN, AFET_FEATURES_WINDOW_HANN},
+  {afet::Window::POVEY, AFET_FEATURES_WINDOW_POVEY},
+  {afet::Window::RECTANGULAR, AFET_FEATURES_WINDOW_RECTANGULAR},
+  {afet::Window::BLACKMAN, AFET_FEATURES_WINDOW_BLACKMAN},
 };
-
-afet::Window
-afet_base_window_to_engine (GstAfetWindow w)
-{
-  for (const auto &row : kWindows)
-    if (row.prop == w)
-      return row.engine;
-  return afet::Window::HAMMING;
-}
 
 afet::FramingConfig
 gst_afet_base_framing_config (const GstAfetInput * in)
@@ -201,7 +189,7 @@ framing_conflict (GstAfetBase * self, const GstAfetInput * in)
   GST_OBJECT_LOCK (self);
   guint set = p->framing_set;
   double length = p->frame_length, shift = p->frame_shift;
-  afet::Window window = afet_base_window_to_engine (p->window);
+  afet::Window window = p->window;
   GST_OBJECT_UNLOCK (self);
   auto is_set = [set](guint prop) {
     return (set & (1u << (prop - PROP_FRAMING_FIRST))) != 0;
@@ -261,47 +249,4 @@ afet_base_window_from_caps (AfetFeaturesWindow w)
       return row.engine;
   /* unknown or absent: HTK's default */
   return afet::Window::HAMMING;
-}
-
-void
-gst_afet_base_spectral_input (const GstAfetInput * in,
-    afet::SpectralConfig * c)
-{
-  c->framing = gst_afet_base_framing_config (in);
-  c->max_batch = in->max_batch;
-  c->frames_input = !in->audio;
-  c->input_has_energy = !in->audio && in->features.energy_index == in->W;
-}
-
-gboolean
-gst_afet_base_spectral_describe (GstAfetBase * self, const GstAfetInput * in,
-    const afet::Status & valid, AfetFeaturesKind kind, gint dims,
-    gint c0_index, gint energy_index, AfetFeaturesInfo * out, gchar ** why)
-{
-  if (!gst_afet_base_check_frames_input (self, in, why))
-    return FALSE;
-  if (!valid.ok ()) {
-    *why = g_strdup (valid.message ().c_str ());
-    return FALSE;
-  }
-  afet_features_info_set_format (out, kind, in->rate, in->W, in->S, dims, 0);
-  out->c0_index = c0_index;
-  out->energy_index = energy_index;
-  out->window = gst_afet_base_caps_window (in->window);
-  out->preset = AFET_FEATURES_PRESET_HTK;
-  return TRUE;
-}
-
-gboolean
-gst_afet_base_spectral_process (afet::SpectralStage * stage,
-    const GstAfetBatch * in, gint n, cl_mem out, gsize out_row, gchar ** why)
-{
-  afet::Status st = stage->spectral ().frames_input ?
-      stage->enqueue_frames (in->host, in->device, in->in_row, n, out,
-      out_row) : stage->enqueue_samples (in->host, n, out, out_row);
-  if (!st.ok ()) {
-    *why = g_strdup (st.message ().c_str ());
-    return FALSE;
-  }
-  return TRUE;
 }

@@ -4,22 +4,13 @@
  */
 #pragma once
 
-#include "gstafetbase.h"
+#include "gstafetspectral.h"
 
 G_BEGIN_DECLS
 
 #define GST_TYPE_AFET_MFCC (gst_afet_mfcc_get_type ())
 G_DECLARE_FINAL_TYPE (GstAfetMfcc, gst_afet_mfcc, GST, AFET_MFCC,
-    GstAfetBase);
+    GstAfetSpectral);
 GST_ELEMENT_REGISTER_DECLARE (afetmfcc);
-
-#define GST_TYPE_AFET_DCT_METHOD (gst_afet_dct_method_get_type ())
-GType gst_afet_dct_method_get_type (void);
-
-typedef enum
-{
-  GST_AFET_DCT_FUSED = 0,
-  GST_AFET_DCT_GEMM,
-} GstAfetDctMethod;
 
 G_END_DECLS

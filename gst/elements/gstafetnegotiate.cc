@@ -28,7 +28,7 @@ parse_input (GstAfetBase * self, GstCaps * caps, GstAfetInput * in,
 
   GST_OBJECT_LOCK (self);
   double frame_length = p->frame_length, frame_shift = p->frame_shift;
-  in->window = afet_base_window_to_engine (p->window);
+  in->window = p->window;
   in->preemph = (float) p->preemphasis;
   in->pad = p->pad;
   in->max_batch = (int) p->max_batch;
@@ -339,3 +339,27 @@ afet_base_explain_refusal (GstAfetBase * self, GstCaps * caps)
   g_free (reason);
 }
 
+void
+gst_afet_base_class_set_element (GstElementClass * klass,
+    const gchar * sink_caps, const gchar * src_caps, const gchar * longname,
+    const gchar * description)
+{
+  const struct
+  {
+    const gchar *name;
+    GstPadDirection direction;
+    const gchar *caps;
+  } pads[] = {
+    {"sink", GST_PAD_SINK, sink_caps},
+    {"src", GST_PAD_SRC, src_caps},
+  };
+  for (const auto &pad : pads) {
+    GstCaps *caps = gst_caps_from_string (pad.caps);
+    g_assert (caps != nullptr);
+    gst_element_class_add_pad_template (klass,
+        gst_pad_template_new (pad.name, pad.direction, GST_PAD_ALWAYS, caps));
+    gst_caps_unref (caps);
+  }
+  gst_element_class_set_static_metadata (klass, longname,
+      "Filter/Analyzer/Audio", description, "the afet authors");
+}

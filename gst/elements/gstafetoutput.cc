@@ -39,7 +39,7 @@ afet_base_post_engine_error (GstAfetBase * self, const gchar * what)
 
 /* Where outputs are computed (our pool of device buffers, or one staging
  * buffer downloaded into system memory), the stream's framing and the
- * window elements' history, for the negotiated p->in / p->out. */
+ * context elements' history, for the negotiated p->in / p->out. */
 afet::Status
 afet_base_setup_output (GstAfetBase * self, GstCaps * outcaps)
 {
@@ -62,7 +62,7 @@ afet_base_setup_output (GstAfetBase * self, GstCaps * outcaps)
     st = afet::make_buffer (p->device->context (), CL_MEM_READ_WRITE,
         batch_bytes, nullptr, &p->staging);
   }
-  if (st.ok () && p->windowed)
+  if (st.ok () && p->context_mode)
     st = p->history.init (p->device->context (), p->queue.get (), p->extent,
         in.max_batch);
   afet::FrameStream::Shape shape;

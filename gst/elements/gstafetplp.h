@@ -4,21 +4,13 @@
  */
 #pragma once
 
-#include "gstafetbase.h"
+#include "gstafetspectral.h"
 
 G_BEGIN_DECLS
 
 #define GST_TYPE_AFET_PLP (gst_afet_plp_get_type ())
-G_DECLARE_FINAL_TYPE (GstAfetPlp, gst_afet_plp, GST, AFET_PLP, GstAfetBase);
+G_DECLARE_FINAL_TYPE (GstAfetPlp, gst_afet_plp, GST, AFET_PLP,
+    GstAfetSpectral);
 GST_ELEMENT_REGISTER_DECLARE (afetplp);
-
-#define GST_TYPE_AFET_FILTER_SHAPE (gst_afet_filter_shape_get_type ())
-GType gst_afet_filter_shape_get_type (void);
-
-typedef enum
-{
-  GST_AFET_FILTER_SHAPE_HTK_MEL = 0,
-  GST_AFET_FILTER_SHAPE_BARK,
-} GstAfetFilterShape;
 
 G_END_DECLS

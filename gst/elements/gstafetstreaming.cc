@@ -4,7 +4,7 @@
  */
 
 /* GstAfetBase: streaming. Input buffers into the engine's FrameStream,
- * batches computed as they fall due, window elements' rows through the
+ * batches computed as they fall due, context elements' rows through the
  * device RowHistory, runs drained at EOS, DISCONT and format changes. */
 
 #ifdef HAVE_CONFIG_H
@@ -21,18 +21,18 @@
 
 #define GST_CAT_DEFAULT gst_afet_base_debug
 
-static GstFlowReturn window_emit (GstAfetBase * self, bool drain,
+static GstFlowReturn context_emit (GstAfetBase * self, bool drain,
     bool force);
 
-/* Window elements: makes room for m more rows in the device history,
+/* Context elements: makes room for m more rows in the device history,
  * computing what can be computed first, then growing it. */
 static GstFlowReturn
-window_room (GstAfetBase * self, gint64 m)
+context_room (GstAfetBase * self, gint64 m)
 {
   GstAfetBaseState *p = PRIV (self);
   if (p->history.fits (m))
     return GST_FLOW_OK;
-  GstFlowReturn ret = window_emit (self, false, true);
+  GstFlowReturn ret = context_emit (self, false, true);
   if (ret != GST_FLOW_OK || p->history.fits (m))
     return ret;
   /* nothing can go yet (whole-run statistics) */
@@ -48,16 +48,16 @@ window_room (GstAfetBase * self, gint64 m)
   return GST_FLOW_OK;
 }
 
-/* Window elements with audio input: n frames of audio become rows of the
+/* Context elements with audio input: n frames of audio become rows of the
  * history through the subclass' pre_process. */
 static GstFlowReturn
-window_pre_process (GstAfetBase * self, gint64 n)
+context_pre_process (GstAfetBase * self, gint64 n)
 {
   GstAfetBaseClass *klass = GST_AFET_BASE_GET_CLASS (self);
   GstAfetBaseState *p = PRIV (self);
   for (gint64 done = 0; done < n;) {
     gint b = (gint) MIN (n - done, (gint64) p->in.max_batch);
-    GstFlowReturn ret = window_room (self, b);
+    GstFlowReturn ret = context_room (self, b);
     if (ret != GST_FLOW_OK)
       return ret;
     GstAfetBatch batch;
@@ -75,18 +75,18 @@ window_pre_process (GstAfetBase * self, gint64 n)
   return GST_FLOW_OK;
 }
 
-/* Window elements: m input rows from the host, or from rows of a device
+/* Context elements: m input rows from the host, or from rows of a device
  * buffer (already synchronised), appended to the history. */
 static GstFlowReturn
-window_push_rows (GstAfetBase * self, const float *host, cl_mem dev,
+context_push_rows (GstAfetBase * self, const float *host, cl_mem dev,
     gint64 m)
 {
   GstAfetBaseState *p = PRIV (self);
-  GST_LOG_OBJECT (self, "window: %" G_GINT64_FORMAT " rows in", m);
+  GST_LOG_OBJECT (self, "context: %" G_GINT64_FORMAT " rows in", m);
   const int row_dims = p->history.extent ().row_dims;
   gint64 src_row = 0;
   while (m > 0) {
-    GstFlowReturn ret = window_room (self, 1);
+    GstFlowReturn ret = context_room (self, 1);
     if (ret != GST_FLOW_OK)
       return ret;
     gint64 take = MIN (m, p->history.space ());
@@ -100,18 +100,18 @@ window_push_rows (GstAfetBase * self, const float *host, cl_mem dev,
     }
     src_row += take;
     m -= take;
-    ret = window_emit (self, false, false);
+    ret = context_emit (self, false, false);
     if (ret != GST_FLOW_OK)
       return ret;
   }
   return GST_FLOW_OK;
 }
 
-/* Window elements: computes the output frames whose look-ahead has arrived
+/* Context elements: computes the output frames whose look-ahead has arrived
  * (all of them when draining), in batches; then drops the rows no later
  * frame needs. force: compute even a small batch (the history is full). */
 static GstFlowReturn
-window_emit (GstAfetBase * self, bool drain, bool force)
+context_emit (GstAfetBase * self, bool drain, bool force)
 {
   GstAfetBaseState *p = PRIV (self);
   const gint64 max_batch = p->in.max_batch;
@@ -121,7 +121,7 @@ window_emit (GstAfetBase * self, bool drain, bool force)
     if (ready <= 0 || ready < threshold)
       break;
     gint64 k = MIN (ready, max_batch);
-    GST_LOG_OBJECT (self, "window: %" G_GINT64_FORMAT " rows received, "
+    GST_LOG_OBJECT (self, "context: %" G_GINT64_FORMAT " rows received, "
         "computing %" G_GINT64_FORMAT " from %" G_GUINT64_FORMAT "%s",
         (gint64) p->history.received (), k, p->frames_out,
         drain ? " (end)" : "");
@@ -151,9 +151,9 @@ emit_frames (GstAfetBase * self, gint64 n)
   GstAfetBaseState *p = PRIV (self);
   GstBuffer *buf = nullptr;
   GstFlowReturn ret;
-  if (p->windowed) {
-    /* audio into history rows; output frames come from window_emit */
-    ret = window_pre_process (self, n);
+  if (p->context_mode) {
+    /* audio into history rows; output frames come from context_emit */
+    ret = context_pre_process (self, n);
   } else {
     GstAfetBatch batch;
     batch.host = p->stream.data ();
@@ -162,8 +162,8 @@ emit_frames (GstAfetBase * self, gint64 n)
   if (ret != GST_FLOW_OK)
     return ret;
   p->stream.consume (n);
-  if (p->windowed)
-    return window_emit (self, false, false);
+  if (p->context_mode)
+    return context_emit (self, false, false);
   afet_base_queue_output (self, buf, n);
   return GST_FLOW_OK;
 }
@@ -174,12 +174,12 @@ GstFlowReturn
 afet_base_process_pending (GstAfetBase * self, bool drain)
 {
   GstAfetBaseState *p = PRIV (self);
-  if (p->windowed && !p->in.audio) {
+  if (p->context_mode && !p->in.audio) {
     /* feature input: every whole frame goes to the device history */
     gint64 m = p->stream.frames ();
     GstFlowReturn ret = GST_FLOW_OK;
     if (m > 0) {
-      ret = window_push_rows (self, p->stream.data (), nullptr, m);
+      ret = context_push_rows (self, p->stream.data (), nullptr, m);
       p->stream.consume (m);
     }
     return ret;
@@ -206,8 +206,8 @@ afet_base_drain (GstAfetBase * self)
   GstFlowReturn ret = afet_base_process_pending (self, true);
   if (ret == GST_FLOW_OK && p->have_data && p->stream.pad_tail ())
     ret = emit_frames (self, 1);
-  if (ret == GST_FLOW_OK && p->windowed)
-    ret = window_emit (self, true, false);
+  if (ret == GST_FLOW_OK && p->context_mode)
+    ret = context_emit (self, true, false);
   if (ret != GST_FLOW_OK)
     return ret;
   p->stream.reset ();
@@ -375,7 +375,7 @@ afet_base_take_on_device (GstAfetBase * self, GstBuffer * input)
 }
 
 /* A buffer take_on_device accepted (consumed): computed from its device
- * rows, or (window elements) its rows copied into the history. */
+ * rows, or (context elements) its rows copied into the history. */
 GstFlowReturn
 afet_base_submit_device_buffer (GstAfetBase * self, GstBuffer * input)
 {
@@ -386,11 +386,11 @@ afet_base_submit_device_buffer (GstAfetBase * self, GstBuffer * input)
   p->units_in += (guint64) n;
   GstFlowReturn ret = GST_FLOW_OK;
   afet::Status st = gst_afet_cl_memory_sync (mem, p->queue.get (), FALSE);
-  if (st.ok () && p->windowed) {
+  if (st.ok () && p->context_mode) {
     GstMapInfo map;
     if (gst_memory_map (mem, &map, (GstMapFlags) (GST_MAP_READ |
                 GST_MAP_AFET_CL))) {
-      ret = window_push_rows (self, nullptr, (cl_mem) map.data, n);
+      ret = context_push_rows (self, nullptr, (cl_mem) map.data, n);
       if (ret == GST_FLOW_OK)
         st = afet_base_mark_completion (self, mem, nullptr);
       gst_memory_unmap (mem, &map);

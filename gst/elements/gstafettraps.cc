@@ -35,8 +35,8 @@
 #endif
 
 #include "gstafettraps.h"
-#include "stages.h"
-#include "window.h"
+#include "mfcc.h"
+#include "traps.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_afet_traps_debug);
 #define GST_CAT_DEFAULT gst_afet_traps_debug
@@ -69,15 +69,6 @@ struct _GstAfetTraps
   GstAfetBase parent;
   GstAfetTrapsPrivate *priv;
 };
-
-static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_AFET_AUDIO_CAPS "; "
-        GST_AFET_FEATURES_CAPS ("fbank")));
-
-static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_AFET_FEATURES_CAPS ("traps")));
 
 G_DEFINE_TYPE (GstAfetTraps, gst_afet_traps, GST_TYPE_AFET_BASE);
 GST_ELEMENT_REGISTER_DEFINE (afettraps, "afettraps", GST_RANK_NONE,
@@ -157,7 +148,7 @@ gst_afet_traps_configure (GstAfetBase * base, const GstAfetEnv * env,
   GstAfetTraps *self = GST_AFET_TRAPS (base);
   afet::TrapsConfig c = make_config (self, in);
   auto stage = std::make_unique<afet::TrapsStage> ();
-  afet::Status st = stage->init (env->device, c, env->queue, env->stats);
+  afet::Status st = stage->init (env->device, c, env->queue);
   std::unique_ptr<afet::MfccStage> fbank;
   if (st.ok () && in->audio) {
     fbank = std::make_unique<afet::MfccStage> ();
@@ -168,7 +159,7 @@ gst_afet_traps_configure (GstAfetBase * base, const GstAfetEnv * env,
     *why = g_strdup (st.message ().c_str ());
     return FALSE;
   }
-  gst_afet_needs_window (needs, c.ahead (), c.ahead (), c.row_stride);
+  gst_afet_needs_context (needs, c.ahead (), c.ahead (), c.row_stride);
   self->priv->stage = std::move (stage);
   self->priv->fbank = std::move (fbank);
   GST_DEBUG_OBJECT (self, "%d bands, length %d, %d DCT coefficients, %s "
@@ -300,12 +291,10 @@ gst_afet_traps_class_init (GstAfetTrapsClass * klass)
           "Orthonormal DCT-II coefficients kept per half, the 0th included "
           "(at most (length + 1) / 2)", 1, 151, DEFAULT_NUM_DCT, flags));
 
-  gst_element_class_add_static_pad_template (element_class, &sink_template);
-  gst_element_class_add_static_pad_template (element_class, &src_template);
-  gst_element_class_set_static_metadata (element_class, "afet TRAPS",
-      "Filter/Analyzer/Audio",
-      "LC-RC TRAPS of log mel band trajectories on an OpenCL device",
-      "the afet authors");
+  gst_afet_base_class_set_element (element_class,
+      GST_AFET_AUDIO_CAPS "; " GST_AFET_FEATURES_CAPS ("fbank"),
+      GST_AFET_FEATURES_CAPS ("traps"), "afet TRAPS",
+      "LC-RC TRAPS of log mel band trajectories on an OpenCL device");
 
   base_class->describe = gst_afet_traps_describe;
   base_class->configure = gst_afet_traps_configure;

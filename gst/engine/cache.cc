@@ -8,6 +8,8 @@
  * return value (no exceptions, no iostreams). */
 #include "cache.h"
 
+#include <glib.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -72,139 +74,15 @@ reset_cache_stats ()
     c.store (0);
 }
 
-/* ---- SHA-256 (FIPS 180-4) ----------------------------------------------- */
-
-namespace {
-
-class Sha256
-{
-public:
-  Sha256 ()
-  {
-    static const uint32_t init[8] = {
-      0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-      0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
-    };
-    std::memcpy (h_, init, sizeof (h_));
-  }
-
-  void update (const unsigned char *p, size_t n)
-  {
-    total_ += n;
-    if (fill_) {
-      size_t take = std::min (n, (size_t) 64 - fill_);
-      std::memcpy (block_ + fill_, p, take);
-      fill_ += take;
-      p += take;
-      n -= take;
-      if (fill_ < 64)
-        return;
-      compress (block_);
-      fill_ = 0;
-    }
-    for (; n >= 64; p += 64, n -= 64)
-      compress (p);
-    std::memcpy (block_, p, n);
-    fill_ = n;
-  }
-
-  void finish (unsigned char out[32])
-  {
-    uint64_t bits = total_ * 8;
-    unsigned char pad[72] = { 0x80 };
-    size_t padlen = (fill_ < 56) ? 56 - fill_ : 120 - fill_;
-    for (int i = 0; i < 8; i++)
-      pad[padlen + i] = (unsigned char) (bits >> (56 - 8 * i));
-    update (pad, padlen + 8);
-    for (int i = 0; i < 8; i++) {
-      out[4 * i] = (unsigned char) (h_[i] >> 24);
-      out[4 * i + 1] = (unsigned char) (h_[i] >> 16);
-      out[4 * i + 2] = (unsigned char) (h_[i] >> 8);
-      out[4 * i + 3] = (unsigned char) h_[i];
-    }
-  }
-
-private:
-  static uint32_t rotr (uint32_t x, int n)
-  {
-    return (x >> n) | (x << (32 - n));
-  }
-
-  void compress (const unsigned char *b)
-  {
-    static const uint32_t k[64] = {
-      0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,
-      0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3,
-      0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
-      0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-      0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147,
-      0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
-      0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
-      0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-      0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a,
-      0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
-      0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-    };
-    uint32_t w[64];
-    for (int i = 0; i < 16; i++)
-      w[i] = ((uint32_t) b[4 * i] << 24) | ((uint32_t) b[4 * i + 1] << 16) |
-          ((uint32_t) b[4 * i + 2] << 8) | (uint32_t) b[4 * i + 3];
-    for (int i = 16; i < 64; i++) {
-      uint32_t s0 = rotr (w[i - 15], 7) ^ rotr (w[i - 15], 18) ^
-          (w[i - 15] >> 3);
-      uint32_t s1 = rotr (w[i - 2], 17) ^ rotr (w[i - 2], 19) ^
-          (w[i - 2] >> 10);
-      w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-    }
-    uint32_t a = h_[0], bb = h_[1], c = h_[2], d = h_[3];
-    uint32_t e = h_[4], f = h_[5], g = h_[6], h = h_[7];
-    for (int i = 0; i < 64; i++) {
-      uint32_t S1 = rotr (e, 6) ^ rotr (e, 11) ^ rotr (e, 25);
-      uint32_t ch = (e & f) ^ (~e & g);
-      uint32_t t1 = h + S1 + ch + k[i] + w[i];
-      uint32_t S0 = rotr (a, 2) ^ rotr (a, 13) ^ rotr (a, 22);
-      uint32_t maj = (a & bb) ^ (a & c) ^ (bb & c);
-      uint32_t t2 = S0 + maj;
-      h = g;
-      g = f;
-      f = e;
-      e = d + t1;
-      d = c;
-      c = bb;
-      bb = a;
-      a = t1 + t2;
-    }
-    h_[0] += a;
-    h_[1] += bb;
-    h_[2] += c;
-    h_[3] += d;
-    h_[4] += e;
-    h_[5] += f;
-    h_[6] += g;
-    h_[7] += h;
-  }
-
-  uint32_t h_[8];
-  unsigned char block_[64];
-  size_t fill_ = 0;
-  uint64_t total_ = 0;
-};
-
-}  /* namespace */
+/* ---- SHA-256 (GLib's) --------------------------------------------------- */
 
 std::string
 sha256_hex (const void *data, size_t size)
 {
-  Sha256 s;
-  s.update ((const unsigned char *) data, size);
-  unsigned char d[32];
-  s.finish (d);
-  static const char hex[] = "0123456789abcdef";
-  std::string out (64, '0');
-  for (int i = 0; i < 32; i++) {
-    out[2 * i] = hex[d[i] >> 4];
-    out[2 * i + 1] = hex[d[i] & 15];
-  }
+  gchar *hex = g_compute_checksum_for_data (G_CHECKSUM_SHA256,
+      (const guchar *) data, size);
+  std::string out (hex);
+  g_free (hex);
   return out;
 }
 

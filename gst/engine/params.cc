@@ -5,6 +5,7 @@
 #include "params.h"
 
 #include <cmath>
+#include <string>
 
 namespace afet {
 
@@ -86,10 +87,63 @@ make_window (Window w, int W)
   return out;
 }
 
-static double
-mel (double f)
+void
+FilterBank::reset (int M, int N)
 {
-  return 1127.0 * std::log (1.0 + f / 700.0);
+  num_filters = M;
+  fft_size = N;
+  first.assign (M, 0);
+  count.assign (M, 0);
+  offset.assign (M, 0);
+  centre_hz.assign (M, 0.0);
+  weights.clear ();
+  max_count = 0;
+}
+
+Status
+FilterBank::set_channel (int c, double centre, int first_bin,
+    const std::vector<float> &w, const char *kind)
+{
+  if (w.empty ())
+    return Status (Status::BAD_CONFIG, std::string (kind) + " filter " +
+        std::to_string (c + 1) + " of " + std::to_string (num_filters) +
+        " covers no FFT bin: use fewer filters, a longer frame or a wider "
+        "frequency range");
+  centre_hz[c] = centre;
+  first[c] = first_bin;
+  count[c] = (int) w.size ();
+  offset[c] = (int) weights.size ();
+  weights.insert (weights.end (), w.begin (), w.end ());
+  if (count[c] > max_count)
+    max_count = count[c];
+  return Status::Ok ();
+}
+
+double
+mel (double hz)
+{
+  return 1127.0 * std::log (1.0 + hz / 700.0);
+}
+
+double
+mel_to_hz (double m)
+{
+  return 700.0 * (std::exp (m / 1127.0) - 1.0);
+}
+
+double
+design_rate (int rate, bool htk_period_quirk)
+{
+  double period = 1e7 / (double) rate;        /* 100 ns units */
+  if (htk_period_quirk)
+    period = (double) (long) period;
+  return 1e7 / period;
+}
+
+double
+htk_lifter (int j, int L)
+{
+  return L > 0 ? 1.0 + (L / 2.0) * std::sin (M_PI * j / L) : 1.0;
 }
 
 Status
@@ -98,10 +152,7 @@ design_htk_melbank (const MelDesign &d, FilterBank *out)
   const int N = d.fft_size;
   const int half = N / 2;
   const int M = d.num_filters;
-  double period = 1e7 / (double) d.rate;
-  if (d.htk_period_quirk)
-    period = (double) (long) period;
-  const double fs = 1e7 / period;            /* effective design rate */
+  const double fs = design_rate (d.rate, d.htk_period_quirk);
 
   if (M < 1)
     return Status (Status::BAD_CONFIG, "num-filters must be at least 1");
@@ -151,30 +202,17 @@ design_htk_melbank (const MelDesign &d, FilterBank *out)
       taps[lo + 1].push_back ({ k - 1, 1.0 - w });
   }
 
-  out->num_filters = M;
-  out->fft_size = N;
-  out->first.assign (M, 0);
-  out->count.assign (M, 0);
-  out->offset.assign (M, 0);
-  out->weights.clear ();
-  out->max_count = 0;
+  out->reset (M, N);
   for (int c = 1; c <= M; c++) {
-    auto &t = taps[c];
-    int i = c - 1;
-    out->offset[i] = (int) out->weights.size ();
-    if (t.empty ())
-      return Status (Status::BAD_CONFIG, "mel filter " + std::to_string (c) +
-          " of " + std::to_string (M) + " covers no FFT bin: use fewer "
-          "filters, a longer frame or a wider frequency range");
-    out->first[i] = t.front ().first;
-    out->count[i] = t.back ().first - t.front ().first + 1;
+    const auto &t = taps[c];
     /* bins of one channel are contiguous: fill densely */
-    std::vector<float> dense (out->count[i], 0.0f);
+    int first = t.empty () ? 0 : t.front ().first;
+    std::vector<float> dense (t.empty () ? 0 : t.back ().first - first + 1,
+        0.0f);
     for (auto &p : t)
-      dense[p.first - out->first[i]] = (float) p.second;
-    out->weights.insert (out->weights.end (), dense.begin (), dense.end ());
-    if (out->count[i] > out->max_count)
-      out->max_count = out->count[i];
+      dense[p.first - first] = (float) p.second;
+    AFET_RETURN_IF_ERROR (out->set_channel (c - 1, mel_to_hz (cf[c]), first,
+            dense, "mel"));
   }
   return Status::Ok ();
 }
@@ -186,8 +224,7 @@ make_htk_dct (int M, int num_ceps, int lifter, bool with_c0)
   std::vector<float> D ((size_t) rows * M);
   double norm = std::sqrt (2.0 / M);
   for (int j = 1; j <= num_ceps; j++) {
-    double lift = lifter > 0 ?
-        1.0 + (lifter / 2.0) * std::sin (M_PI * j / lifter) : 1.0;
+    double lift = htk_lifter (j, lifter);
     for (int k = 1; k <= M; k++)
       D[(size_t) (j - 1) * M + (k - 1)] =
           (float) (norm * lift * std::cos (M_PI * j * (k - 0.5) / M));

@@ -59,15 +59,39 @@ Status check_band (double low, double high, int rate);
  * and Kaldi do). */
 std::vector<float> make_window (Window w, int W);
 
-/* Sparse triangular filter bank: filter c covers FFT bins
- * [first[c], first[c] + count[c]) with weights weights[offset[c] + i]. */
+/* HTK's mel scale, mel = 1127 ln(1 + f / 700), and its inverse. */
+double mel (double hz);
+double mel_to_hz (double m);
+
+/* The sample rate a filter bank is designed for. HTK holds the sample
+ * period in 100 ns units and, where it designs the bank, truncates it to a
+ * whole number (the quirk: 44.1 kHz becomes 1e7 / 226 = 44247.8 Hz; 8, 16,
+ * 32 and 48 kHz are unchanged). */
+double design_rate (int rate, bool htk_period_quirk);
+
+/* HTK's sinusoidal cepstral lifter for c_j, 1 + L/2 sin(pi j / L); 1 when
+ * L = 0. */
+double htk_lifter (int j, int L);
+
+/* Sparse filter bank: filter c covers FFT bins [first[c], first[c] +
+ * count[c]) with weights weights[offset[c] + i]; centre_hz[c] is its centre
+ * frequency at the design rate. */
 struct FilterBank
 {
   int num_filters = 0;
   int fft_size = 0;
   std::vector<int> first, count, offset;
   std::vector<float> weights;
+  std::vector<double> centre_hz;
   int max_count = 0;
+
+  /* An empty bank of M channels for an N-point FFT. */
+  void reset (int M, int N);
+  /* Channel c (0-based) centred at centre_hz covers the 0-based bins
+   * first .. first + w.size () - 1 with weights w; an empty w is refused
+   * (the message names what to change). kind names the bank in it. */
+  Status set_channel (int c, double centre, int first,
+      const std::vector<float> &w, const char *kind);
 };
 
 struct MelDesign
@@ -80,11 +104,9 @@ struct MelDesign
   bool htk_period_quirk = true;
 };
 
-/* HTK's mel filter bank (mel = 1127 ln(1 + f/700)): NUMCHANS + 1 equal mel
- * intervals over [mel(low), mel(high)], peak-1 triangles, each FFT bin 1 ..
- * N/2 - 1 split between its two neighbouring channels. With the quirk, the
- * sample period is truncated to whole 100 ns units before the design, as
- * HTK's InitFBank receives it (this matters at 44.1 kHz only). */
+/* HTK's mel filter bank: NUMCHANS + 1 equal mel intervals over [mel(low),
+ * mel(high)], peak-1 triangles, each FFT bin 1 .. N/2 - 1 split between its
+ * two neighbouring channels, designed at design_rate (rate, quirk). */
 Status design_htk_melbank (const MelDesign &d, FilterBank *out);
 
 /* DCT-II matrix for HTK cepstra, row-major (rows x M): rows 0..num_ceps-1

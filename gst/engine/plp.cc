@@ -15,8 +15,6 @@
 
 #include "afet-kernels.h"
 
-#include <clblast_c.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -24,24 +22,6 @@
 namespace afet {
 
 namespace {
-
-constexpr int kMaxOrder = 64;
-constexpr int kMaxCeps = 64;
-
-Status
-gemm_status (CLBlastStatusCode st, const char *what)
-{
-  if (st == CLBlastSuccess)
-    return Status::Ok ();
-  return Status (Status::GEMM, std::string (what) + " failed (CLBlast "
-      "status " + std::to_string ((int) st) + ")");
-}
-
-double
-mel (double f)
-{
-  return 1127.0 * std::log (1.0 + f / 700.0);
-}
 
 double
 bark (double f)
@@ -67,16 +47,12 @@ bark_psi (double d)
  * each channel weights 1-based bin k (at (k - 1) fs / N Hz) by
  * Psi (bark (f_k) - z_m). */
 Status
-design_bark_bank (const PlpConfig &c, FilterBank *out,
-    std::vector<double> *centre_hz)
+design_bark_bank (const PlpConfig &c, FilterBank *out)
 {
   const int N = c.fft_size ();
   const int half = N / 2;
   const int M = c.num_filters;
-  double period = 1e7 / (double) c.framing.rate;
-  if (c.htk_period_quirk)
-    period = (double) (long) period;
-  const double fs = 1e7 / period;
+  const double fs = design_rate (c.framing.rate, c.htk_period_quirk);
   int klo = 2, khi = half;
   double zlo = 0.0, zhi = bark (half * fs / N);
   if (c.low_freq > 0) {
@@ -87,40 +63,25 @@ design_bark_bank (const PlpConfig &c, FilterBank *out,
     zhi = bark (c.high_freq);
     khi = std::min (half, (int) (c.high_freq * N / fs + 0.5));
   }
-  out->num_filters = M;
-  out->fft_size = N;
-  out->first.assign (M, 0);
-  out->count.assign (M, 0);
-  out->offset.assign (M, 0);
-  out->weights.clear ();
-  out->max_count = 0;
-  centre_hz->assign (M, 0.0);
+  out->reset (M, N);
   for (int m = 1; m <= M; m++) {
     double zm = (double) m / (double) (M + 1) * (zhi - zlo) + zlo;
-    (*centre_hz)[m - 1] = 600.0 * std::sinh (zm / 6.0);
-    int lo = -1, hi = -1;
-    for (int k = klo; k <= khi; k++)
-      if (bark_psi (bark ((k - 1) * fs / N) - zm) > 0.0) {
-        if (lo < 0)
-          lo = k;
-        hi = k;
-      }
-    if (lo < 0)
-      return Status (Status::BAD_CONFIG, "Bark filter " + std::to_string (m)
-          + " of " + std::to_string (M) + " covers no FFT bin: use fewer "
-          "filters, a longer frame or a wider frequency range");
-    int i = m - 1;
-    out->offset[i] = (int) out->weights.size ();
-    out->first[i] = lo - 1;          /* 0-based FFT bin */
-    out->count[i] = hi - lo + 1;
-    for (int k = lo; k <= hi; k++)
-      out->weights.push_back ((float) bark_psi (bark ((k - 1) * fs / N) -
-              zm));
-    out->max_count = std::max (out->max_count, out->count[i]);
+    std::vector<float> w;
+    int lo = -1;
+    for (int k = klo; k <= khi; k++) {
+      double psi = bark_psi (bark ((k - 1) * fs / N) - zm);
+      if (psi > 0.0 && lo < 0)
+        lo = k;
+      if (lo >= 0)
+        w.push_back ((float) psi);
+    }
+    while (!w.empty () && w.back () == 0.0f)
+      w.pop_back ();
+    AFET_RETURN_IF_ERROR (out->set_channel (m - 1, 600.0 * std::sinh (zm /
+                6.0), lo - 1, w, "Bark"));
   }
   return Status::Ok ();
 }
-
 
 }  /* namespace */
 
@@ -148,17 +109,17 @@ Status
 PlpConfig::validate () const
 {
   AFET_RETURN_IF_ERROR (validate_front ());
-  if (lpc_order < 1 || lpc_order > kMaxOrder)
+  if (lpc_order < 1 || lpc_order > kMaxPlpOrder)
     return Status (Status::BAD_CONFIG, "lpc-order must be 1.." +
-        std::to_string (kMaxOrder));
+        std::to_string (kMaxPlpOrder));
   if (lpc_order > 2 * num_filters + 1)
     return Status (Status::BAD_CONFIG, "lpc-order (" +
         std::to_string (lpc_order) + ") must not exceed 2 num-filters + 1 (" +
         std::to_string (2 * num_filters + 1) + "): the auditory spectrum "
         "has only num-filters + 2 points");
-  if (num_ceps < 1 || num_ceps > kMaxCeps)
+  if (num_ceps < 1 || num_ceps > kMaxPlpCeps)
     return Status (Status::BAD_CONFIG, "num-ceps must be 1.." +
-        std::to_string (kMaxCeps) + " for PLP");
+        std::to_string (kMaxPlpCeps) + " for PLP");
   /* above 1 the auditory spectrum of loud input overflows float */
   if (!(compression > 0.0 && compression <= 1.0))
     return Status (Status::BAD_CONFIG, "compression must be in (0, 1] "
@@ -192,25 +153,13 @@ design_plp (const PlpConfig &c, PlpDesign *out)
     md.high_freq = c.high_freq;
     md.htk_period_quirk = c.htk_period_quirk;
     AFET_RETURN_IF_ERROR (design_htk_melbank (md, &out->bank));
-    /* the centres as design_htk_melbank places them (same period quirk),
-     * back in Hz: HTK weights each channel at its centre */
-    double period = 1e7 / (double) c.framing.rate;
-    if (c.htk_period_quirk)
-      period = (double) (long) period;
-    const double fs = 1e7 / period;
-    double mlo = c.low_freq > 0 ? mel (c.low_freq) : 0.0;
-    double mhi = c.high_freq > 0 ? mel (c.high_freq) : mel ((N / 2) * fs / N);
-    out->centre_hz.assign (M, 0.0);
-    for (int m = 1; m <= M; m++) {
-      double cm = (double) m / (double) (M + 1) * (mhi - mlo) + mlo;
-      out->centre_hz[m - 1] = 700.0 * (std::exp (cm / 1127.0) - 1.0);
-    }
   } else {
-    AFET_RETURN_IF_ERROR (design_bark_bank (c, &out->bank, &out->centre_hz));
+    AFET_RETURN_IF_ERROR (design_bark_bank (c, &out->bank));
   }
+  /* HTK weights each channel at its centre */
   out->eql.assign (M, 0.0f);
   for (int m = 0; m < M; m++)
-    out->eql[m] = (float) plp_equal_loudness (out->centre_hz[m]);
+    out->eql[m] = (float) plp_equal_loudness (out->bank.centre_hz[m]);
 
   const int K = M + 1;          /* points 0..K of the half spectrum */
   out->idft.assign ((size_t) (p + 1) * (M + 2), 0.0f);
@@ -220,28 +169,19 @@ design_plp (const PlpConfig &c, PlpDesign *out)
               1.0 : 2.0) * std::cos (M_PI * i * m / K) / (2.0 * K));
 
   out->lift.assign (c.num_ceps, 1.0f);
-  if (c.lifter > 0)
-    for (int n = 1; n <= c.num_ceps; n++)
-      out->lift[n - 1] = (float) (1.0 + (c.lifter / 2.0) *
-          std::sin (M_PI * n / c.lifter));
+  for (int n = 1; n <= c.num_ceps; n++)
+    out->lift[n - 1] = (float) htk_lifter (n, c.lifter);
   return Status::Ok ();
 }
 
 /* ---- stage ------------------------------------------------------------ */
 
-PlpStage::PlpStage () = default;
-PlpStage::~PlpStage () = default;
-
 Status
-PlpStage::init (std::shared_ptr<Device> device, const PlpConfig &cfg,
-    cl_command_queue queue, TransferStats *stats)
+PlpStage::init_kind ()
 {
-  cfg_ = cfg;
-  AFET_RETURN_IF_ERROR (cfg.validate ());
+  const PlpConfig &cfg = cfg_;
   PlpDesign d;
   AFET_RETURN_IF_ERROR (design_plp (cfg, &d));
-  AFET_RETURN_IF_ERROR (init_front (std::move (device), cfg_, cfg.dims (),
-          cfg.energy_index (), queue, stats));
 
   Device &dev = *device_;
   cl_context ctx = dev.context ();
@@ -278,12 +218,9 @@ PlpStage::init (std::shared_ptr<Device> device, const PlpConfig &cfg,
    * streaming. The buffers' contents do not matter here. */
   cl_command_queue q = queue_;
   for (size_t n : { (size_t) 1, (size_t) cfg.max_batch }) {
-    CLBlastStatusCode st = CLBlastSgemm (CLBlastLayoutRowMajor,
-        CLBlastTransposeNo, CLBlastTransposeYes, (size_t) (p + 1), n,
-        (size_t) (M + 2), 1.0f, idft_.get (), 0, (size_t) (M + 2),
-        aspec_.get (), 0, (size_t) (M + 2), 0.0f, autoc_.get (), 0, r_ld_,
-        &q, nullptr);
-    AFET_RETURN_IF_ERROR (gemm_status (st, "CLBlastSgemm warm-up"));
+    AFET_RETURN_IF_ERROR (sgemm_abt (q, (size_t) (p + 1), n, (size_t) (M + 2),
+            idft_.get (), (size_t) (M + 2), aspec_.get (), (size_t) (M + 2),
+            autoc_.get (), 0, r_ld_));
   }
   clFinish (q);
   return Status::Ok ();
@@ -319,11 +256,9 @@ PlpStage::spectra_to_features (int n, cl_mem out, size_t out_row)
   /* autocorrelation, frame-interleaved: r[(p + 1) x n] (leading dimension
    * r_ld_) = idft[(p + 1) x (M + 2)] . aspec[n x (M + 2)]^T */
   cl_mem autoc = autoc_.get ();
-  CLBlastStatusCode st = CLBlastSgemm (CLBlastLayoutRowMajor,
-      CLBlastTransposeNo, CLBlastTransposeYes, (size_t) (p + 1), (size_t) n,
-      (size_t) (M + 2), 1.0f, idft_.get (), 0, (size_t) (M + 2), aspec, 0,
-      (size_t) (M + 2), 0.0f, autoc, 0, r_ld_, &q, nullptr);
-  AFET_RETURN_IF_ERROR (gemm_status (st, "CLBlastSgemm"));
+  AFET_RETURN_IF_ERROR (sgemm_abt (q, (size_t) (p + 1), (size_t) n,
+          (size_t) (M + 2), idft_.get (), (size_t) (M + 2), aspec,
+          (size_t) (M + 2), autoc, 0, r_ld_));
 
   /* Durbin, cepstrum, lifter, c0 into the output rows */
   cl_mem lift = lift_.get ();

@@ -4,7 +4,7 @@
  */
 #pragma once
 
-#include "stages.h"
+#include "spectral.h"
 
 #include <memory>
 #include <vector>
@@ -12,7 +12,7 @@
 /* PLP (perceptual linear prediction) with HTK 3.4.1's conventions
  * (TARGETKIND = PLP, USEPOWER = T, COMPRESSFACT, LPCORDER), GStreamer-free.
  *
- * Per frame: HTK framing (stages.h) -> FFT -> power spectrum -> filter bank
+ * Per frame: HTK framing (framing.h) -> FFT -> power spectrum -> filter bank
  * over FFT bins 1 .. N/2-1 (HTK's mel triangles, or Hermansky's Bark
  * critical bands) -> floor at 1.0 -> equal-loudness weight of the channel
  * centre -> power `compression` -> the two edge channels copied outward
@@ -27,6 +27,11 @@ enum class PlpFilterShape
   MEL = 0,      /* HTK: the MFCC mel filter bank (design_htk_melbank) */
   BARK,         /* Hermansky's critical-band curves on the Bark scale */
 };
+
+/* The highest LPC order and cepstrum count (the LPC kernel's private
+ * arrays). */
+constexpr int kMaxPlpOrder = 64;
+constexpr int kMaxPlpCeps = 64;
 
 /* num_ceps 1..64 (may exceed lpc_order); use_power defaults to true
  * (|X|^2, as HTK's PLP). */
@@ -49,9 +54,8 @@ struct PlpConfig : SpectralConfig
  * as uploaded. Exposed for tests. */
 struct PlpDesign
 {
-  FilterBank bank;             /* M channels, sparse spans */
+  FilterBank bank;             /* M channels, sparse spans, centres */
   std::vector<float> eql;      /* M equal-loudness weights */
-  std::vector<double> centre_hz;  /* M channel centres (design Hz) */
   /* (p + 1) x (M + 2), row-major: r_i = sum_m idft[i][m] a_m, the inverse
    * DFT of the even (M + 2)-point spectrum normalised by 2 (M + 1) */
   std::vector<float> idft;
@@ -64,19 +68,12 @@ double plp_equal_loudness (double f_hz);
 
 Status design_plp (const PlpConfig &cfg, PlpDesign *out);
 
-class PlpStage : public SpectralStage
+class PlpStage : public SpectralKind<PlpConfig>
 {
-public:
-  PlpStage ();
-  ~PlpStage () override;
-  Status init (std::shared_ptr<Device> device, const PlpConfig &cfg,
-      cl_command_queue queue = nullptr, TransferStats *stats = nullptr);
-  const PlpConfig &config () const { return cfg_; }
-
 private:
+  Status init_kind () override;
   Status spectra_to_features (int n, cl_mem out, size_t out_row) override;
 
-  PlpConfig cfg_;
   ClKernel bank_kernel_;
   ClKernel lpc_kernel_;
   ClMem aspec_;         /* auditory spectra: max_batch x (M + 2) */

@@ -205,10 +205,10 @@ RowHistory::ready (unsigned long long frames_out, bool drain) const
   return std::max (0LL, limit - (long long) frames_out);
 }
 
-WindowBlock
+ContextBlock
 RowHistory::block (bool drain) const
 {
-  WindowBlock b;
+  ContextBlock b;
   b.rows = buf_[cur_].get ();
   b.row_stride = extent_.row_dims;
   b.first_row = first_;

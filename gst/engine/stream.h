@@ -7,7 +7,7 @@
 #include "clhandle.h"
 #include "status.h"
 #include "transfer.h"
-#include "window.h"
+#include "context.h"
 
 #include <CL/cl.h>
 
@@ -130,7 +130,7 @@ public:
    * whose look-ahead has arrived (none before start_need rows). */
   long long ready (unsigned long long frames_out, bool drain) const;
   /* The rows held, as a stage reads them. */
-  WindowBlock block (bool drain) const;
+  ContextBlock block (bool drain) const;
   /* Frames before frames_out are computed: drops the rows no later frame
    * needs (a device copy into the other buffer). */
   Status drop_done (unsigned long long frames_out);

@@ -111,6 +111,24 @@ name_of (const gchar * const *names, guint n_names, gint value)
   return names[value];
 }
 
+/* afet_features_<name>_from_string() and afet_features_<name>_to_string()
+ * over the table <name>_names, whose index is the enum value; a string not
+ * in it gives @unknown. */
+#define AFET_FEATURES_DEFINE_STRINGS(Type, name, unknown)                    \
+  Type                                                                      \
+  afet_features_##name##_from_string (const gchar * str)                    \
+  {                                                                         \
+    gint v = find_name (name##_names, G_N_ELEMENTS (name##_names), str);    \
+    return v < 0 ? unknown : (Type) v;                                      \
+  }                                                                         \
+                                                                            \
+  const gchar *                                                             \
+  afet_features_##name##_to_string (Type value)                             \
+  {                                                                         \
+    return name_of (name##_names, G_N_ELEMENTS (name##_names),              \
+        (gint) value);                                                      \
+  }
+
 /**
  * afet_features_kind_from_string:
  * @str: (nullable): a `kind` caps value such as "mfcc"
@@ -120,13 +138,6 @@ name_of (const gchar * const *names, guint n_names, gint value)
  *
  * Since: 0.1
  */
-AfetFeaturesKind
-afet_features_kind_from_string (const gchar * str)
-{
-  gint v = find_name (kind_names, G_N_ELEMENTS (kind_names), str);
-
-  return v < 0 ? AFET_FEATURES_KIND_UNKNOWN : (AfetFeaturesKind) v;
-}
 
 /**
  * afet_features_kind_to_string:
@@ -137,11 +148,8 @@ afet_features_kind_from_string (const gchar * str)
  *
  * Since: 0.1
  */
-const gchar *
-afet_features_kind_to_string (AfetFeaturesKind kind)
-{
-  return name_of (kind_names, G_N_ELEMENTS (kind_names), (gint) kind);
-}
+AFET_FEATURES_DEFINE_STRINGS (AfetFeaturesKind, kind,
+    AFET_FEATURES_KIND_UNKNOWN)
 
 /**
  * afet_features_norm_from_string:
@@ -152,13 +160,6 @@ afet_features_kind_to_string (AfetFeaturesKind kind)
  *
  * Since: 0.1
  */
-AfetFeaturesNorm
-afet_features_norm_from_string (const gchar * str)
-{
-  gint v = find_name (norm_names, G_N_ELEMENTS (norm_names), str);
-
-  return v < 0 ? AFET_FEATURES_NORM_UNKNOWN : (AfetFeaturesNorm) v;
-}
 
 /**
  * afet_features_norm_to_string:
@@ -170,11 +171,8 @@ afet_features_norm_from_string (const gchar * str)
  *
  * Since: 0.1
  */
-const gchar *
-afet_features_norm_to_string (AfetFeaturesNorm norm)
-{
-  return name_of (norm_names, G_N_ELEMENTS (norm_names), (gint) norm);
-}
+AFET_FEATURES_DEFINE_STRINGS (AfetFeaturesNorm, norm,
+    AFET_FEATURES_NORM_UNKNOWN)
 
 /**
  * afet_features_preset_from_string:
@@ -185,13 +183,6 @@ afet_features_norm_to_string (AfetFeaturesNorm norm)
  *
  * Since: 0.1
  */
-AfetFeaturesPreset
-afet_features_preset_from_string (const gchar * str)
-{
-  gint v = find_name (preset_names, G_N_ELEMENTS (preset_names), str);
-
-  return v < 0 ? AFET_FEATURES_PRESET_NONE : (AfetFeaturesPreset) v;
-}
 
 /**
  * afet_features_preset_to_string:
@@ -202,11 +193,8 @@ afet_features_preset_from_string (const gchar * str)
  *
  * Since: 0.1
  */
-const gchar *
-afet_features_preset_to_string (AfetFeaturesPreset preset)
-{
-  return name_of (preset_names, G_N_ELEMENTS (preset_names), (gint) preset);
-}
+AFET_FEATURES_DEFINE_STRINGS (AfetFeaturesPreset, preset,
+    AFET_FEATURES_PRESET_NONE)
 
 /**
  * afet_features_window_from_string:
@@ -217,13 +205,6 @@ afet_features_preset_to_string (AfetFeaturesPreset preset)
  *
  * Since: 0.1
  */
-AfetFeaturesWindow
-afet_features_window_from_string (const gchar * str)
-{
-  gint v = find_name (window_names, G_N_ELEMENTS (window_names), str);
-
-  return v < 0 ? AFET_FEATURES_WINDOW_UNKNOWN : (AfetFeaturesWindow) v;
-}
 
 /**
  * afet_features_window_to_string:
@@ -234,11 +215,8 @@ afet_features_window_from_string (const gchar * str)
  *
  * Since: 0.1
  */
-const gchar *
-afet_features_window_to_string (AfetFeaturesWindow window)
-{
-  return name_of (window_names, G_N_ELEMENTS (window_names), (gint) window);
-}
+AFET_FEATURES_DEFINE_STRINGS (AfetFeaturesWindow, window,
+    AFET_FEATURES_WINDOW_UNKNOWN)
 
 G_DEFINE_BOXED_TYPE (AfetFeaturesInfo, afet_features_info,
     (GBoxedCopyFunc) afet_features_info_copy,

@@ -7,7 +7,7 @@
  * Runs on whatever device AFET_DEVICE / auto selects.
  */
 #include "enginecheck.h"
-#include "stages.h"
+#include "mfcc.h"
 
 extern "C" {
 #include "afetref.h"

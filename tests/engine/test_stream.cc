@@ -156,7 +156,7 @@ run_history (afet::Device &device, cl_command_queue q, int back, int ahead,
   auto emit = [&](bool drain) -> bool {
     for (long long k; (k = std::min<long long> (h.ready (out, drain),
                 max_batch)) > 0;) {
-      afet::WindowBlock b = h.block (drain);
+      afet::ContextBlock b = h.block (drain);
       long long lo = std::max (0LL, (long long) out - back);
       long long hi = (long long) out + k - 1 + ahead;
       if (drain)

@@ -350,3 +350,21 @@ afetcheck_max_rel_diff (const gfloat * a, const gfloat * b, gsize n)
     worst = MAX (worst, fabs ((gdouble) a[i] - b[i]));
   return scale > 0 ? worst / scale : worst;
 }
+
+void
+afetcheck_push_frames (GstHarness * h, const gfloat * f, gint T, gint d,
+    const gint * sizes, gint n_sizes, GstClockTime t0)
+{
+  gint done = 0, k = 0;
+  while (done < T) {
+    gint len = sizes ? sizes[k++ % n_sizes] : T;
+    len = MIN (len, T - done);
+    GstBuffer *b = gst_buffer_new_memdup (f + (gsize) done * d,
+        (gsize) len * d * sizeof (gfloat));
+    GST_BUFFER_PTS (b) = t0 + gst_util_uint64_scale (done, GST_SECOND, 100);
+    if (done == 0)
+      GST_BUFFER_FLAG_SET (b, GST_BUFFER_FLAG_DISCONT);
+    fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
+    done += len;
+  }
+}

@@ -99,6 +99,12 @@ void afetcheck_expect_error (GstBus * bus, const gchar * needle);
  * the first error's text into *error (NULL for EOS). */
 gboolean afetcheck_run_launch (const gchar * launch, gchar ** error);
 
+/* Pushes T frames of d floats from f, in buffers of sizes[k % n_sizes]
+ * frames (all T in one when sizes is NULL), stamped at 100 frames a second
+ * from t0, the first marked DISCONT; each push must return OK. */
+void afetcheck_push_frames (GstHarness * h, const gfloat * f, gint T, gint d,
+    const gint * sizes, gint n_sizes, GstClockTime t0);
+
 /* Largest |a - b| relative to the largest |b| (1 when b is all zero). */
 gdouble afetcheck_max_rel_diff (const gfloat * a, const gfloat * b, gsize n);
 

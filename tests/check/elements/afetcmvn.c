@@ -116,24 +116,6 @@ set_caps (GstHarness * h, gint d, gint statics, gint eidx, gint order)
 }
 
 static void
-push_frames (GstHarness * h, const gfloat * f, gint T, gint d,
-    const gint * sizes, gint n_sizes, GstClockTime t0)
-{
-  gint done = 0, k = 0;
-  while (done < T) {
-    gint len = sizes ? sizes[k++ % n_sizes] : T;
-    len = MIN (len, T - done);
-    GstBuffer *b = gst_buffer_new_memdup (f + (gsize) done * d,
-        (gsize) len * d * sizeof (gfloat));
-    GST_BUFFER_PTS (b) = t0 + gst_util_uint64_scale (done, GST_SECOND, 100);
-    if (done == 0)
-      GST_BUFFER_FLAG_SET (b, GST_BUFFER_FLAG_DISCONT);
-    fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
-    done += len;
-  }
-}
-
-static void
 check (const gchar * props, gint mode, gint scope, gint window,
     gboolean center, gint minw, gint T, gint columns, const gint * sizes,
     gint n_sizes)
@@ -150,7 +132,7 @@ check (const gchar * props, gint mode, gint scope, gint window,
   if (scope == 0)
     gst_harness_set_live (h, FALSE);
   set_caps (h, d, statics, eidx, 2);
-  push_frames (h, f, T, d, sizes, n_sizes, 0);
+  afetcheck_push_frames (h, f, T, d, sizes, n_sizes, 0);
   gst_harness_push_event (h, gst_event_new_eos ());
   AfetCheckResult res = { 0 };
   afetcheck_pull (h, &res, 0, 0);
@@ -235,7 +217,7 @@ GST_START_TEST (test_running_stats_file)
       path);
   GstHarness *h = gst_harness_new_parse (launch);
   set_caps (h, d, d, -1, 0);
-  push_frames (h, f, T, d, NULL, 0, 0);
+  afetcheck_push_frames (h, f, T, d, NULL, 0, 0);
   gst_harness_push_event (h, gst_event_new_eos ());
   AfetCheckResult res = { 0 };
   afetcheck_pull (h, &res, 0, 0);
@@ -283,8 +265,8 @@ GST_START_TEST (test_utterance_discont)
   GstHarness *h = gst_harness_new_parse ("afetcmvn");
   gst_harness_set_live (h, FALSE);
   set_caps (h, d, d, -1, 0);
-  push_frames (h, f, T1, d, NULL, 0, 0);
-  push_frames (h, f + T1 * d, T2, d, NULL, 0, 5 * GST_SECOND);
+  afetcheck_push_frames (h, f, T1, d, NULL, 0, 0);
+  afetcheck_push_frames (h, f + T1 * d, T2, d, NULL, 0, 5 * GST_SECOND);
   AfetCheckResult a = { 0 }, b = { 0 };
   afetcheck_pull (h, &a, 0, 0);
   gst_harness_push_event (h, gst_event_new_eos ());

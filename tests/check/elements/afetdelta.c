@@ -79,25 +79,6 @@ set_features_caps (GstHarness * h, gint d)
   g_free (caps);
 }
 
-/* pushes T frames in buffers of sizes[] frames, from t0 */
-static void
-push_frames (GstHarness * h, const gfloat * f, gint T, gint d,
-    const gint * sizes, gint n_sizes, GstClockTime t0)
-{
-  gint done = 0, k = 0;
-  while (done < T) {
-    gint len = sizes ? sizes[k++ % n_sizes] : T;
-    len = MIN (len, T - done);
-    GstBuffer *b = gst_buffer_new_memdup (f + (gsize) done * d,
-        (gsize) len * d * sizeof (gfloat));
-    GST_BUFFER_PTS (b) = t0 + gst_util_uint64_scale (done, GST_SECOND, 100);
-    if (done == 0)
-      GST_BUFFER_FLAG_SET (b, GST_BUFFER_FLAG_DISCONT);
-    fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
-    done += len;
-  }
-}
-
 static void
 check (const gchar * launch, gint order, gint nd, gint na, gint T,
     const gint * sizes, gint n_sizes)
@@ -107,7 +88,7 @@ check (const gchar * launch, gint order, gint nd, gint na, gint T,
   gdouble *ref = reference (f, T, d, order, nd, na);
   GstHarness *h = gst_harness_new_parse (launch);
   set_features_caps (h, d);
-  push_frames (h, f, T, d, sizes, n_sizes, 0);
+  afetcheck_push_frames (h, f, T, d, sizes, n_sizes, 0);
   gst_harness_push_event (h, gst_event_new_eos ());
   AfetCheckResult res = { 0 };
   afetcheck_pull (h, &res, 0, 0);
@@ -164,12 +145,12 @@ GST_START_TEST (test_discont)
   gfloat *f = random_features (T1 + T2, d, 43);
   GstHarness *h = gst_harness_new_parse ("afetdelta");
   set_features_caps (h, d);
-  push_frames (h, f, T1, d, NULL, 0, 0);
+  afetcheck_push_frames (h, f, T1, d, NULL, 0, 0);
   AfetCheckResult a = { 0 }, b = { 0 };
   /* live: all but the look-ahead (2 + 2 frames) are out */
   afetcheck_pull (h, &a, 0, 0);
   fail_unless_equals_int (a.n_frames, T1 - 4);
-  push_frames (h, f + T1 * d, T2, d, NULL, 0, 10 * GST_SECOND);
+  afetcheck_push_frames (h, f + T1 * d, T2, d, NULL, 0, 10 * GST_SECOND);
   /* the DISCONT drained the first run's last frames, in one buffer */
   GstBuffer *tail = gst_harness_pull (h);
   fail_unless_equals_uint64 (GST_BUFFER_OFFSET (tail), T1 - 4);
@@ -209,7 +190,7 @@ GST_START_TEST (test_lookahead_and_latency)
   set_features_caps (h, d);
   gst_harness_set_upstream_latency (h, 5 * GST_MSECOND);
   const gint ones[] = { 1 };
-  push_frames (h, f, 10, d, ones, 1, 0);
+  afetcheck_push_frames (h, f, 10, d, ones, 1, 0);
   /* look-ahead 6: of 10 frames, 4 are out */
   fail_unless_equals_int (gst_harness_buffers_in_queue (h), 4);
   fail_unless_equals_uint64 (gst_harness_query_latency (h),

@@ -4,57 +4,10 @@
  */
 #pragma once
 
-#include "device.h"
 #include "fft.h"
-#include "params.h"
-#include "transfer.h"
-
-#include <memory>
-#include <string>
+#include "framing.h"
 
 namespace afet {
-
-/* How frames are cut from audio. W and S come from frame_samples(). */
-struct FramingConfig
-{
-  int rate = 16000;
-  int W = 400;
-  int S = 160;
-  Window window = Window::HAMMING;
-  float preemph = 0.97f;
-};
-
-/* Every stage enqueues its work on a queue it is given (the element's: each
- * element instance has its own, so a live pipeline never waits behind
- * another's batch) or, if given none, on one of its own. Inputs and outputs
- * are device buffers addressed by row; the run_* functions are host-to-host
- * conveniences for tests and benchmarks. A stage takes at most max_batch
- * frames per enqueue. */
-
-/* The framing kernel and its buffers, shared by the framer and every
- * feature stage that takes audio. Samples are floats in 16-bit integer
- * scale. */
-class FramingKernel
-{
-public:
-  Status init (Device &device, const FramingConfig &cfg, int max_batch);
-  /* Uploads the (n - 1) S + W samples of n frames and enqueues the kernel:
-   * rows of out_stride floats at out[out_offset], energies to
-   * energy_buf[energy_offset + t * energy_stride] when energy. The host
-   * samples must stay valid until the queue has finished. */
-  Status enqueue (cl_command_queue q, const float *samples, int n,
-      cl_mem out, size_t out_offset, int out_stride, cl_mem energy_buf,
-      size_t energy_offset, int energy_stride, bool energy,
-      TransferStats *stats);
-
-private:
-  FramingConfig cfg_;
-  ClKernel kernel_;
-  ClMem window_;
-  ClMem samples_;
-  size_t samples_cap_ = 0;
-  size_t lsz_ = 64;
-};
 
 /* The front of the spectral stages (MFCC, PLP): frames, from audio
  * through the framing kernel or given frames copied into zero-padded rows,
@@ -103,49 +56,6 @@ struct FilterBankBuffers
 {
   ClMem first, count, offset, weights;
   Status upload (cl_context ctx, const FilterBank &fb);
-};
-
-/* The build options of the framing and melbank programs (shared by every
- * stage that uses them). */
-std::string stage_build_options (size_t lsz);
-
-/* afetframer's computation: n frames of W pre-emphasised, windowed samples,
- * optionally followed by the raw log energy (W + 1 floats a frame). */
-struct FramerConfig
-{
-  FramingConfig framing;
-  bool energy = false;
-  int max_batch = 4096;
-
-  int dims () const { return framing.W + (energy ? 1 : 0); }
-};
-
-class FramerStage
-{
-public:
-  Status init (std::shared_ptr<Device> device, const FramerConfig &cfg,
-      cl_command_queue queue = nullptr, TransferStats *stats = nullptr);
-  /* n <= max_batch frames from (n - 1) S + W samples into rows out_row.. of
-   * out (dims floats a row). */
-  Status enqueue (const float *samples, int n, cl_mem out, size_t out_row);
-  /* Host to host, any n; blocking. */
-  Status run (const float *samples, long long n, float *out);
-  const FramerConfig &config () const { return cfg_; }
-
-private:
-  std::shared_ptr<Device> device_;
-  FramerConfig cfg_;
-  ClQueue own_queue_;
-  cl_command_queue queue_ = nullptr;
-  TransferStats *stats_ = nullptr;
-  FramingKernel framing_;
-  ClMem out_;
-};
-
-enum class DctMode
-{
-  FUSED = 0,    /* afet_melbank_dct: filter bank, log, DCT in one kernel */
-  GEMM,         /* afet_melbank, then a CLBlast SGEMM */
 };
 
 /* What every spectral kind (MFCC and filter banks, PLP, and the kinds to
@@ -217,39 +127,36 @@ private:
   int energy_index_ = -1;
 };
 
-/* MFCC / log mel filter bank with HTK's conventions. num_ceps = 0: the
- * log filter bank. */
-struct MfccConfig : SpectralConfig
-{
-  DctMode dct = DctMode::FUSED;
-
-  /* HTK column order: c1..cN, c0, E; or M channels, E. */
-  int dims () const;
-  int c0_index () const;
-  int energy_index () const;
-  /* Checks the parameters; the message names what to change. */
-  Status validate () const;
-};
-
-class MfccStage : public SpectralStage
+/* A spectral kind's stage, given its config type: init validates the
+ * config, sets up the front and then the kind's own steps (init_kind). A
+ * config has validate (), dims () and energy_index (). */
+template <class Config>
+class SpectralKind : public SpectralStage
 {
 public:
-  MfccStage ();
-  ~MfccStage () override;
-  Status init (std::shared_ptr<Device> device, const MfccConfig &cfg,
-      cl_command_queue queue = nullptr, TransferStats *stats = nullptr);
-  const MfccConfig &config () const { return cfg_; }
+  Status init (std::shared_ptr<Device> device, const Config &cfg,
+      cl_command_queue queue = nullptr, TransferStats *stats = nullptr)
+  {
+    cfg_ = cfg;
+    AFET_RETURN_IF_ERROR (cfg_.validate ());
+    AFET_RETURN_IF_ERROR (init_front (std::move (device), cfg_, cfg_.dims (),
+            cfg_.energy_index (), queue, stats));
+    return init_kind ();
+  }
+  const Config &config () const { return cfg_; }
 
-private:
-  Status spectra_to_features (int n, cl_mem out, size_t out_row) override;
+protected:
+  /* The kind's design, buffers and kernels, after the front. */
+  virtual Status init_kind () = 0;
 
-  MfccConfig cfg_;
-  ClKernel melbank_kernel_;
-  ClKernel melbank_dct_kernel_;
-  ClMem fbank_;         /* GEMM path: max_batch x M */
-  FilterBankBuffers bank_;
-  ClMem dct_;
-  int ncols_dct_ = 0;
+  Config cfg_;
 };
+
+/* C (m x n, leading dimension ldc, from float c_offset) = A (m x k, lda) .
+ * B (n x k, ldb)^T, row-major, through CLBlast, enqueued on q. CLBlast
+ * compiles its kernels on a size's first use: a stage calls this once at
+ * init (and waits) so that streaming never compiles. */
+Status sgemm_abt (cl_command_queue q, size_t m, size_t n, size_t k, cl_mem a,
+    size_t lda, cl_mem b, size_t ldb, cl_mem c, size_t c_offset, size_t ldc);
 
 }  /* namespace afet */

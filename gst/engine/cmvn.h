@@ -1,0 +1,77 @@
+/* afet — speech features on OpenCL
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include "context.h"
+
+#include <vector>
+
+namespace afet {
+
+/* Cepstral mean / variance / min-max normalisation (CMN, CVN, thesis eq.
+ * 4.3) over the whole stream (utterance), Kaldi's sliding window, or
+ * running statistics from the stream's start; HTK's energy normalisation
+ * (ENORMALISE) of one column in utterance scope. */
+enum class CmvnMode
+{
+  NONE = 0,
+  MEAN,
+  MEANVAR,
+  MINMAX,
+};
+
+enum class CmvnScope
+{
+  UTTERANCE = 0,
+  SLIDING,
+  RUNNING,
+};
+
+struct CmvnConfig
+{
+  int dims = 13;
+  int row_stride = 13;
+  std::vector<int> mask;        /* dims: 1 = normalise this column */
+  CmvnMode mode = CmvnMode::MEAN;
+  CmvnScope scope = CmvnScope::UTTERANCE;
+  int window = 600;             /* sliding: frames */
+  bool center = false;
+  int min_window = 100;
+  int energy_column = -1;       /* utterance: HTK energy normalisation */
+  bool energy_normalise = false;
+  float energy_scale = 0.1f;
+  float silence_floor = 50.0f;  /* dB */
+  /* running: initial statistics (count frames of these means/variances) */
+  double initial_count = 0;
+  std::vector<double> initial_mean, initial_var;
+  int max_batch = 4096;
+
+  Status validate () const;
+  /* look-back / look-ahead in frames, and frames needed before the first
+   * output (-1 for utterance: the whole stream) */
+  int back () const;
+  int ahead () const;
+  int start_need () const;
+};
+
+class CmvnStage : public ContextStageOf<CmvnConfig>
+{
+public:
+  /* Utterance scope: in holds the whole stream (total frames from row 0)
+   * and the statistics are computed at out_first == 0. Running scope:
+   * out_first == 0 restarts from the initial statistics. */
+  Status enqueue (const ContextBlock &in, long long out_first, int n,
+      cl_mem out, size_t out_row) override;
+
+private:
+  Status init_kernels () override;
+  Status reset_running ();
+
+  ClKernel stats_kernel_, apply_kernel_, sliding_kernel_, running_kernel_;
+  ClMem mask_, stats_, state_, minmax_;
+  bool fp64_ = false;
+};
+
+}  /* namespace afet */

@@ -1,0 +1,45 @@
+/* afet — speech features on OpenCL
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include "spectral.h"
+
+namespace afet {
+
+enum class DctMode
+{
+  FUSED = 0,    /* afet_melbank_dct: filter bank, log, DCT in one kernel */
+  GEMM,         /* afet_melbank, then a CLBlast SGEMM */
+};
+
+/* MFCC / log mel filter bank with HTK's conventions. num_ceps = 0: the
+ * log filter bank. */
+struct MfccConfig : SpectralConfig
+{
+  DctMode dct = DctMode::FUSED;
+
+  /* HTK column order: c1..cN, c0, E; or M channels, E. */
+  int dims () const;
+  int c0_index () const;
+  int energy_index () const;
+  /* Checks the parameters; the message names what to change. */
+  Status validate () const;
+};
+
+class MfccStage : public SpectralKind<MfccConfig>
+{
+private:
+  Status init_kind () override;
+  Status spectra_to_features (int n, cl_mem out, size_t out_row) override;
+
+  ClKernel melbank_kernel_;
+  ClKernel melbank_dct_kernel_;
+  ClMem fbank_;         /* GEMM path: max_batch x M */
+  FilterBankBuffers bank_;
+  ClMem dct_;
+  int ncols_dct_ = 0;
+};
+
+}  /* namespace afet */

@@ -1,0 +1,210 @@
+/* afet — speech features on OpenCL
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "spectral.h"
+#include "clutil.h"
+
+#include "afet-kernels.h"
+
+#include <clblast_c.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace afet {
+
+
+Status
+FilterBankBuffers::upload (cl_context ctx, const FilterBank &fb)
+{
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY,
+          fb.first.size () * sizeof (int), fb.first.data (), &first));
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY,
+          fb.count.size () * sizeof (int), fb.count.data (), &count));
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY,
+          fb.offset.size () * sizeof (int), fb.offset.data (), &offset));
+  return make_buffer (ctx, CL_MEM_READ_ONLY,
+      fb.weights.size () * sizeof (float), fb.weights.data (), &weights);
+}
+
+/* ---- the spectral front ----------------------------------------------- */
+
+Status
+SpectrumFront::init (Device &device, const FramingConfig &framing,
+    bool frames_input, bool input_has_energy, int max_batch)
+{
+  context_ = device.context ();
+  framing_cfg_ = framing;
+  frames_input_ = frames_input;
+  in_stride_ = framing.W + (input_has_energy ? 1 : 0);
+  max_batch_ = max_batch;
+  fft_size_ = next_pow2 (framing.W);
+  lsz_ = pick_local_size (device);
+  if (frames_input) {
+    AFET_RETURN_IF_ERROR (make_kernel (device, "framing", kernels::framing,
+            kernels::framing_sha256, stage_build_options (lsz_),
+            "afet_pad_frames", &pad_kernel_));
+  } else {
+    AFET_RETURN_IF_ERROR (framing_.init (device, framing, max_batch));
+  }
+  std::vector<int> caps = RealFft::capacities_for (max_batch);
+  AFET_RETURN_IF_ERROR (make_buffer (context_, CL_MEM_READ_WRITE,
+          (size_t) caps.back () * stride () * sizeof (float), nullptr,
+          &spec_));
+  return fft_.init (device, fft_size_, caps, spec_.get ());
+}
+
+Status
+SpectrumFront::transform (cl_command_queue q, int n)
+{
+  return fft_.forward (q, spec_.get (), n);
+}
+
+Status
+SpectrumFront::enqueue_samples (cl_command_queue q, const float *samples,
+    int n, cl_mem out, size_t out_row, int out_dims, int energy_col,
+    TransferStats *stats)
+{
+  if (frames_input_)
+    return Status (Status::BAD_CONFIG, "enqueue_samples: this stage was "
+        "configured for frames input");
+  if (n < 1 || n > max_batch_)
+    return Status (Status::BAD_CONFIG, "batch of " + std::to_string (n) +
+        " frames, want 1.." + std::to_string (max_batch_));
+  AFET_RETURN_IF_ERROR (framing_.enqueue (q, samples, n, spec_.get (), 0,
+          stride (), out, out_row * out_dims + (energy_col >= 0 ? energy_col :
+              0), out_dims, energy_col >= 0, stats));
+  return transform (q, n);
+}
+
+Status
+SpectrumFront::enqueue_frames (cl_command_queue q, const float *host,
+    cl_mem frames, size_t in_row, int n, cl_mem out, size_t out_row,
+    int out_dims, int energy_col, TransferStats *stats)
+{
+  if (!frames_input_)
+    return Status (Status::BAD_CONFIG, "enqueue_frames: this stage was "
+        "configured for audio input");
+  if (n < 1 || n > max_batch_)
+    return Status (Status::BAD_CONFIG, "batch of " + std::to_string (n) +
+        " frames, want 1.." + std::to_string (max_batch_));
+  if (host) {
+    if (!frames_in_)
+      AFET_RETURN_IF_ERROR (make_buffer (context_, CL_MEM_READ_ONLY,
+              (size_t) max_batch_ * in_stride_ * sizeof (float), nullptr,
+              &frames_in_));
+    AFET_RETURN_IF_ERROR (upload (q, frames_in_.get (), 0,
+            (size_t) n * in_stride_ * sizeof (float), host, true, stats));
+    frames = frames_in_.get ();
+    in_row = 0;
+  }
+  cl_mem spec = spec_.get ();
+  ArgSetter a (pad_kernel_.get ());
+  a (frames) ((cl_uint) (in_row * in_stride_)) ((cl_uint) in_stride_)
+      ((cl_uint) framing_cfg_.W) (spec) ((cl_uint) stride ()) ((cl_uint) n)
+      (out) ((cl_uint) (out_row * out_dims + (energy_col >= 0 ? energy_col :
+                  0))) ((cl_uint) out_dims)
+      ((cl_int) (energy_col >= 0 ? 1 : 0));
+  AFET_RETURN_IF_ERROR (a.status ("afet_pad_frames"));
+  AFET_RETURN_IF_ERROR (launch (q, pad_kernel_.get (), n, lsz_,
+          "afet_pad_frames"));
+  return transform (q, n);
+}
+
+/* ---- what every spectral kind shares ---------------------------------- */
+
+Status
+SpectralConfig::validate_front () const
+{
+  if (num_filters < 1 || num_filters > kMaxFilters)
+    return Status (Status::BAD_CONFIG, "num-filters must be 1.." +
+        std::to_string (kMaxFilters));
+  if (framing.W < 2)
+    return Status (Status::BAD_CONFIG, "the frame must be at least 2 "
+        "samples long: raise frame-length");
+  if (framing.rate < 1)
+    return Status (Status::BAD_CONFIG, "the sample rate must be positive");
+  AFET_RETURN_IF_ERROR (check_fft_size (framing.W, framing.rate));
+  AFET_RETURN_IF_ERROR (check_band (low_freq, high_freq, framing.rate));
+  if (lifter < 0)
+    return Status (Status::BAD_CONFIG, "lifter must be >= 0 (0 = none)");
+  if (frames_input && energy && !input_has_energy)
+    return Status (Status::BAD_CONFIG, "energy=true needs the raw log "
+        "energy of each frame, which the incoming frames do not carry: set "
+        "energy=true on afetframer too, or feed the element audio directly");
+  if (max_batch < 1)
+    return Status (Status::BAD_CONFIG, "max-batch must be at least 1");
+  return Status::Ok ();
+}
+
+SpectralStage::~SpectralStage () = default;
+
+Status
+SpectralStage::init_front (std::shared_ptr<Device> device,
+    const SpectralConfig &cfg, int dims, int energy_index,
+    cl_command_queue queue, TransferStats *stats)
+{
+  device_ = std::move (device);
+  base_ = &cfg;
+  dims_ = dims;
+  energy_index_ = energy_index;
+  stats_ = stats;
+  lsz_ = pick_local_size (*device_);
+  AFET_RETURN_IF_ERROR (use_queue (*device_, queue, &own_queue_, &queue_));
+  return front_.init (*device_, cfg.framing, cfg.frames_input,
+      cfg.input_has_energy, cfg.max_batch);
+}
+
+Status
+SpectralStage::enqueue_samples (const float *samples, int n, cl_mem out,
+    size_t out_row)
+{
+  AFET_RETURN_IF_ERROR (front_.enqueue_samples (queue_, samples, n, out,
+          out_row, dims_, energy_index_, stats_));
+  return spectra_to_features (n, out, out_row);
+}
+
+Status
+SpectralStage::enqueue_frames (const float *host, cl_mem frames,
+    size_t in_row, int n, cl_mem out, size_t out_row)
+{
+  AFET_RETURN_IF_ERROR (front_.enqueue_frames (queue_, host, frames, in_row,
+          n, out, out_row, dims_, energy_index_, stats_));
+  return spectra_to_features (n, out, out_row);
+}
+
+Status
+SpectralStage::run_samples (const float *samples, long long n, float *out)
+{
+  return run_host_batches (*device_, queue_, &out_, n, base_->max_batch,
+      dims_, out, stats_, [&](long long done, int b, cl_mem o) {
+        return enqueue_samples (samples + done * base_->framing.S, b, o, 0);
+      });
+}
+
+Status
+SpectralStage::run_frames (const float *frames, long long n, float *out)
+{
+  return run_host_batches (*device_, queue_, &out_, n, base_->max_batch,
+      dims_, out, stats_, [&](long long done, int b, cl_mem o) {
+        return enqueue_frames (frames + done * base_->input_stride (),
+            nullptr, 0, b, o, 0);
+      });
+}
+
+Status
+sgemm_abt (cl_command_queue q, size_t m, size_t n, size_t k, cl_mem a,
+    size_t lda, cl_mem b, size_t ldb, cl_mem c, size_t c_offset, size_t ldc)
+{
+  CLBlastStatusCode st = CLBlastSgemm (CLBlastLayoutRowMajor,
+      CLBlastTransposeNo, CLBlastTransposeYes, m, n, k, 1.0f, a, 0, lda, b,
+      0, ldb, 0.0f, c, c_offset, ldc, &q, nullptr);
+  if (st == CLBlastSuccess)
+    return Status::Ok ();
+  return Status (Status::GEMM, "CLBlastSgemm (" + std::to_string (m) + " x "
+      + std::to_string (n) + " x " + std::to_string (k) + ") failed (CLBlast "
+      "status " + std::to_string ((int) st) + ")");
+}
+
+}  /* namespace afet */

@@ -1,0 +1,70 @@
+/* afet — speech features on OpenCL
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "traps.h"
+#include "clutil.h"
+
+#include "afet-kernels.h"
+
+#include <cmath>
+
+namespace afet {
+
+Status
+TrapsConfig::validate () const
+{
+  if (length < 3 || length % 2 == 0)
+    return Status (Status::BAD_CONFIG, "length must be odd and at least 3 "
+        "(the halves overlap at the centre frame)");
+  if (num_dct < 1 || num_dct > half ())
+    return Status (Status::BAD_CONFIG, "num-dct must be 1.." +
+        std::to_string (half ()) + " for length " + std::to_string (length));
+  if (bands < 1 || row_stride < bands)
+    return Status (Status::BAD_CONFIG, "no bands");
+  return Status::Ok ();
+}
+
+std::vector<float>
+traps_weights (const TrapsConfig &cfg)
+{
+  const int H = cfg.half (), K = cfg.num_dct, L = cfg.length;
+  std::vector<float> w ((size_t) 2 * K * H);
+  for (int h = 0; h < 2; h++)
+    for (int k = 0; k < K; k++)
+      for (int i = 0; i < H; i++) {
+        int j = h * (H - 1) + i;
+        double ham = 0.54 - 0.46 * std::cos (2.0 * M_PI * j / (L - 1));
+        double s = k == 0 ? std::sqrt (1.0 / H) : std::sqrt (2.0 / H);
+        double basis = s * std::cos (M_PI * k * (2 * i + 1) / (2.0 * H));
+        w[((size_t) h * K + k) * H + i] = (float) (ham * basis);
+      }
+  return w;
+}
+
+Status
+TrapsStage::init_kernels ()
+{
+  AFET_RETURN_IF_ERROR (make_kernel (*device_, "context", kernels::context,
+          kernels::context_sha256, build_options (), "afet_traps", &kernel_));
+  std::vector<float> w = traps_weights (cfg_);
+  return make_buffer (device_->context (), CL_MEM_READ_ONLY,
+      w.size () * sizeof (float), w.data (), &weights_);
+}
+
+Status
+TrapsStage::enqueue (const ContextBlock &in, long long out_first, int n,
+    cl_mem out, size_t out_row)
+{
+  const TrapsConfig &c = cfg_;
+  cl_mem w = weights_.get ();
+  ArgSetter a (kernel_.get ());
+  a (in.rows) ((cl_uint) in.row_stride) ((cl_long) in.first_row)
+      ((cl_long) in.total) ((cl_long) out_first) ((cl_uint) n)
+      ((cl_uint) c.bands) ((cl_int) c.half ()) ((cl_int) c.num_dct) (w)
+      (out) ((cl_uint) (out_row * c.dims ()));
+  AFET_RETURN_IF_ERROR (a.status ("afet_traps"));
+  size_t groups = ((size_t) n * c.dims () + lsz_ - 1) / lsz_;
+  return launch (queue_, kernel_.get (), groups, lsz_, "afet_traps");
+}
+}  /* namespace afet */
