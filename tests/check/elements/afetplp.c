@@ -207,6 +207,69 @@ GST_START_TEST (test_latency)
 
 GST_END_TEST;
 
+/* afetplp and afetmfcc share their spectral properties (GstAfetSpectral)
+ * but not their defaults or ranges: each has its own, and the preset
+ * property reaches the output caps. */
+GST_START_TEST (test_shared_properties)
+{
+  GstElement *plp = gst_element_factory_make ("afetplp", NULL);
+  GstElement *mfcc = gst_element_factory_make ("afetmfcc", NULL);
+  gboolean plp_power, mfcc_power;
+  guint order, ceps;
+  gdouble compression;
+  g_object_get (plp, "use-power", &plp_power, "lpc-order", &order,
+      "compression", &compression, "num-ceps", &ceps, NULL);
+  g_object_get (mfcc, "use-power", &mfcc_power, NULL);
+  fail_unless (plp_power && !mfcc_power);
+  fail_unless_equals_int (order, 12);
+  fail_unless_equals_int (ceps, 12);
+  fail_unless_equals_float (compression, 0.33);
+  GParamSpecUInt *pc = G_PARAM_SPEC_UINT (g_object_class_find_property
+      (G_OBJECT_GET_CLASS (plp), "num-ceps"));
+  GParamSpecUInt *mc = G_PARAM_SPEC_UINT (g_object_class_find_property
+      (G_OBJECT_GET_CLASS (mfcc), "num-ceps"));
+  fail_unless_equals_int (pc->minimum, 1);
+  fail_unless_equals_int (pc->maximum, 64);
+  fail_unless_equals_int (mc->minimum, 0);
+  fail_unless_equals_int (mc->maximum, 256);
+  /* a second instance gets the defaults too, not the first one's values */
+  g_object_set (plp, "use-power", FALSE, "num-filters", 30, NULL);
+  GstElement *plp2 = gst_element_factory_make ("afetplp", NULL);
+  guint filters;
+  g_object_get (plp2, "use-power", &plp_power, "num-filters", &filters,
+      NULL);
+  fail_unless (plp_power);
+  fail_unless_equals_int (filters, 23);
+  gst_object_unref (plp2);
+  gst_object_unref (mfcc);
+  gst_object_unref (plp);
+
+  const struct
+  {
+    const gchar *launch;
+    AfetFeaturesKind kind;
+  } runs[] = {
+    {"afetplp preset=htk", AFET_FEATURES_KIND_PLP},
+    {"afetmfcc preset=htk num-ceps=0", AFET_FEATURES_KIND_FBANK},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (runs); i++) {
+    gdouble x[4000] = { 0 };
+    GstHarness *h = gst_harness_new_parse (runs[i].launch);
+    afetcheck_set_audio_caps (h, AFETCHECK_S16, 16000);
+    afetcheck_push_samples (h, AFETCHECK_S16, 16000, x, 4000, NULL, 0, 0,
+        TRUE);
+    gst_harness_push_event (h, gst_event_new_eos ());
+    AfetCheckResult res = { 0 };
+    afetcheck_pull (h, &res, 0, 0);
+    fail_unless_equals_int (res.info.preset, AFET_FEATURES_PRESET_HTK);
+    fail_unless_equals_int (res.info.kind, runs[i].kind);
+    afetcheck_result_clear (&res);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 afetplp_suite (void)
 {
@@ -219,6 +282,7 @@ afetplp_suite (void)
   tcase_add_test (tc, test_split_and_frames_input);
   tcase_add_test (tc, test_silence_finite);
   tcase_add_test (tc, test_latency);
+  tcase_add_test (tc, test_shared_properties);
   return s;
 }
 
