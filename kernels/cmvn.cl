@@ -4,7 +4,7 @@
  *
  * Cepstral mean / variance / min-max normalisation. Input: a block of rows
  * (row_stride floats) holding frames first_row .. of a stream of total
- * frames (as in window.cl). mask[c] != 0: column c is normalised. Modes:
+ * frames (as in context.cl). mask[c] != 0: column c is normalised. Modes:
  * 0 none, 1 mean (x - mu), 2 meanvar ((x - mu) / sigma), 3 minmax
  * ((x - mu) / max (|min - mu|, |max - mu|), thesis eq. 4.3). Statistics are
  * accumulated in double where the device has it.

@@ -25,6 +25,14 @@
 
 #define AFET_ZERO_ENERGY (-1.0e10f)
 
+/* the host's samples: 16-bit integers (AFET_SAMPLES_S16), or floats in
+ * 16-bit scale; the conversion of a short to float is exact */
+#ifdef AFET_SAMPLES_S16
+typedef short afet_sample;
+#else
+typedef float afet_sample;
+#endif
+
 static void
 afet_store_energy (__local float *part, float acc, __global float *energy_buf,
     uint energy_offset, uint energy_stride, uint t, int energy)
@@ -46,7 +54,7 @@ afet_store_energy (__local float *part, float acc, __global float *energy_buf,
 
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
 void
-afet_frame (__global const float *samples, uint W, uint S, float preemph,
+afet_frame (__global const afet_sample *samples, uint W, uint S, float preemph,
     __constant float *window, __global float *out, uint out_offset,
     uint out_stride, uint n_frames, __global float *energy_buf,
     uint energy_offset, uint energy_stride, int energy)
@@ -57,15 +65,15 @@ afet_frame (__global const float *samples, uint W, uint S, float preemph,
   /* launched with exactly n_frames groups: no early return before the
    * barrier of the energy reduction */
 
-  __global const float *x = samples + (size_t) t * S;
+  __global const afet_sample *x = samples + (size_t) t * S;
   __global float *y = out + out_offset + (size_t) t * out_stride;
   float acc = 0.0f;
   for (uint i = lid; i < out_stride; i += AFET_LSZ) {
     float v = 0.0f;
     if (i < W) {
-      float s = x[i];
+      float s = (float) x[i];
       acc += s * s;
-      float p = i == 0 ? s - preemph * s : s - preemph * x[i - 1];
+      float p = i == 0 ? s - preemph * s : s - preemph * (float) x[i - 1];
       v = p * window[i];
     }
     y[i] = v;

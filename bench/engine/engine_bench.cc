@@ -8,10 +8,14 @@
  *
  *   afet-engine-bench [--device D] [--rate R] [--seconds S] [--batch B]
  *                     [--dct fused|gemm|both] [--repeat N]
+ *                     [--samples f32|s16]
+ *
+ * --samples: the host samples' format (s16: half the bytes to upload).
  */
 #include "mfcc.h"
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -28,7 +32,7 @@ now ()
 int
 main (int argc, char **argv)
 {
-  std::string device = "auto", dct = "both";
+  std::string device = "auto", dct = "both", samples = "f32";
   int rate = 16000, batch = 4096, repeat = 5;
   double seconds = 600.0;
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -45,6 +49,8 @@ main (int argc, char **argv)
       dct = argv[i + 1];
     else if (a == "--repeat")
       repeat = std::atoi (argv[i + 1]);
+    else if (a == "--samples")
+      samples = argv[i + 1];
     else {
       std::fprintf (stderr, "unknown option %s\n", argv[i]);
       return 2;
@@ -60,12 +66,19 @@ main (int argc, char **argv)
   std::printf ("device: %s\n", dev->info ().describe ().c_str ());
 
   long long n = (long long) (seconds * rate);
-  std::vector<float> x (n);
+  const bool s16 = samples == "s16";
+  std::vector<float> xf (s16 ? 0 : n);
+  std::vector<int16_t> xs (s16 ? n : 0);
   unsigned s = 1;
-  for (auto &v : x) {
+  for (long long i = 0; i < n; i++) {
     s = s * 1664525u + 1013904223u;
-    v = (float) ((int) (s >> 16) % 20000 - 10000);
+    int v = (int) (s >> 16) % 20000 - 10000;
+    if (s16)
+      xs[i] = (int16_t) v;
+    else
+      xf[i] = (float) v;
   }
+  const void *x = s16 ? (const void *) xs.data () : (const void *) xf.data ();
 
   for (const char *method : { "fused", "gemm" }) {
     if (dct != "both" && dct != method)
@@ -75,6 +88,8 @@ main (int argc, char **argv)
     c.framing.W = afet::frame_samples (25.0, rate);
     c.framing.S = afet::frame_samples (10.0, rate);
     c.max_batch = batch;
+    c.framing.samples = s16 ? afet::SampleFormat::S16 :
+        afet::SampleFormat::F32;
     c.dct = std::strcmp (method, "gemm") == 0 ? afet::DctMode::GEMM :
         afet::DctMode::FUSED;
     afet::MfccStage stage;
@@ -89,12 +104,12 @@ main (int argc, char **argv)
     std::vector<float> out ((size_t) frames * c.dims ());
     /* first run: kernels' first use (CLBlast compiles here) */
     t0 = now ();
-    st = stage.run_samples (x.data (), frames, out.data ());
+    st = stage.run_samples (x, frames, out.data ());
     double t_first = now () - t0;
     double best = 1e30;
     for (int r = 0; r < repeat && st.ok (); r++) {
       t0 = now ();
-      st = stage.run_samples (x.data (), frames, out.data ());
+      st = stage.run_samples (x, frames, out.data ());
       double t = now () - t0;
       if (t < best)
         best = t;
@@ -103,10 +118,11 @@ main (int argc, char **argv)
       std::fprintf (stderr, "%s\n", st.message ().c_str ());
       return 1;
     }
-    std::printf ("dct=%-5s rate=%d batch=%d audio=%.0f s frames=%lld: "
-        "init %.3f s, first run %.3f s, best of %d %.4f s = %.1f M "
-        "frames/s, %.0fx real time\n", method, rate, batch, seconds, frames,
-        t_init, t_first, repeat, best, frames / best / 1e6, seconds / best);
+    std::printf ("dct=%-5s samples=%s rate=%d batch=%d audio=%.0f s "
+        "frames=%lld: init %.3f s, first run %.3f s, best of %d %.4f s = "
+        "%.1f M frames/s, %.0fx real time\n", method, samples.c_str (), rate,
+        batch, seconds, frames, t_init, t_first, repeat, best,
+        frames / best / 1e6, seconds / best);
   }
   return 0;
 }

@@ -124,6 +124,13 @@ output_caps (GstAfetBase * self, GstCaps * caps)
     return nullptr;
   }
   GstCaps *sys = afet_features_info_to_caps (&out);
+  if (!sys) {
+    /* describe() made a format the caps API does not take: a bug here,
+     * not a property of the input */
+    GST_ERROR_OBJECT (self, "the output format of %" GST_PTR_FORMAT " is not "
+        "valid (see the afetfeatures debug category)", caps);
+    return nullptr;
+  }
   GST_OBJECT_LOCK (self);
   gboolean device_memory = PRIV (self)->device_memory;
   GST_OBJECT_UNLOCK (self);

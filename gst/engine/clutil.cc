@@ -6,6 +6,8 @@
 #include "transfer.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 
 namespace afet {
 
@@ -81,21 +83,108 @@ use_queue (Device &device, cl_command_queue given, ClQueue *own,
   return Status::Ok ();
 }
 
+bool
+use_staging (const Device &device)
+{
+  const char *env = std::getenv ("AFET_STAGING");
+  if (env && std::strcmp (env, "always") == 0)
+    return true;
+  if (env && std::strcmp (env, "never") == 0)
+    return false;
+  return !device.info ().is_cpu;
+}
+
 Status
-run_host_batches (Device &device, cl_command_queue q, ClMem *staging,
-    long long n, int max_batch, int dims, float *out, TransferStats *stats,
+run_host_batches (Device &device, cl_command_queue q,
+    HostRunBuffers *buffers, long long n, int max_batch, int dims,
+    float *out, TransferStats *stats,
     const std::function<Status (long long, int, cl_mem)> &enqueue)
 {
-  if (!*staging)
-    AFET_RETURN_IF_ERROR (make_buffer (device.context (), CL_MEM_READ_WRITE,
-            (size_t) max_batch * dims * sizeof (float), nullptr, staging));
-  for (long long done = 0; done < n;) {
-    int b = (int) std::min<long long> (n - done, max_batch);
-    AFET_RETURN_IF_ERROR (enqueue (done, b, staging->get ()));
-    AFET_RETURN_IF_ERROR (download (q, staging->get (), 0,
-            (size_t) b * dims * sizeof (float), out + done * dims, stats));
+  const bool staged = use_staging (device);
+  const size_t batch_bytes = (size_t) max_batch * dims * sizeof (float);
+  for (int i = 0; i < (staged ? 2 : 1); i++) {
+    if (!buffers->device[i])
+      AFET_RETURN_IF_ERROR (make_buffer (device.context (),
+              CL_MEM_READ_WRITE, batch_bytes, nullptr, &buffers->device[i]));
+    if (staged && !buffers->host[i]) {
+      buffers->host[i] = std::make_unique<PinnedHost> ();
+      AFET_RETURN_IF_ERROR (buffers->host[i]->init (device, batch_bytes));
+    }
+  }
+  /* staged: where each slot's results go once their copy is done */
+  float *dst[2] = { nullptr, nullptr };
+  size_t bytes_of[2] = { 0, 0 };
+  auto finish = [&](int s) -> Status {
+    if (!dst[s])
+      return Status::Ok ();
+    AFET_RETURN_IF_ERROR (buffers->host[s]->wait ());
+    std::memcpy (dst[s], buffers->host[s]->data (), bytes_of[s]);
+    dst[s] = nullptr;
+    return Status::Ok ();
+  };
+  int k = 0;
+  for (long long done = 0; done < n; k++) {
+    const int s = staged ? k % 2 : 0;
+    const int b = (int) std::min<long long> (n - done, max_batch);
+    const size_t bytes = (size_t) b * dims * sizeof (float);
+    AFET_RETURN_IF_ERROR (finish (s));
+    AFET_RETURN_IF_ERROR (enqueue (done, b, buffers->device[s].get ()));
+    if (staged) {
+      cl_event ev = nullptr;
+      AFET_RETURN_IF_ERROR (download (q, buffers->device[s].get (), 0, bytes,
+              buffers->host[s]->data (), stats, &ev));
+      buffers->host[s]->set_busy (ev);
+      dst[s] = out + done * dims;
+      bytes_of[s] = bytes;
+      clFlush (q);
+    } else {
+      AFET_RETURN_IF_ERROR (download (q, buffers->device[s].get (), 0, bytes,
+              out + done * dims, stats));
+    }
     done += b;
   }
+  AFET_RETURN_IF_ERROR (finish (k % 2));
+  return finish ((k + 1) % 2);
+}
+
+PinnedHost::~PinnedHost ()
+{
+  wait ();
+  if (ptr_) {
+    clEnqueueUnmapMemObject (queue_.get (), mem_.get (), ptr_, 0, nullptr,
+        nullptr);
+    clFinish (queue_.get ());
+  }
+}
+
+Status
+PinnedHost::wait ()
+{
+  if (!busy_)
+    return Status::Ok ();
+  cl_event ev = busy_.get ();
+  cl_int err = clWaitForEvents (1, &ev);
+  busy_.reset ();
+  if (err != CL_SUCCESS)
+    return cl_fail ("waiting for a copy from staging memory", err);
+  return Status::Ok ();
+}
+
+Status
+PinnedHost::init (Device &device, size_t bytes)
+{
+  cl_command_queue q = nullptr;
+  AFET_RETURN_IF_ERROR (use_queue (device, nullptr, &queue_, &q));
+  AFET_RETURN_IF_ERROR (make_buffer (device.context (), CL_MEM_READ_WRITE |
+          CL_MEM_ALLOC_HOST_PTR, bytes, nullptr, &mem_));
+  cl_int err = CL_SUCCESS;
+  ptr_ = clEnqueueMapBuffer (q, mem_.get (), CL_TRUE, CL_MAP_READ |
+      CL_MAP_WRITE, 0, bytes, 0, nullptr, nullptr, &err);
+  if (err != CL_SUCCESS) {
+    ptr_ = nullptr;
+    return cl_fail ("clEnqueueMapBuffer (staging memory)", err);
+  }
+  bytes_ = bytes;
   return Status::Ok ();
 }
 

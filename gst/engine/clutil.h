@@ -10,6 +10,7 @@
 #include "transfer.h"
 
 #include <functional>
+#include <memory>
 #include <string>
 
 namespace afet {
@@ -56,14 +57,60 @@ private:
 Status use_queue (Device &device, cl_command_queue given, ClQueue *own,
     cl_command_queue *out);
 
+/* Whether host copies of a device go through pinned staging memory, so
+ * that they run asynchronously: on GPUs, not on CPU devices (where the
+ * copy is a memcpy either way). AFET_STAGING=always|never overrides this
+ * (tests use it to run the staged path on PoCL). */
+bool use_staging (const Device &device);
+
+class PinnedHost;
+
+/* What run_host_batches keeps between calls: two result buffers on the
+ * device and, when staged, their pinned host copies. */
+struct HostRunBuffers
+{
+  ClMem device[2];
+  std::unique_ptr<PinnedHost> host[2];
+};
+
 /* Host-to-host runs of a stage (tests, benchmarks): n frames in batches of
- * at most max_batch; enqueue (done, b, staging) computes frames done ..
- * done + b - 1 into row 0.. of a staging buffer (made on first use in
- * staging), which is then downloaded to out (dims floats a frame). */
-Status run_host_batches (Device &device, cl_command_queue q, ClMem *staging,
-    long long n, int max_batch, int dims, float *out, TransferStats *stats,
-    const std::function<Status (long long done, int b, cl_mem staging)> &
+ * at most max_batch; enqueue (done, b, result) computes frames done ..
+ * done + b - 1 into row 0.. of a device result buffer, which is then
+ * copied to out (dims floats a frame). Staged (use_staging), two batches
+ * are in flight: a batch's results are copied out while the next one
+ * computes. */
+Status run_host_batches (Device &device, cl_command_queue q,
+    HostRunBuffers *buffers, long long n, int max_batch, int dims,
+    float *out, TransferStats *stats,
+    const std::function<Status (long long done, int b, cl_mem result)> &
     enqueue);
+
+/* Host memory the device reads (or writes) at full speed: an
+ * ALLOC_HOST_PTR buffer kept mapped for its lifetime, which NVIDIA's driver
+ * pins (page-locked). Copies to a device buffer from it can be
+ * asynchronous. */
+class PinnedHost
+{
+public:
+  PinnedHost () = default;
+  PinnedHost (const PinnedHost &) = delete;
+  PinnedHost &operator= (const PinnedHost &) = delete;
+  ~PinnedHost ();
+  Status init (Device &device, size_t bytes);
+  void *data () const { return ptr_; }
+  size_t size () const { return bytes_; }
+  /* The copy now using the memory (its event, owned from here on): wait ()
+   * and the destructor wait for it. */
+  void set_busy (cl_event copy) { busy_.reset (copy); }
+  Status wait ();
+
+private:
+  ClEvent busy_;
+  ClQueue queue_;       /* for the map and the unmap only */
+  ClMem mem_;
+  void *ptr_ = nullptr;
+  size_t bytes_ = 0;
+};
 
 /* Enqueues groups work-groups of lsz work-items (1-D). */
 Status launch (cl_command_queue q, cl_kernel k, size_t groups, size_t lsz,

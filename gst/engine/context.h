@@ -12,12 +12,12 @@
 
 namespace afet {
 
-/* Stages whose output frame t reads input frames around t (deltas, TRAPS).
- * Their input is a device block of rows holding frames first_row ..
+/* The input of the stages whose output frame t reads input frames around t
+ * (deltas, TRAPS, CMVN): a device block of rows holding frames first_row ..
  * first_row + rows - 1 of a stream of total frames (-1 while unknown);
  * frames outside the stream are clamped to it (the edge frame repeats).
- * The block must hold every frame out_first - back () .. out_first + n - 1
- * + ahead () that lies in the stream. */
+ * The block must hold every frame from out_first minus the look-back to
+ * out_first + n - 1 plus the look-ahead that lies in the stream. */
 struct ContextBlock
 {
   cl_mem rows = nullptr;
@@ -25,9 +25,10 @@ struct ContextBlock
   long long first_row = 0;
   long long total = -1;
 };
+
 /* Stages whose output frames read their input frames around them: deltas,
- * TRAPS, CMVN. Each has a config with dims (), back () / ahead () extents
- * and validate (), and enqueues into rows of dims () floats. */
+ * TRAPS, CMVN. Each has a config with validate () and its look-ahead (and
+ * look-back), and enqueues into rows of its output width. */
 class ContextStage
 {
 public:

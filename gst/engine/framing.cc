@@ -13,10 +13,11 @@
 namespace afet {
 
 std::string
-stage_build_options (size_t lsz)
+stage_build_options (size_t lsz, SampleFormat fmt)
 {
   return "-DAFET_LSZ=" + std::to_string (lsz) + " -DAFET_MAX_FILTERS=" +
-      std::to_string (kMaxFilters);
+      std::to_string (kMaxFilters) + (fmt == SampleFormat::S16 ?
+      " -DAFET_SAMPLES_S16" : "");
 }
 
 /* ---- framing ---------------------------------------------------------- */
@@ -30,18 +31,28 @@ FramingKernel::init (Device &device, const FramingConfig &cfg, int max_batch)
     return Status (Status::BAD_CONFIG, "frame length and shift must be at "
         "least one sample");
   AFET_RETURN_IF_ERROR (make_kernel (device, "framing", kernels::framing,
-          kernels::framing_sha256, stage_build_options (lsz_), "afet_frame",
-          &kernel_));
+          kernels::framing_sha256, stage_build_options (lsz_, cfg.samples),
+          "afet_frame", &kernel_));
   std::vector<float> win = make_window (cfg.window, cfg.W);
   AFET_RETURN_IF_ERROR (make_buffer (device.context (), CL_MEM_READ_ONLY,
           win.size () * sizeof (float), win.data (), &window_));
   samples_cap_ = (size_t) (max_batch - 1) * cfg.S + cfg.W;
-  return make_buffer (device.context (), CL_MEM_READ_ONLY,
-      samples_cap_ * sizeof (float), nullptr, &samples_);
+  const size_t bytes = samples_cap_ * cfg.sample_bytes ();
+  staged_ = use_staging (device);
+  next_ = 0;
+  for (int i = 0; i < (staged_ ? kSlots : 1); i++) {
+    AFET_RETURN_IF_ERROR (make_buffer (device.context (), CL_MEM_READ_ONLY,
+            bytes, nullptr, &slots_[i].samples));
+    if (staged_) {
+      slots_[i].staging = std::make_unique<PinnedHost> ();
+      AFET_RETURN_IF_ERROR (slots_[i].staging->init (device, bytes));
+    }
+  }
+  return Status::Ok ();
 }
 
 Status
-FramingKernel::enqueue (cl_command_queue q, const float *samples, int n,
+FramingKernel::enqueue (cl_command_queue q, const void *samples, int n,
     cl_mem out, size_t out_offset, int out_stride, cl_mem energy_buf,
     size_t energy_offset, int energy_stride, bool energy,
     TransferStats *stats)
@@ -50,10 +61,24 @@ FramingKernel::enqueue (cl_command_queue q, const float *samples, int n,
   if (n < 1 || count > samples_cap_)
     return Status (Status::BAD_CONFIG, "framing batch of " +
         std::to_string (n) + " frames is out of range");
-  /* blocking: the caller may reuse its host memory at once */
-  AFET_RETURN_IF_ERROR (upload (q, samples_.get (), 0,
-          count * sizeof (float), samples, true, stats));
-  cl_mem samples_mem = samples_.get (), window_mem = window_.get ();
+  const size_t bytes = count * cfg_.sample_bytes ();
+  Slot &slot = slots_[next_];
+  if (staged_) {
+    next_ = (next_ + 1) % kSlots;
+    /* the staging memory is free once its previous upload is done; the
+     * device buffer once the kernel that read it is, which the in-order
+     * queue sees to */
+    AFET_RETURN_IF_ERROR (slot.staging->wait ());
+    std::memcpy (slot.staging->data (), samples, bytes);
+    cl_event ev = nullptr;
+    AFET_RETURN_IF_ERROR (upload (q, slot.samples.get (), 0, bytes,
+            slot.staging->data (), false, stats, &ev));
+    slot.staging->set_busy (ev);
+  } else {
+    AFET_RETURN_IF_ERROR (upload (q, slot.samples.get (), 0, bytes, samples,
+            true, stats));
+  }
+  cl_mem samples_mem = slot.samples.get (), window_mem = window_.get ();
   if (!energy_buf)
     energy_buf = out;
   ArgSetter a (kernel_.get ());
@@ -81,7 +106,7 @@ FramerStage::init (std::shared_ptr<Device> device, const FramerConfig &cfg,
 }
 
 Status
-FramerStage::enqueue (const float *samples, int n, cl_mem out,
+FramerStage::enqueue (const void *samples, int n, cl_mem out,
     size_t out_row)
 {
   const int dims = cfg_.dims ();
@@ -92,11 +117,12 @@ FramerStage::enqueue (const float *samples, int n, cl_mem out,
 }
 
 Status
-FramerStage::run (const float *samples, long long n, float *out)
+FramerStage::run (const void *samples, long long n, float *out)
 {
   return run_host_batches (*device_, queue_, &out_, n, cfg_.max_batch,
       cfg_.dims (), out, stats_, [&](long long done, int b, cl_mem o) {
-        return enqueue (samples + done * cfg_.framing.S, b, o, 0);
+        return enqueue ((const char *) samples + done * cfg_.framing.S *
+            cfg_.framing.sample_bytes (), b, o, 0);
       });
 }
 

@@ -7,11 +7,22 @@
 #include "device.h"
 #include "params.h"
 #include "transfer.h"
+#include "clutil.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
 namespace afet {
+
+/* How audio samples reach the device: floats in 16-bit integer scale, or
+ * 16-bit integers themselves (half the bytes to upload; converted to float
+ * by the framing kernel, exactly). */
+enum class SampleFormat
+{
+  F32 = 0,
+  S16,
+};
 
 /* How frames are cut from audio. W and S come from frame_samples(). */
 struct FramingConfig
@@ -21,6 +32,12 @@ struct FramingConfig
   int S = 160;
   Window window = Window::HAMMING;
   float preemph = 0.97f;
+  SampleFormat samples = SampleFormat::F32;
+
+  size_t sample_bytes () const
+  {
+    return samples == SampleFormat::S16 ? sizeof (int16_t) : sizeof (float);
+  }
 };
 
 /* Every stage enqueues its work on a queue it is given (the element's: each
@@ -31,33 +48,48 @@ struct FramingConfig
  * frames per enqueue. */
 
 /* The framing kernel and its buffers, shared by the framer and every
- * feature stage that takes audio. Samples are floats in 16-bit integer
- * scale. */
+ * feature stage that takes audio (in cfg.samples' format).
+ *
+ * On a GPU the samples go through a ring of two pinned staging buffers:
+ * enqueue copies a batch into one and starts its upload without waiting,
+ * so that the host prepares the next batch while the device works; a slot
+ * is reused once its upload has finished. On a CPU device the upload is a
+ * plain (blocking) copy. Either way the caller may reuse its samples as
+ * soon as enqueue returns. One FramingKernel works on one queue. */
 class FramingKernel
 {
 public:
   Status init (Device &device, const FramingConfig &cfg, int max_batch);
   /* Uploads the (n - 1) S + W samples of n frames and enqueues the kernel:
    * rows of out_stride floats at out[out_offset], energies to
-   * energy_buf[energy_offset + t * energy_stride] when energy. The host
-   * samples must stay valid until the queue has finished. */
-  Status enqueue (cl_command_queue q, const float *samples, int n,
+   * energy_buf[energy_offset + t * energy_stride] when energy. */
+  Status enqueue (cl_command_queue q, const void *samples, int n,
       cl_mem out, size_t out_offset, int out_stride, cl_mem energy_buf,
       size_t energy_offset, int energy_stride, bool energy,
       TransferStats *stats);
 
 private:
+  static constexpr int kSlots = 2;
+  struct Slot
+  {
+    ClMem samples;              /* device */
+    std::unique_ptr<PinnedHost> staging;      /* GPU only */
+  };
+
   FramingConfig cfg_;
   ClKernel kernel_;
   ClMem window_;
-  ClMem samples_;
+  Slot slots_[kSlots];
+  int next_ = 0;
+  bool staged_ = false;
   size_t samples_cap_ = 0;
   size_t lsz_ = 64;
 };
 
 /* The build options of the framing and melbank programs (shared by every
- * stage that uses them). */
-std::string stage_build_options (size_t lsz);
+ * stage that uses them); with the sample type of fmt for framing. */
+std::string stage_build_options (size_t lsz,
+    SampleFormat fmt = SampleFormat::F32);
 
 /* afetframer's computation: n frames of W pre-emphasised, windowed samples,
  * optionally followed by the raw log energy (W + 1 floats a frame). */
@@ -77,9 +109,9 @@ public:
       cl_command_queue queue = nullptr, TransferStats *stats = nullptr);
   /* n <= max_batch frames from (n - 1) S + W samples into rows out_row.. of
    * out (dims floats a row). */
-  Status enqueue (const float *samples, int n, cl_mem out, size_t out_row);
+  Status enqueue (const void *samples, int n, cl_mem out, size_t out_row);
   /* Host to host, any n; blocking. */
-  Status run (const float *samples, long long n, float *out);
+  Status run (const void *samples, long long n, float *out);
   const FramerConfig &config () const { return cfg_; }
 
 private:
@@ -89,7 +121,7 @@ private:
   cl_command_queue queue_ = nullptr;
   TransferStats *stats_ = nullptr;
   FramingKernel framing_;
-  ClMem out_;
+  HostRunBuffers out_;
 };
 
 }  /* namespace afet */

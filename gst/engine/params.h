@@ -65,8 +65,8 @@ double mel_to_hz (double m);
 
 /* The sample rate a filter bank is designed for. HTK holds the sample
  * period in 100 ns units and, where it designs the bank, truncates it to a
- * whole number (the quirk: 44.1 kHz becomes 1e7 / 226 = 44247.8 Hz; 8, 16,
- * 32 and 48 kHz are unchanged). */
+ * whole number (the quirk: 44.1 kHz becomes 1e7 / 226 = 44247.8 Hz, 32 kHz
+ * 1e7 / 312 and 48 kHz 1e7 / 208; 8 and 16 kHz are unchanged). */
 double design_rate (int rate, bool htk_period_quirk);
 
 /* HTK's sinusoidal cepstral lifter for c_j, 1 + L/2 sin(pi j / L); 1 when

@@ -62,7 +62,7 @@ SpectrumFront::transform (cl_command_queue q, int n)
 }
 
 Status
-SpectrumFront::enqueue_samples (cl_command_queue q, const float *samples,
+SpectrumFront::enqueue_samples (cl_command_queue q, const void *samples,
     int n, cl_mem out, size_t out_row, int out_dims, int energy_col,
     TransferStats *stats)
 {
@@ -157,7 +157,7 @@ SpectralStage::init_front (std::shared_ptr<Device> device,
 }
 
 Status
-SpectralStage::enqueue_samples (const float *samples, int n, cl_mem out,
+SpectralStage::enqueue_samples (const void *samples, int n, cl_mem out,
     size_t out_row)
 {
   AFET_RETURN_IF_ERROR (front_.enqueue_samples (queue_, samples, n, out,
@@ -175,11 +175,12 @@ SpectralStage::enqueue_frames (const float *host, cl_mem frames,
 }
 
 Status
-SpectralStage::run_samples (const float *samples, long long n, float *out)
+SpectralStage::run_samples (const void *samples, long long n, float *out)
 {
   return run_host_batches (*device_, queue_, &out_, n, base_->max_batch,
       dims_, out, stats_, [&](long long done, int b, cl_mem o) {
-        return enqueue_samples (samples + done * base_->framing.S, b, o, 0);
+        return enqueue_samples ((const char *) samples + done *
+            base_->framing.S * base_->framing.sample_bytes (), b, o, 0);
       });
 }
 

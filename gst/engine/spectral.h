@@ -23,7 +23,7 @@ public:
   /* n <= max_batch frames into spectra (); energy_col >= 0: each frame's
    * energy to out[(out_row + t) * out_dims + energy_col]. Audio from the
    * host, or frames from the host (uploaded) or from device rows in_row.. */
-  Status enqueue_samples (cl_command_queue q, const float *samples, int n,
+  Status enqueue_samples (cl_command_queue q, const void *samples, int n,
       cl_mem out, size_t out_row, int out_dims, int energy_col,
       TransferStats *stats);
   Status enqueue_frames (cl_command_queue q, const float *host, cl_mem frames,
@@ -92,7 +92,7 @@ class SpectralStage
 public:
   virtual ~SpectralStage ();
   /* Audio input: n <= max_batch frames from (n - 1) S + W host samples. */
-  Status enqueue_samples (const float *samples, int n, cl_mem out,
+  Status enqueue_samples (const void *samples, int n, cl_mem out,
       size_t out_row);
   /* Frames input, n <= max_batch rows of input_stride () floats, from the
    * host (uploaded) or, when host is null, from device rows in_row.. of
@@ -100,7 +100,7 @@ public:
   Status enqueue_frames (const float *host, cl_mem frames, size_t in_row,
       int n, cl_mem out, size_t out_row);
   /* Host to host, any n; blocking. */
-  Status run_samples (const float *samples, long long n, float *out);
+  Status run_samples (const void *samples, long long n, float *out);
   Status run_frames (const float *frames, long long n, float *out);
   const SpectralConfig &spectral () const { return *base_; }
 
@@ -118,7 +118,7 @@ protected:
   cl_command_queue queue_ = nullptr;
   TransferStats *stats_ = nullptr;
   SpectrumFront front_;
-  ClMem out_;           /* run_*: max_batch x dims */
+  HostRunBuffers out_;  /* run_* */
   size_t lsz_ = 64;
 
 private:

@@ -25,16 +25,19 @@ struct TransferStats
   std::atomic<uint64_t> download_bytes { 0 };
 };
 
+/* Host to device; done (when not null) gets an event for the copy, which
+ * the caller releases. */
 inline Status
 upload (cl_command_queue q, cl_mem dst, size_t offset, size_t bytes,
-    const void *src, bool blocking, TransferStats *stats)
+    const void *src, bool blocking, TransferStats *stats,
+    cl_event *done = nullptr)
 {
   if (bytes == 0)
     return Status::Ok ();
   cl_int err = injected_fault (FaultSite::ENQUEUE);
   if (err == CL_SUCCESS)
     err = clEnqueueWriteBuffer (q, dst, blocking ? CL_TRUE : CL_FALSE,
-        offset, bytes, src, 0, nullptr, nullptr);
+        offset, bytes, src, 0, nullptr, done);
   if (err != CL_SUCCESS)
     return Status (Status::OPENCL, std::string ("upload of ") +
         std::to_string (bytes) + " bytes: " + cl_error_name (err) + " (" +
@@ -46,17 +49,19 @@ upload (cl_command_queue q, cl_mem dst, size_t offset, size_t bytes,
   return Status::Ok ();
 }
 
-/* Blocking: returns when the data is on the host. */
+/* Blocking (returns when the data is on the host), unless done is given:
+ * then it only enqueues the copy and done gets its event, which the caller
+ * waits for and releases. */
 inline Status
 download (cl_command_queue q, cl_mem src, size_t offset, size_t bytes,
-    void *dst, TransferStats *stats)
+    void *dst, TransferStats *stats, cl_event *done = nullptr)
 {
   if (bytes == 0)
     return Status::Ok ();
   cl_int err = injected_fault (FaultSite::ENQUEUE);
   if (err == CL_SUCCESS)
-    err = clEnqueueReadBuffer (q, src, CL_TRUE, offset, bytes, dst, 0,
-        nullptr, nullptr);
+    err = clEnqueueReadBuffer (q, src, done ? CL_FALSE : CL_TRUE, offset,
+        bytes, dst, 0, nullptr, done);
   if (err != CL_SUCCESS)
     return Status (Status::OPENCL, std::string ("download of ") +
         std::to_string (bytes) + " bytes: " + cl_error_name (err) + " (" +

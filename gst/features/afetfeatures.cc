@@ -375,8 +375,8 @@ validate_info (const AfetFeaturesInfo * info, GstDebugLevel level)
 {
   const gint kind = raw_enum (info->kind), norm = raw_enum (info->normalization),
       preset = raw_enum (info->preset), window = raw_enum (info->window);
-  if (kind < AFET_FEATURES_KIND_UNKNOWN || kind > AFET_FEATURES_KIND_TRAPS ||
-      afet_features_kind_to_string ((AfetFeaturesKind) kind) == NULL) {
+  /* kind_names is the one list of kinds */
+  if (afet_features_kind_to_string ((AfetFeaturesKind) kind) == NULL) {
     GST_CAT_LEVEL_LOG (GST_CAT_DEFAULT, level, NULL,
         "field 'kind': %d is not a known kind", kind);
     return FALSE;

@@ -145,7 +145,7 @@ child_main (const std::string &mode, const std::string &dir,
   }
   std::printf ("  device: %s\n", dev->info ().describe ().c_str ());
 
-  /* the programs, with options as stages.cc gives them; one with the
+  /* the programs, with options as framing.cc gives them; one with the
    * embedded SHA-256, one without */
   const std::string opts = "-DAFET_LSZ=64 -DAFET_MAX_FILTERS=256";
   cl_program framing = nullptr, melbank = nullptr;
