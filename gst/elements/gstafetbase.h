@@ -53,6 +53,9 @@ struct GstAfetInput
   int in_dims = 0;                  /* floats a frame (feature input) */
   afet::Window window = afet::Window::HAMMING;
   float preemph = 0.97f;
+  /* how the audio is held and uploaded: 16-bit input as it came (half the
+   * bytes), anything else as floats in 16-bit scale */
+  afet::SampleFormat samples = afet::SampleFormat::F32;
   bool pad = false;
   int max_batch = 4096;
 };
@@ -77,7 +80,7 @@ struct GstAfetNeeds
  * samples, or frames of in_dims floats), or rows of a device buffer. */
 struct GstAfetBatch
 {
-  const float *host = nullptr;
+  const void *host = nullptr;   /* audio: in->samples' format; rows: floats */
   cl_mem device = nullptr;
   size_t in_row = 0;
   /* context elements (see gst_afet_needs_context): block holds the input

@@ -176,6 +176,7 @@ gst_afet_base_framing_config (const GstAfetInput * in)
   f.S = in->S;
   f.window = in->window;
   f.preemph = in->preemph;
+  f.samples = in->samples;
   return f;
 }
 

@@ -46,6 +46,9 @@ parse_input (GstAfetBase * self, GstCaps * caps, GstAfetInput * in,
       return FALSE;
     }
     in->audio = true;
+    in->samples = GST_AUDIO_INFO_FORMAT (&in->audio_info) ==
+        GST_AUDIO_FORMAT_S16LE ? afet::SampleFormat::S16 :
+        afet::SampleFormat::F32;
     in->rate = GST_AUDIO_INFO_RATE (&in->audio_info);
     in->W = afet::frame_samples (frame_length, in->rate);
     in->S = afet::frame_samples (frame_shift, in->rate);

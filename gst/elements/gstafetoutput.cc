@@ -72,6 +72,7 @@ afet_base_setup_output (GstAfetBase * self, GstCaps * outcaps)
   shape.row = in.in_dims;
   shape.max_batch = in.max_batch;
   shape.pad = in.pad;
+  shape.unit = (int) afet::sample_bytes (in.samples);
   p->stream.configure (shape);
   return st;
 }
@@ -194,8 +195,8 @@ afet_base_compute (GstAfetBase * self, gint64 n, const GstAfetBatch * proto,
       batch.device = in_cl;
       batch.in_row = (size_t) done;
     } else if (proto->host) {
-      size_t step = p->in.audio ? (size_t) p->in.S : (size_t) p->in.in_dims;
-      batch.host = proto->host + (size_t) done * step;
+      batch.host = (const char *) proto->host + (size_t) done *
+          p->stream.step_bytes ();
     } else {
       batch.out_first = proto->out_first + done;
     }

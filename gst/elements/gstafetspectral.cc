@@ -144,7 +144,8 @@ gst_afet_spectral_process (GstAfetBase * base, const GstAfetBatch * in,
 {
   afet::SpectralStage *stage = STATE (base)->stage.get ();
   afet::Status st = stage->spectral ().frames_input ?
-      stage->enqueue_frames (in->host, in->device, in->in_row, n, out,
+      stage->enqueue_frames ((const float *) in->host, in->device,
+      in->in_row, n, out,
       out_row) : stage->enqueue_samples (in->host, n, out, out_row);
   if (!st.ok ()) {
     *why = g_strdup (st.message ().c_str ());

@@ -61,7 +61,7 @@ context_pre_process (GstAfetBase * self, gint64 n)
     if (ret != GST_FLOW_OK)
       return ret;
     GstAfetBatch batch;
-    batch.host = p->stream.data () + (size_t) done * p->stream.step ();
+    batch.host = p->stream.at (done);
     gchar *why = nullptr;
     if (!klass->pre_process (self, &batch, b, p->history.tail (),
             p->history.tail_row (), &why)) {
@@ -156,7 +156,7 @@ emit_frames (GstAfetBase * self, gint64 n)
     ret = context_pre_process (self, n);
   } else {
     GstAfetBatch batch;
-    batch.host = p->stream.data ();
+    batch.host = p->stream.at (0);
     ret = afet_base_compute (self, n, &batch, nullptr, &buf);
   }
   if (ret != GST_FLOW_OK)
@@ -179,7 +179,8 @@ afet_base_process_pending (GstAfetBase * self, bool drain)
     gint64 m = p->stream.frames ();
     GstFlowReturn ret = GST_FLOW_OK;
     if (m > 0) {
-      ret = context_push_rows (self, p->stream.data (), nullptr, m);
+      ret = context_push_rows (self, (const float *) p->stream.at (0),
+          nullptr, m);
       p->stream.consume (m);
     }
     return ret;
@@ -315,12 +316,16 @@ afet_base_append_input (GstAfetBase * self, GstBuffer * buf)
     }
     size_t n = size / bpf;
     p->partial_sample.assign (data + n * bpf, data + size);
-    float *dst = p->stream.append_samples (n);
+    void *raw = p->stream.append_samples (n);
+    float *dst = (float *) raw;
     switch (GST_AUDIO_INFO_FORMAT (ai)) {
       case GST_AUDIO_FORMAT_S16LE:{
+        /* held as they came (p->in.samples is S16): converted on the
+         * device */
         const gint16 *s = (const gint16 *) data;
+        gint16 *d = (gint16 *) raw;
         for (size_t i = 0; i < n; i++)
-          dst[i] = (float) GINT16_FROM_LE (s[i]);
+          d[i] = GINT16_FROM_LE (s[i]);
         break;
       }
       case GST_AUDIO_FORMAT_S32LE:{

@@ -24,6 +24,12 @@ enum class SampleFormat
   S16,
 };
 
+inline size_t
+sample_bytes (SampleFormat f)
+{
+  return f == SampleFormat::S16 ? sizeof (int16_t) : sizeof (float);
+}
+
 /* How frames are cut from audio. W and S come from frame_samples(). */
 struct FramingConfig
 {
@@ -34,10 +40,7 @@ struct FramingConfig
   float preemph = 0.97f;
   SampleFormat samples = SampleFormat::F32;
 
-  size_t sample_bytes () const
-  {
-    return samples == SampleFormat::S16 ? sizeof (int16_t) : sizeof (float);
-  }
+  size_t sample_bytes () const { return afet::sample_bytes (samples); }
 };
 
 /* Every stage enqueues its work on a queue it is given (the element's: each

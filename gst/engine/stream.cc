@@ -18,6 +18,8 @@ void
 FrameStream::configure (const Shape &shape)
 {
   shape_ = shape;
+  if (!shape_.audio || shape_.unit < 1)
+    shape_.unit = (int) sizeof (float);
   reset ();
 }
 
@@ -29,11 +31,11 @@ FrameStream::reset ()
   consumed_ = 0;
 }
 
-float *
+void *
 FrameStream::append_samples (size_t n)
 {
   size_t old = held_.size ();
-  held_.resize (old + n);
+  held_.resize (old + n * (size_t) shape_.unit);
   return held_.data () + old;
 }
 
@@ -49,18 +51,18 @@ FrameStream::append_row_bytes (const uint8_t *data, size_t bytes,
   if (!whole)
     return;
   size_t old = held_.size ();
-  held_.resize (old + *fresh_floats);
+  held_.resize (old + whole * row_bytes);
   std::memcpy (held_.data () + old, partial_.data (), whole * row_bytes);
   partial_.erase (partial_.begin (), partial_.begin () + whole * row_bytes);
-  *fresh = held_.data () + old;
+  *fresh = (float *) (held_.data () + old);
 }
 
 long long
 FrameStream::frames () const
 {
   if (shape_.audio)
-    return num_frames ((long long) held_.size (), shape_.W, shape_.S);
-  return (long long) (held_.size () / (size_t) shape_.row);
+    return num_frames ((long long) units (), shape_.W, shape_.S);
+  return (long long) (units () / (size_t) shape_.row);
 }
 
 int
@@ -73,15 +75,16 @@ FrameStream::next_batch (bool any) const
 }
 
 size_t
-FrameStream::step () const
+FrameStream::step_bytes () const
 {
-  return shape_.audio ? (size_t) shape_.S : (size_t) shape_.row;
+  return (shape_.audio ? (size_t) shape_.S : (size_t) shape_.row) *
+      (size_t) shape_.unit;
 }
 
 void
 FrameStream::consume (long long n)
 {
-  size_t used = std::min (held_.size (), (size_t) n * step ());
+  size_t used = std::min (held_.size (), (size_t) n * step_bytes ());
   held_.erase (held_.begin (), held_.begin () + used);
   consumed_ += (unsigned long long) n;
 }
@@ -95,9 +98,10 @@ FrameStream::pad_tail ()
    * of them were covered by it */
   size_t covered = consumed_ > 0 && shape_.W > shape_.S ?
       (size_t) (shape_.W - shape_.S) : 0;
-  if (held_.size () <= covered)
+  if (units () <= covered)
     return false;
-  held_.resize ((size_t) shape_.W, 0.0f);
+  /* zero bytes: 0.0f or 0 */
+  held_.resize ((size_t) shape_.W * (size_t) shape_.unit, 0);
   return true;
 }
 

@@ -24,8 +24,9 @@
 namespace afet {
 
 /* Host input cut into frames across buffers: audio samples (frame t covers
- * samples t S .. t S + W - 1 of the run), or rows of `row` floats, one
- * frame each (a row may arrive split over buffers). */
+ * samples t S .. t S + W - 1 of the run) of `unit` bytes each (floats, or
+ * 16-bit integers kept as they came, for a half-size upload), or rows of
+ * `row` floats, one frame each (a row may arrive split over buffers). */
 class FrameStream
 {
 public:
@@ -37,6 +38,7 @@ public:
     int row = 1;                /* floats a frame (rows) */
     int max_batch = 4096;
     bool pad = false;           /* audio: zero-fill the last partial frame */
+    int unit = 4;               /* bytes a sample (audio: 2 or 4) */
   };
 
   void configure (const Shape &shape);
@@ -44,9 +46,9 @@ public:
   /* A run ends: drops everything held. */
   void reset ();
 
-  /* Audio: room for n more samples at the end, for the caller to fill;
-   * valid until the next call. */
-  float *append_samples (size_t n);
+  /* Audio: room for n more samples (of unit bytes) at the end, for the
+   * caller to fill; valid until the next call. */
+  void *append_samples (size_t n);
   /* Rows: appends bytes; whole rows become frames, a partial row waits for
    * the rest. Returns the floats of the rows completed by this call (for
    * the caller to inspect) through fresh / fresh_floats. */
@@ -59,9 +61,13 @@ public:
    * input, the end of a run) every complete frame up to max_batch; 0 when
    * none is due. */
   int next_batch (bool any) const;
-  /* The input of the first held frame (frames follow every step () floats). */
-  const float *data () const { return held_.data (); }
-  size_t step () const;
+  /* The input of held frame i (0: the first); frames follow every
+   * step_bytes () bytes. */
+  const void *at (long long i) const
+  {
+    return held_.data () + (size_t) i * step_bytes ();
+  }
+  size_t step_bytes () const;
   /* The first n held frames were computed: drop their input (audio keeps
    * the overlap of the next frame). */
   void consume (long long n);
@@ -77,7 +83,9 @@ public:
 private:
   Shape shape_;
   unsigned long long consumed_ = 0;
-  std::vector<float> held_;
+  size_t units () const { return held_.size () / (size_t) shape_.unit; }
+
+  std::vector<uint8_t> held_;   /* floats or 16-bit samples */
   std::vector<uint8_t> partial_;
 };
 

@@ -22,6 +22,16 @@ using enginecheck::check;
 /* Feeds n samples (sample i has the value i) in random splits; takes
  * batches as the base class does; returns the first sample of every frame
  * computed, and checks the batch sizes. */
+/* The first sample of held frame t (16-bit samples hold the index modulo
+ * 2^15). */
+static long long
+sample_at (const afet::FrameStream &fs, long long t)
+{
+  if (fs.shape ().unit == 2)
+    return *(const int16_t *) fs.at (t);
+  return (long long) *(const float *) fs.at (t);
+}
+
 static std::vector<long long>
 frame_starts (const afet::FrameStream::Shape &shape, long long n,
     unsigned seed, bool live, bool *batches_ok)
@@ -36,21 +46,24 @@ frame_starts (const afet::FrameStream::Shape &shape, long long n,
       if (b > shape.max_batch || (!any && b != shape.max_batch))
         *batches_ok = false;
       for (int t = 0; t < b; t++)
-        starts.push_back ((long long) fs.data ()[(size_t) t * fs.step ()]);
+        starts.push_back (sample_at (fs, t));
       fs.consume (b);
     }
   };
   for (long long done = 0; done < n;) {
     long long len = std::min<long long> (n - done, 1 + rng () % 700);
-    float *dst = fs.append_samples ((size_t) len);
+    void *dst = fs.append_samples ((size_t) len);
     for (long long i = 0; i < len; i++)
-      dst[i] = (float) (done + i);
+      if (shape.unit == 2)
+        ((int16_t *) dst)[i] = (int16_t) ((done + i) & 0x7fff);
+      else
+        ((float *) dst)[i] = (float) (done + i);
     done += len;
     take (live);
   }
   take (true);
   if (fs.pad_tail ()) {
-    starts.push_back ((long long) fs.data ()[0]);
+    starts.push_back (sample_at (fs, 0));
     fs.consume (1);
   }
   return starts;
@@ -63,20 +76,25 @@ test_frame_stream ()
   sh.W = 400;
   sh.S = 160;
   sh.max_batch = 16;
+  for (int unit : {4, 2})
   for (long long n : {0LL, 399LL, 400LL, 401LL, 560LL, 10000LL, 54321LL}) {
     for (bool live : {false, true}) {
       bool ok;
+      sh.unit = unit;
       std::vector<long long> got = frame_starts (sh, n, (unsigned) n, live,
           &ok);
       long long want = afet::num_frames (n, sh.W, sh.S);
       bool order = (long long) got.size () == want;
       for (long long t = 0; order && t < want; t++)
-        order = got[(size_t) t] == t * sh.S;
-      check (order && ok, "FrameStream: " + std::to_string (n) + " samples, "
-          + (live ? "live" : "batched") + ": " + std::to_string (got.size ())
-          + " frames in order, batches of max-batch until the end");
+        order = got[(size_t) t] == (unit == 2 ? (t * sh.S) & 0x7fff :
+            t * sh.S);
+      check (order && ok, "FrameStream: " + std::to_string (n) + " " +
+          (unit == 2 ? "16-bit" : "float") + " samples, " + (live ? "live" :
+              "batched") + ": " + std::to_string (got.size ()) + " frames in "
+          "order, batches of max-batch until the end");
     }
   }
+  sh.unit = 4;
   /* pad: the samples no frame covered make one more zero-filled frame */
   sh.pad = true;
   struct
@@ -112,12 +130,14 @@ test_frame_stream ()
     fresh_total += nf;
     done += len;
     for (int b; (b = rows.next_batch (false)) > 0;) {
-      out.insert (out.end (), rows.data (), rows.data () + b * 3);
+      const float *r = (const float *) rows.at (0);
+      out.insert (out.end (), r, r + b * 3);
       rows.consume (b);
     }
   }
   for (int b; (b = rows.next_batch (true)) > 0;) {
-    out.insert (out.end (), rows.data (), rows.data () + b * 3);
+    const float *r = (const float *) rows.at (0);
+    out.insert (out.end (), r, r + b * 3);
     rows.consume (b);
   }
   check (done == total && out == src && fresh_total == src.size () &&

@@ -117,7 +117,8 @@ get_u64 (GstElement * bin, const gchar * name, const gchar * prop)
   return v;
 }
 
-/* afetframer ! afetmfcc ! fakesink: each audio batch goes up once, each
+/* afetframer ! afetmfcc ! fakesink: each audio batch goes up once (16-bit
+ * samples as they came, two bytes each; other formats as floats), each
  * feature batch comes down once, nothing in between. */
 GST_START_TEST (test_transfer_counts)
 {
@@ -128,16 +129,20 @@ GST_START_TEST (test_transfer_counts)
   g_free (x);
   gint frames = afetref_num_frames (n_samples, W, S);
   gint batches = (frames + batch - 1) / batch;
-  guint64 audio_bytes = 0;
+  guint64 audio_samples = 0;
   for (gint b = 0; b < batches; b++) {
     gint nb = MIN (batch, frames - b * batch);
-    audio_bytes += (guint64) ((nb - 1) * S + W) * sizeof (gfloat);
+    audio_samples += (guint64) ((nb - 1) * S + W);
   }
 
-  for (gint device_memory = 1; device_memory >= 0; device_memory--) {
+  for (gint run = 0; run < 4; run++) {
+    const gint device_memory = run < 2;
+    const gchar *format = run % 2 ? "F32LE" : "S16LE";
+    const guint64 audio_bytes = audio_samples * (run % 2 ? 4 : 2);
     gchar *launch = g_strdup_printf ("filesrc location=\"%s\" ! wavparse ! "
-        "afetframer name=f max-batch=%d device-memory=%s ! afetmfcc name=m ! "
-        "fakesink", wav, batch, device_memory ? "true" : "false");
+        "audioconvert ! audio/x-raw,format=%s ! afetframer name=f "
+        "max-batch=%d device-memory=%s ! afetmfcc name=m ! fakesink", wav,
+        format, batch, device_memory ? "true" : "false");
     GstElement *pipe = gst_parse_launch (launch, NULL);
     run_to_eos (pipe);
     guint64 fu = get_u64 (pipe, "f", "uploads");
