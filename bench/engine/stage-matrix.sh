@@ -12,7 +12,7 @@ set -u
 build=${BUILD:-build}
 secs=${1:-36000}
 bench=$build/bench/engine/afet-engine-bench
-for staging in never auto; do
+for staging in never gpu; do
   for samples in f32 s16; do
     for batch in 4096 32768 131072; do
       AFET_STAGING=$staging "$bench" --seconds "$secs" --batch "$batch" \

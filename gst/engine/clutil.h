@@ -58,9 +58,13 @@ Status use_queue (Device &device, cl_command_queue given, ClQueue *own,
     cl_command_queue *out);
 
 /* Whether host copies of a device go through pinned staging memory, so
- * that they run asynchronously: on GPUs, not on CPU devices (where the
- * copy is a memcpy either way). AFET_STAGING=always|never overrides this
- * (tests use it to run the staged path on PoCL). */
+ * that they run asynchronously. Off unless AFET_STAGING says "gpu" (GPUs
+ * only) or "always" (tests use it to run the staged path on PoCL): on an
+ * H100 it makes the MFCC stage alone faster (16-bit samples, 10 h: 0.20 ->
+ * 0.15 s) but pipelines slower, since every element instance allocates its
+ * pinned slots (600 short files: 0.56 -> 2.8 s) and copies into them; see
+ * docs/benchmarks.md. A per-device pool of pinned memory that the stream
+ * writes into directly is the next step. */
 bool use_staging (const Device &device);
 
 class PinnedHost;

@@ -53,12 +53,13 @@ struct FramingConfig
 /* The framing kernel and its buffers, shared by the framer and every
  * feature stage that takes audio (in cfg.samples' format).
  *
- * On a GPU the samples go through a ring of two pinned staging buffers:
- * enqueue copies a batch into one and starts its upload without waiting,
- * so that the host prepares the next batch while the device works; a slot
- * is reused once its upload has finished. On a CPU device the upload is a
- * plain (blocking) copy. Either way the caller may reuse its samples as
- * soon as enqueue returns. One FramingKernel works on one queue. */
+ * Staged (use_staging), the samples go through a ring of two pinned
+ * staging buffers: enqueue copies a batch into one and starts its upload
+ * without waiting, so that the host prepares the next batch while the
+ * device works; a slot is reused once its upload has finished. Otherwise
+ * the upload is a blocking copy. Either way the caller may reuse its
+ * samples as soon as enqueue returns. One FramingKernel works on one
+ * queue. */
 class FramingKernel
 {
 public:
