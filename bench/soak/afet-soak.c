@@ -38,6 +38,8 @@
 #define SRC_RATE 16000
 #define SAMPLES_PER_BUFFER 160
 #define MAX_REPORTED 5          /* violations printed per stream and kind */
+#define LAT_BIN (100 * GST_USECOND)
+#define LAT_BINS 10000          /* up to 1 s */
 
 /* ------------------------------------------------------------------------ */
 /* SoakClock: a GstSystemClock whose time runs `speed` times faster than the
@@ -188,6 +190,15 @@ typedef struct
   GstClockTime first_pts, last_pts;
   gint dims, rate, frame_length, frame_shift;
   gchar *caps_str;
+  /* added latency of each output frame after the first second: from the
+   * push of the source buffer that completes the frame (its own samples
+   * and the chain's look-ahead) to the frame reaching the appsink, in
+   * bins of LAT_BIN of wall time */
+  gint ahead;                   /* look-ahead frames; -1: not known yet */
+  GstClockTime chain_latency;   /* the chain's reported minimum latency */
+  guint64 *lat_hist;
+  guint64 lat_n, lat_over;
+  GstClockTimeDiff lat_max;
 
   /* main thread only */
   gboolean eos, error, done;
@@ -207,6 +218,7 @@ typedef struct
   gdouble warmup;
 
   gboolean plain_clock;
+  gboolean brief;
 
   GstClock *clock;
   Stream *streams;
@@ -367,6 +379,53 @@ on_new_sample (GstAppSink * sink, gpointer user_data)
   g_mutex_lock (&s->lock);
   if (caps && (s->dims <= 0 || s->buffers == 0))
     read_caps (s, caps);
+  if (s->ahead < 0 && s->frame_shift > 0 && s->rate > 0) {
+    /* the chain's look-ahead, from its latency minus the source's (one
+     * buffer) and the frame itself */
+    GstQuery *q = gst_query_new_latency ();
+    GstPad *pad = gst_element_get_static_pad (s->sink, "sink");
+    gboolean live;
+    GstClockTime min = 0, max;
+    if (gst_pad_peer_query (pad, q))
+      gst_query_parse_latency (q, &live, &min, &max);
+    gst_object_unref (pad);
+    gst_query_unref (q);
+    GstClockTime src_lat = gst_util_uint64_scale (SAMPLES_PER_BUFFER,
+        GST_SECOND, SRC_RATE);
+    s->chain_latency = min > src_lat ? min - src_lat : 0;
+    gint64 extra = (gint64) gst_util_uint64_scale (s->chain_latency,
+        (guint64) s->rate, GST_SECOND) - s->frame_length;
+    s->ahead = extra > 0 ? (gint) ((extra + s->frame_shift / 2) /
+        s->frame_shift) : 0;
+  }
+  if (buf && s->ahead >= 0 && GST_CLOCK_TIME_IS_VALID (s->first_pts)) {
+    GstClockTime now = gst_clock_get_time (soak.clock) -
+        gst_element_get_base_time (s->sink);
+    guint64 n = gst_buffer_get_size (buf) / ((gsize) MAX (s->dims, 1) *
+        sizeof (float));
+    for (guint64 i = 0; i < n; i++) {
+      guint64 t = s->frames + i;
+      guint64 e = (t + (guint64) s->ahead) * (guint64) s->frame_shift +
+          (guint64) s->frame_length;
+      /* audiotestsrc pushes a live buffer at its PTS (its start) */
+      guint64 start = (e - 1) / SAMPLES_PER_BUFFER * SAMPLES_PER_BUFFER;
+      GstClockTime arrival = s->first_pts + gst_util_uint64_scale (start,
+          GST_SECOND, SRC_RATE);
+      if (arrival < s->first_pts + GST_SECOND)
+        continue;
+      GstClockTimeDiff d = (GstClockTimeDiff) ((GST_CLOCK_DIFF (arrival, now))
+          / soak.speed);
+      if (d < 0)
+        d = 0;
+      if (d > s->lat_max)
+        s->lat_max = d;
+      if (d / LAT_BIN < LAT_BINS)
+        s->lat_hist[d / LAT_BIN]++;
+      else
+        s->lat_over++;
+      s->lat_n++;
+    }
+  }
   if (buf) {
     gsize size = gst_buffer_get_size (buf);
     gsize row = (gsize) MAX (s->dims, 1) * sizeof (float);
@@ -603,6 +662,8 @@ make_stream (Stream * s, guint idx)
   s->idx = idx;
   g_mutex_init (&s->lock);
   s->first_pts = s->last_pts = GST_CLOCK_TIME_NONE;
+  s->ahead = -1;
+  s->lat_hist = g_new0 (guint64, LAT_BINS);
 
   gchar *desc = g_strdup_printf ("audiotestsrc name=src is-live=true "
       "wave=white-noise samplesperbuffer=%d num-buffers=%" G_GUINT64_FORMAT
@@ -686,7 +747,8 @@ summary (void)
     if (!soak.interrupted && want != nominal)
       g_snprintf (nom, sizeof nom, " (nominal %" G_GUINT64_FORMAT ")",
           nominal);
-    printf ("stream %u: frames %" G_GUINT64_FORMAT " / expected %"
+    if (!soak.brief || !s_ok || i < 3)
+      printf ("stream %u: frames %" G_GUINT64_FORMAT " / expected %"
         G_GUINT64_FORMAT " (%+" G_GINT64_FORMAT ")%s, buffers %"
         G_GUINT64_FORMAT ", source %" G_GUINT64_FORMAT " samples = %.1f s in "
         "%.1f s (%.2fx RT), violations: offset %" G_GUINT64_FORMAT
@@ -727,6 +789,53 @@ summary (void)
       src_buffers ? 100.0 * late / src_buffers : 0.0,
       1e3 * SAMPLES_PER_BUFFER / SRC_RATE, soak.lag_max / 1e6,
       soak.lag_max / 1e6 / soak.speed, warm_lag);
+
+  {
+    /* the added latency over all streams */
+    guint64 *h = g_new0 (guint64, LAT_BINS);
+    guint64 total = 0, over = 0;
+    GstClockTimeDiff lmax = 0;
+    gint ahead = -1;
+    GstClockTime chain = 0;
+    for (gint i = 0; i < soak.n_streams; i++) {
+      Stream *s = &soak.streams[i];
+      g_mutex_lock (&s->lock);
+      for (gint b = 0; b < LAT_BINS; b++)
+        h[b] += s->lat_hist[b];
+      total += s->lat_n;
+      over += s->lat_over;
+      lmax = MAX (lmax, s->lat_max);
+      if (i == 0) {
+        ahead = s->ahead;
+        chain = s->chain_latency;
+      }
+      g_mutex_unlock (&s->lock);
+    }
+    const gdouble qs[] = { 0.5, 0.9, 0.99, 0.999 };
+    gdouble at[4] = { -1, -1, -1, -1 };
+    guint64 acc = 0;
+    gint k = 0;
+    for (gint b = 0; b < LAT_BINS && k < 4; b++) {
+      acc += h[b];
+      while (k < 4 && total > 0 && acc >= qs[k] * total)
+        at[k++] = (b + 1) * LAT_BIN / 1e6;
+    }
+    gchar pq[4][32];
+    for (k = 0; k < 4; k++) {
+      if (at[k] < 0)
+        g_snprintf (pq[k], sizeof pq[k], ">1000");
+      else
+        g_snprintf (pq[k], sizeof pq[k], "%.1f", at[k]);
+    }
+    printf ("added latency (wall ms, %" G_GUINT64_FORMAT " frames after each "
+        "stream's first second; from the push of the buffer completing a "
+        "frame and its look-ahead of %d frames to the appsink): p50 %s, "
+        "p90 %s, p99 %s, p99.9 %s, max %.1f%s; the chain reports %.1f ms "
+        "of latency (frame and look-ahead)\n", total, ahead, pq[0], pq[1],
+        pq[2], pq[3], lmax / 1e6, over ? " (some beyond 1 s)" : "",
+        chain / 1e6);
+    g_free (h);
+  }
 
   printf ("cpu: %.1f s over %.1f s wall = %.1f%% of one core; %.1f%% of a "
       "core per stream; %.1f CPU s per hour of audio per stream\n", ps.cpu_s,
@@ -780,6 +889,8 @@ main (int argc, char **argv)
     {"warmup", 'w', 0, G_OPTION_ARG_DOUBLE, &soak.warmup,
         "Fraction of the run after which RSS is taken as the baseline for "
           "the growth figure (default 0.1)", "F"},
+    {"brief", 'b', 0, G_OPTION_ARG_NONE, &soak.brief,
+        "Print the first three streams and the failing ones only", NULL},
     {"plain-clock", 0, 0, G_OPTION_ARG_NONE, &soak.plain_clock,
         "Use a plain calibrated GstSystemClock instead of SoakClock (its "
           "waits overshoot by K, so sources push in bursts; for comparison)",
