@@ -121,6 +121,12 @@ struct _GstAfetBaseClass
    * into rows out_row.. of out, row_dims floats each */
   gboolean (*pre_process) (GstAfetBase * self, const GstAfetBatch * in,
       gint n, cl_mem out, gsize out_row, gchar ** why);
+  /* optional, system-memory output: may compute the n frames of a host
+   * batch straight into out (n rows of dims floats), e.g. together with
+   * other streams' frames; sets *handled, or leaves it FALSE for
+   * process () and a download to do it */
+  gboolean (*process_host) (GstAfetBase * self, const GstAfetBatch * in,
+      gint n, float *out, gboolean * handled, gchar ** why);
 
   /* set in class_init: the element frames audio itself (latency W / rate,
    * framing properties apply) */

@@ -106,6 +106,7 @@ gst_afet_mfcc_setup (GstAfetSpectral * base, const afet::SpectralConfig & common
   out->dims = c.dims ();
   out->c0_index = c.c0_index ();
   out->energy_index = c.energy_index ();
+  out->key = c.key ();
   if (env)
     GST_DEBUG_OBJECT (self, "FFT %d, %d filters, DCT %s", c.fft_size (),
         c.num_filters, c.dct == afet::DctMode::GEMM ? "gemm" : "fused");

@@ -201,8 +201,13 @@ afet_base_compute (GstAfetBase * self, gint64 n, const GstAfetBatch * proto,
       batch.out_first = proto->out_first + done;
     }
     gsize out_row = p->out_device ? (gsize) done : 0;
-    ok = klass->process (self, &batch, b, target, out_row, &why);
-    if (ok && !p->out_device) {
+    gboolean handled = FALSE;
+    if (!p->out_device && batch.host && klass->process_host)
+      ok = klass->process_host (self, &batch, b, (float *) (map.data +
+              (gsize) done * dims * sizeof (float)), &handled, &why);
+    if (ok && !handled)
+      ok = klass->process (self, &batch, b, target, out_row, &why);
+    if (ok && !handled && !p->out_device) {
       st = afet::download (q, target, 0, (size_t) b * dims * sizeof (float),
           map.data + (gsize) done * dims * sizeof (float), p->stats.get ());
       if (!st.ok ()) {

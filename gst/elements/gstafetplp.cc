@@ -110,6 +110,7 @@ gst_afet_plp_setup (GstAfetSpectral * base, const afet::SpectralConfig & common,
   out->dims = c.dims ();
   out->c0_index = c.c0_index ();
   out->energy_index = c.energy_index ();
+  out->key = c.key ();
   if (env)
     GST_DEBUG_OBJECT (self, "%d filters, order %d", c.num_filters,
         c.lpc_order);

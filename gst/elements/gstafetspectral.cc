@@ -12,6 +12,8 @@
 
 #include "gstafetspectral.h"
 
+#include "combine.h"
+
 /* the base class' category: this is the base of the spectral elements */
 GST_DEBUG_CATEGORY_EXTERN (gst_afet_base_debug);
 #define GST_CAT_DEFAULT gst_afet_base_debug
@@ -19,6 +21,9 @@ GST_DEBUG_CATEGORY_EXTERN (gst_afet_base_debug);
 #define DEFAULT_LOW_FREQ 0.0
 #define DEFAULT_HIGH_FREQ 0.0
 #define DEFAULT_PRESET GST_AFET_PRESET_HTK
+#define DEFAULT_COMBINE_STREAMS TRUE
+/* batches this small (live input) go through the shared combiner */
+#define COMBINE_MAX_FRAMES 64
 
 /* after the framing properties (0x1000..), before the subclass' own */
 enum
@@ -33,6 +38,8 @@ enum
   PROP_C0,
   PROP_ENERGY,
   PROP_PRESET,
+  PROP_COMBINE_STREAMS,
+  PROP_MERGED_BATCHES,
 };
 
 /* *INDENT-OFF* */
@@ -47,8 +54,15 @@ struct GstAfetSpectralState
   gboolean c0 = FALSE;
   gboolean energy = FALSE;
   GstAfetPreset preset = DEFAULT_PRESET;
+  gboolean combine_streams = DEFAULT_COMBINE_STREAMS;
 
   std::unique_ptr<afet::SpectralStage> stage;
+  /* audio input: small batches through the process' combiner for this
+   * configuration (whole frames copied into frames) */
+  std::shared_ptr<afet::StageCombiner> combiner;
+  std::vector<guint8> frames;
+  afet::TransferStats *stats = nullptr;
+  guint64 merged_batches = 0;   /* under the object lock */
 };
 /* *INDENT-ON* */
 
@@ -120,14 +134,42 @@ gst_afet_spectral_describe (GstAfetBase * base, const GstAfetInput * in,
   return TRUE;
 }
 
+/* The process' combiner for this input's configuration: the same config
+ * with S = W (frames come whole), its stage on a queue of its own. */
+static afet::Status
+get_combiner (GstAfetSpectral * self, const GstAfetInput * in,
+    const GstAfetEnv * env, std::shared_ptr<afet::StageCombiner> *out)
+{
+  GstAfetSpectralClass *klass = GST_AFET_SPECTRAL_GET_CLASS (self);
+  afet::SpectralConfig c = common_config (self, in);
+  c.framing.S = c.framing.W;
+  GstAfetSpectralOutput o;
+  AFET_RETURN_IF_ERROR (klass->setup (self, c, &o, nullptr, nullptr));
+  GstAfetEnv own;
+  own.device = env->device;
+  return afet::StageCombiner::get (env->device, o.key,
+      [&](std::unique_ptr<afet::SpectralStage> *stage) {
+        GstAfetSpectralOutput unused;
+        return klass->setup (self, c, &unused, &own, stage);
+      }, out);
+}
+
 static gboolean
 gst_afet_spectral_configure (GstAfetBase * base, const GstAfetEnv * env,
     const GstAfetInput * in, const AfetFeaturesInfo * out,
     GstAfetNeeds * needs, gchar ** why)
 {
   GstAfetSpectral *self = GST_AFET_SPECTRAL (base);
+  GstAfetSpectralState *p = STATE (self);
   GstAfetSpectralOutput o;
   afet::Status st = setup (self, in, &o, env);
+  GST_OBJECT_LOCK (self);
+  gboolean combine = p->combine_streams;
+  GST_OBJECT_UNLOCK (self);
+  p->combiner.reset ();
+  p->stats = env->stats;
+  if (st.ok () && in->audio && combine)
+    st = get_combiner (self, in, env, &p->combiner);
   if (!st.ok ()) {
     *why = g_strdup (st.message ().c_str ());
     return FALSE;
@@ -154,10 +196,52 @@ gst_afet_spectral_process (GstAfetBase * base, const GstAfetBatch * in,
   return TRUE;
 }
 
+/* Small batches of audio (live input) through the shared combiner: one
+ * launch for the frames of every stream of this configuration that is
+ * waiting at the moment. */
+static gboolean
+gst_afet_spectral_process_host (GstAfetBase * base, const GstAfetBatch * in,
+    gint n, float *out, gboolean * handled, gchar ** why)
+{
+  GstAfetSpectralState *p = STATE (base);
+  afet::StageCombiner *combiner = p->combiner.get ();
+  if (!combiner || n > COMBINE_MAX_FRAMES)
+    return TRUE;
+  const afet::FramingConfig & f = p->stage->spectral ().framing;
+  const size_t unit = f.sample_bytes ();
+  const size_t frame_bytes = (size_t) f.W * unit;
+  p->frames.resize ((size_t) n * frame_bytes);
+  for (gint t = 0; t < n; t++)
+    memcpy (p->frames.data () + (size_t) t * frame_bytes,
+        (const guint8 *) in->host + (size_t) t * f.S * unit, frame_bytes);
+  bool merged = false;
+  afet::Status st = combiner->compute (p->frames.data (), n, out, &merged);
+  if (!st.ok ()) {
+    *why = g_strdup (st.message ().c_str ());
+    return FALSE;
+  }
+  /* this element's share of the combined copies */
+  if (p->stats) {
+    p->stats->uploads++;
+    p->stats->upload_bytes += (uint64_t) n * frame_bytes;
+    p->stats->downloads++;
+    p->stats->download_bytes += (uint64_t) n * combiner->dims () *
+        sizeof (float);
+  }
+  if (merged) {
+    GST_OBJECT_LOCK (base);
+    p->merged_batches++;
+    GST_OBJECT_UNLOCK (base);
+  }
+  *handled = TRUE;
+  return TRUE;
+}
+
 static void
 gst_afet_spectral_release (GstAfetBase * base)
 {
   STATE (base)->stage.reset ();
+  STATE (base)->combiner.reset ();
 }
 
 void
@@ -194,6 +278,17 @@ gst_afet_spectral_class_install_properties (GObjectClass * klass,
   g_object_class_install_property (klass, PROP_ENERGY,
       g_param_spec_boolean ("energy", "Energy", spec->energy_blurb,
           spec->energy, flags));
+  g_object_class_install_property (klass, PROP_COMBINE_STREAMS,
+      g_param_spec_boolean ("combine-streams", "Combine streams",
+          "Compute small batches of audio (live input) in one launch with "
+          "those of the other afet streams of the same configuration in "
+          "this process, for many streams on one device (results "
+          "unchanged)", DEFAULT_COMBINE_STREAMS, flags));
+  g_object_class_install_property (klass, PROP_MERGED_BATCHES,
+      g_param_spec_uint64 ("merged-batches", "Merged batches",
+          "Batches of this element computed in one launch with other "
+          "streams' frames so far", 0, G_MAXUINT64, 0,
+          (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
   g_object_class_install_property (klass, PROP_PRESET,
       g_param_spec_enum ("preset", "Preset",
           "Conventions: formulas, column order and quirks of this tool "
@@ -238,6 +333,9 @@ gst_afet_spectral_set_property (GObject * object, guint prop_id,
       break;
     case PROP_PRESET:
       p->preset = (GstAfetPreset) g_value_get_enum (value);
+      break;
+    case PROP_COMBINE_STREAMS:
+      p->combine_streams = g_value_get_boolean (value);
       break;
     default:
       handled = FALSE;
@@ -285,6 +383,12 @@ gst_afet_spectral_get_property (GObject * object, guint prop_id,
     case PROP_PRESET:
       g_value_set_enum (value, p->preset);
       break;
+    case PROP_COMBINE_STREAMS:
+      g_value_set_boolean (value, p->combine_streams);
+      break;
+    case PROP_MERGED_BATCHES:
+      g_value_set_uint64 (value, p->merged_batches);
+      break;
     default:
       handled = FALSE;
       break;
@@ -328,6 +432,7 @@ gst_afet_spectral_class_init (GstAfetSpectralClass * klass)
   base_class->configure = gst_afet_spectral_configure;
   base_class->process = gst_afet_spectral_process;
   base_class->release = gst_afet_spectral_release;
+  base_class->process_host = gst_afet_spectral_process_host;
   gst_type_mark_as_plugin_api (GST_TYPE_AFET_SPECTRAL, (GstPluginAPIFlags) 0);
 }
 

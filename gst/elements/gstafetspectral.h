@@ -7,6 +7,7 @@
 #include "gstafetbase.h"
 
 #include <memory>
+#include <string>
 
 G_BEGIN_DECLS
 
@@ -49,6 +50,7 @@ struct GstAfetSpectralOutput
   gint dims = 0;
   gint c0_index = -1;
   gint energy_index = -1;
+  std::string key;              /* the config's key () (equal: same rows) */
 };
 
 /**

@@ -28,6 +28,12 @@ MfccConfig::energy_index () const
   return energy ? dims () - 1 : -1;
 }
 
+std::string
+MfccConfig::key () const
+{
+  return "mfcc " + front_key () + " dct=" + std::to_string ((int) dct);
+}
+
 Status
 MfccConfig::validate () const
 {

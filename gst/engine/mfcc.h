@@ -26,6 +26,8 @@ struct MfccConfig : SpectralConfig
   int energy_index () const;
   /* Checks the parameters; the message names what to change. */
   Status validate () const;
+  /* see SpectralConfig::front_key */
+  std::string key () const;
 };
 
 class MfccStage : public SpectralKind<MfccConfig>

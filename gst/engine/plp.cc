@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 namespace afet {
@@ -103,6 +104,15 @@ int
 PlpConfig::energy_index () const
 {
   return energy ? dims () - 1 : -1;
+}
+
+std::string
+PlpConfig::key () const
+{
+  char buf[120];
+  std::snprintf (buf, sizeof buf, " order=%d compression=%a shape=%d",
+      lpc_order, compression, (int) filter_shape);
+  return "plp " + front_key () + buf;
 }
 
 Status

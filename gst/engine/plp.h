@@ -48,6 +48,8 @@ struct PlpConfig : SpectralConfig
   int energy_index () const;
   /* Checks the parameters; the message names what to change. */
   Status validate () const;
+  /* see SpectralConfig::front_key */
+  std::string key () const;
 };
 
 /* The host-side design of one configuration, in double precision, stored

@@ -10,6 +10,7 @@
 #include <clblast_c.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 namespace afet {
@@ -136,6 +137,20 @@ SpectralConfig::validate_front () const
   if (max_batch < 1)
     return Status (Status::BAD_CONFIG, "max-batch must be at least 1");
   return Status::Ok ();
+}
+
+std::string
+SpectralConfig::front_key () const
+{
+  char buf[400];
+  std::snprintf (buf, sizeof buf, "rate=%d W=%d S=%d window=%d preemph=%a "
+      "samples=%d frames=%d/%d filters=%d ceps=%d band=%a-%a lifter=%d "
+      "power=%d c0=%d energy=%d quirk=%d", framing.rate, framing.W,
+      framing.S, (int) framing.window, (double) framing.preemph,
+      (int) framing.samples, frames_input, input_has_energy, num_filters,
+      num_ceps, low_freq, high_freq, lifter, use_power, c0, energy,
+      htk_period_quirk);
+  return buf;
 }
 
 SpectralStage::~SpectralStage () = default;

@@ -82,6 +82,9 @@ struct SpectralConfig
   /* The checks every kind needs (frame and FFT size, filter count, band,
    * energy of given frames, batch); the message names what to change. */
   Status validate_front () const;
+  /* Every field that changes a result, as text: equal keys, equal rows.
+   * A kind appends its own fields (key () of its config). */
+  std::string front_key () const;
 };
 
 /* A spectral stage: the shared front (frames, window, FFT) and then the
@@ -103,6 +106,8 @@ public:
   Status run_samples (const void *samples, long long n, float *out);
   Status run_frames (const float *frames, long long n, float *out);
   const SpectralConfig &spectral () const { return *base_; }
+  /* floats a row of the output */
+  int dims () const { return dims_; }
 
 protected:
   /* The start of every kind's init: device, queue, front; dims and the

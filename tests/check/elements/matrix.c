@@ -758,6 +758,96 @@ GST_START_TEST (test_threads_share_one_device)
 
 GST_END_TEST;
 
+/* ---- live streams combined ------------------------------------------------ */
+
+typedef struct
+{
+  gint index;
+  gboolean live;
+  gfloat *data;
+  gsize n;
+  guint64 merged;
+} LiveJob;
+
+/* afetmfcc (two configurations) and afetplp on live 10 ms buffers:
+ * small batches, which the streams of one configuration compute together
+ * (combine-streams); alone and not live, each computes its own. */
+static gpointer
+run_live_job (gpointer user_data)
+{
+  LiveJob *job = (LiveJob *) user_data;
+  const gchar *element[] = { "afetmfcc", "afetmfcc energy=true num-ceps=0",
+    "afetplp"
+  };
+  gchar *launch = g_strdup_printf ("audiotestsrc is-live=%s num-buffers=40 "
+      "samplesperbuffer=160 wave=%d freq=%d volume=0.%d ! "
+      "audio/x-raw,rate=16000,channels=1,format=S16LE ! %s name=e "
+      "combine-streams=%s ! appsink name=sink sync=false",
+      job->live ? "true" : "false", job->index % 4, 300 + 70 * job->index,
+      1 + job->index % 9, element[job->index % 3],
+      job->live ? "true" : "false");
+  GstElement *pipe = gst_parse_launch (launch, NULL);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  GstElement *e = gst_bin_get_by_name (GST_BIN (pipe), "e");
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  GByteArray *bytes = g_byte_array_new ();
+  for (;;) {
+    GstSample *sample = NULL;
+    g_signal_emit_by_name (sink, "pull-sample", &sample);
+    if (!sample)
+      break;
+    GstMapInfo map;
+    GstBuffer *b = gst_sample_get_buffer (sample);
+    gst_buffer_map (b, &map, GST_MAP_READ);
+    g_byte_array_append (bytes, map.data, map.size);
+    gst_buffer_unmap (b, &map);
+    gst_sample_unref (sample);
+  }
+  g_object_get (e, "merged-batches", &job->merged, NULL);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (e);
+  gst_object_unref (sink);
+  gst_object_unref (pipe);
+  g_free (launch);
+  job->n = bytes->len / sizeof (gfloat);
+  job->data = (gfloat *) g_byte_array_free (bytes, FALSE);
+  return NULL;
+}
+
+GST_START_TEST (test_live_streams_combined)
+{
+  enum
+  { N = 12 };
+  LiveJob alone[N], together[N];
+  for (gint i = 0; i < N; i++) {
+    alone[i].index = together[i].index = i;
+    alone[i].live = FALSE;
+    together[i].live = TRUE;
+    run_live_job (&alone[i]);
+  }
+  GThread *threads[N];
+  for (gint i = 0; i < N; i++)
+    threads[i] = g_thread_new ("live", run_live_job, &together[i]);
+  for (gint i = 0; i < N; i++)
+    g_thread_join (threads[i]);
+  guint64 merged = 0;
+  for (gint i = 0; i < N; i++) {
+    fail_unless (alone[i].n > 0);
+    fail_unless_equals_uint64 (alone[i].merged, 0);
+    fail_unless_equals_uint64 (together[i].n, alone[i].n);
+    fail_unless (memcmp (together[i].data, alone[i].data,
+            alone[i].n * sizeof (gfloat)) == 0,
+        "live stream %d differs from its own run", i);
+    merged += together[i].merged;
+    g_free (alone[i].data);
+    g_free (together[i].data);
+  }
+  GST_INFO ("%" G_GUINT64_FORMAT " batches merged", merged);
+  fail_unless (merged > 0, "no batch of %d live streams was merged", N);
+}
+
+GST_END_TEST;
+
 static Suite *
 matrix_suite (void)
 {
@@ -765,6 +855,7 @@ matrix_suite (void)
   TCase *tc = tcase_create ("general");
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_formats_refused);
+  tcase_add_test (tc, test_live_streams_combined);
   tcase_add_test (tc, test_wrong_streams_refused);
   tcase_add_loop_test (tc, test_rates, 0, G_N_ELEMENTS (rates));
   tcase_add_test (tc, test_empty_and_short);

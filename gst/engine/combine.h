@@ -1,0 +1,78 @@
+/* afet — speech features on OpenCL
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include "spectral.h"
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace afet {
+
+/* Many streams' frames through one spectral stage, so that a device serves
+ * many live streams with few launches. A live stream has a frame or two
+ * ready at a time; computed alone, each costs its own upload, four or five
+ * kernel launches and a download, and a GPU driver runs such calls from
+ * all threads one after the other (an H100 fell behind at 50-100 live
+ * MFCC streams). The streams of one configuration share a StageCombiner:
+ * a caller's frames join those of the callers waiting at that moment, and
+ * one of them (the first to find the stage idle) computes the lot while
+ * the others wait; what arrives meanwhile goes in the next launch. Nothing
+ * waits for a timer: a stream alone is computed at once.
+ *
+ * Frames come whole (W samples each, row after row) and the stage frames
+ * them with S = W, so each frame's result is the one it gets in its own
+ * stream, bit for bit (pre-emphasis is inside the frame, every row is
+ * transformed on its own). */
+class StageCombiner
+{
+public:
+  /* What a stage is made of: its config key (equal keys: the same
+   * results) and a function that makes the stage, configured for whole
+   * frames (framing.S == framing.W, audio input), on its own queue. */
+  using MakeStage =
+      std::function<Status (std::unique_ptr<SpectralStage> *stage)>;
+
+  /* The process' combiner for this device and key, made on first use. */
+  static Status get (const std::shared_ptr<Device> &device,
+      const std::string &key, const MakeStage &make,
+      std::shared_ptr<StageCombiner> *out);
+
+  /* n frames of W samples (the stage's sample format), one after the
+   * other, to n rows of dims () floats at out. Blocks until done; any
+   * thread. merged: set when the launch held other callers' frames too. */
+  Status compute (const void *frames, int n, float *out, bool *merged);
+
+  int frame_samples () const;
+  int dims () const { return dims_; }
+  /* launches made, and the frames they computed (all callers) */
+  uint64_t launches () const;
+  uint64_t frames () const;
+
+private:
+  struct Request;
+
+  StageCombiner (std::unique_ptr<SpectralStage> stage, int dims);
+  Status run (const std::vector<Request *> &batch, int total);
+
+  std::unique_ptr<SpectralStage> stage_;
+  int dims_ = 0;
+  size_t frame_bytes_ = 0;
+  std::mutex lock_;
+  std::condition_variable done_;
+  std::vector<Request *> pending_;
+  bool busy_ = false;
+  uint64_t launches_ = 0;
+  uint64_t frames_ = 0;
+  std::vector<uint8_t> in_;     /* the leader's, while busy_ */
+  std::vector<float> out_;
+};
+
+}  /* namespace afet */
