@@ -424,7 +424,7 @@ gst_afet_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   }
   /* every buffer of a batch must fit one device allocation */
   size_t row_floats = (size_t) MAX (in.in_dims, out.dims);
-  if (klass->frames_audio)
+  if (klass->takes_audio)
     row_floats = MAX (row_floats, (size_t) MAX (in.S,
             afet::next_pow2 (in.W) + 2));
   int limit = p->device->info ().batch_limit (2 * row_floats *
@@ -653,7 +653,7 @@ gst_afet_base_query (GstBaseTransform * trans, GstPadDirection direction,
       GstClockTime min, max;
       gst_query_parse_latency (query, &live, &min, &max);
       GstClockTime ours = 0;
-      if (p->configured && p->in.audio && klass->frames_audio)
+      if (p->configured && p->in.audio && klass->takes_audio)
         ours = gst_util_uint64_scale ((guint64) p->in.W, GST_SECOND,
             (guint64) p->in.rate);
       if (p->configured && p->context_mode)

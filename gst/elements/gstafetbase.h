@@ -130,7 +130,7 @@ struct _GstAfetBaseClass
 
   /* set in class_init: the element frames audio itself (latency W / rate,
    * framing properties apply) */
-  gboolean frames_audio;
+  gboolean takes_audio;
 };
 
 /* Installs frame-length, frame-shift, window, preemphasis and pad on an

@@ -52,7 +52,7 @@ void
 gst_afet_base_class_install_framing_properties (GObjectClass * klass)
 {
   GstAfetBaseClass *base = (GstAfetBaseClass *) klass;
-  base->frames_audio = TRUE;
+  base->takes_audio = TRUE;
 
   g_object_class_install_property (klass, PROP_FRAME_LENGTH,
       g_param_spec_double ("frame-length", "Frame length",

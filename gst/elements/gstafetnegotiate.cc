@@ -59,7 +59,7 @@ parse_input (GstAfetBase * self, GstCaps * caps, GstAfetInput * in,
           frame_length, frame_shift, in->W, in->S, in->rate);
       return FALSE;
     }
-    if (!klass->frames_audio) {
+    if (!klass->takes_audio) {
       *why = g_strdup_printf ("%s takes feature streams, not audio",
           GST_ELEMENT_NAME (self));
       return FALSE;
