@@ -16,6 +16,11 @@
  *
  * Takes mono audio (and frames it on the device) or afetframer's frames.
  *
+ * With a live source, the small batches of all afetmfcc / afetplp streams
+ * of one configuration in the process are computed in one launch
+ * (combine-streams, on by default; results unchanged), so that one device
+ * serves many live streams.
+ *
  * ## Example launch line (HTK's MFCC_0 with 20 ms frames at 16 kHz)
  * |[
  * gst-launch-1.0 filesrc location=speech.wav ! wavparse ! audioconvert ! \

@@ -19,6 +19,11 @@
  * at 1.0); a singular autocorrelation stops the recursion with the
  * coefficients found so far. See docs/htk-compatibility.md.
  *
+ * With a live source, the small batches of all afetmfcc / afetplp streams
+ * of one configuration in the process are computed in one launch
+ * (combine-streams, on by default; results unchanged), so that one device
+ * serves many live streams.
+ *
  * ## Example launch line (HTK's PLP_0 at 16 kHz)
  * |[
  * gst-launch-1.0 filesrc location=speech.wav ! wavparse ! audioconvert ! \
