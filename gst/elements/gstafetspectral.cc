@@ -24,6 +24,8 @@ GST_DEBUG_CATEGORY_EXTERN (gst_afet_base_debug);
 #define DEFAULT_COMBINE_STREAMS TRUE
 /* batches this small (live input) go through the shared combiner */
 #define COMBINE_MAX_FRAMES 64
+/* the most frames a combined launch computes at once */
+#define COMBINE_LAUNCH_FRAMES 4096
 
 /* after the framing properties (0x1000..), before the subclass' own */
 enum
@@ -145,6 +147,13 @@ get_combiner (GstAfetSpectral * self, const GstAfetInput * in,
   c.framing.S = c.framing.W;
   GstAfetSpectralOutput o;
   AFET_RETURN_IF_ERROR (klass->setup (self, c, &o, nullptr, nullptr));
+  /* the launch size of every stream that shares it, not this element's
+   * max-batch: the default, or what the device allocates (rows of the
+   * FFT, twice, as the base class counts them) */
+  const size_t row_floats = (size_t) MAX (o.dims,
+      afet::next_pow2 (c.framing.W) + 2);
+  c.max_batch = env->device->info ().batch_limit (2 * row_floats *
+      sizeof (float), COMBINE_LAUNCH_FRAMES);
   GstAfetEnv own;
   own.device = env->device;
   return afet::StageCombiner::get (env->device, o.key,

@@ -29,6 +29,25 @@ FrameStream::reset ()
   held_.clear ();
   partial_.clear ();
   consumed_ = 0;
+  skip_ = 0;
+}
+
+void
+FrameStream::settle () const
+{
+  if (skip_ == 0 || held_.empty ())
+    return;
+  size_t have = held_.size () / (size_t) shape_.unit;
+  size_t drop = std::min (skip_, have);
+  held_.erase (held_.begin (), held_.begin () + drop * (size_t) shape_.unit);
+  skip_ -= drop;
+}
+
+size_t
+FrameStream::units () const
+{
+  settle ();
+  return held_.size () / (size_t) shape_.unit;
 }
 
 void *
@@ -84,8 +103,13 @@ FrameStream::step_bytes () const
 void
 FrameStream::consume (long long n)
 {
-  size_t used = std::min (held_.size (), (size_t) n * step_bytes ());
+  settle ();
+  const size_t want = (size_t) n * step_bytes ();
+  size_t used = std::min (held_.size (), want);
   held_.erase (held_.begin (), held_.begin () + used);
+  /* frames start every S samples: with S > W the last frame was complete
+   * before the next one's start arrived */
+  skip_ += (want - used) / (size_t) shape_.unit;
   consumed_ += (unsigned long long) n;
 }
 

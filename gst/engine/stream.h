@@ -65,6 +65,7 @@ public:
    * step_bytes () bytes. */
   const void *at (long long i) const
   {
+    settle ();
     return held_.data () + (size_t) i * step_bytes ();
   }
   size_t step_bytes () const;
@@ -83,9 +84,16 @@ public:
 private:
   Shape shape_;
   unsigned long long consumed_ = 0;
-  size_t units () const { return held_.size () / (size_t) shape_.unit; }
+  size_t units () const;
+  /* Drops the samples a consume () could not drop yet (see skip_). */
+  void settle () const;
 
-  std::vector<uint8_t> held_;   /* floats or 16-bit samples */
+  /* floats or 16-bit samples; mutable for settle () */
+  mutable std::vector<uint8_t> held_;
+  /* audio with S > W: the samples between the last computed frame and the
+   * next frame's start that had not arrived when the frame was consumed;
+   * they are dropped as they come */
+  mutable size_t skip_ = 0;
   std::vector<uint8_t> partial_;
 };
 

@@ -95,6 +95,24 @@ test_frame_stream ()
     }
   }
   sh.unit = 4;
+  /* frame-shift longer than the frame: the samples between frames are
+   * skipped even when they arrive after the frame was computed */
+  for (bool live : {false, true}) {
+    afet::FrameStream::Shape gap = sh;
+    gap.W = 160;
+    gap.S = 400;
+    bool ok;
+    long long n = 54321;
+    std::vector<long long> got = frame_starts (gap, n, 5, live, &ok);
+    long long want = afet::num_frames (n, gap.W, gap.S);
+    bool order = (long long) got.size () == want;
+    for (long long t = 0; order && t < want; t++)
+      order = got[(size_t) t] == t * gap.S;
+    check (order && ok, std::string ("FrameStream: frame-shift > "
+            "frame-length, ") + (live ? "live" : "batched") + ": " +
+        std::to_string (got.size ()) + " frames (want " +
+        std::to_string (want) + ") in order");
+  }
   /* pad: the samples no frame covered make one more zero-filled frame */
   sh.pad = true;
   struct

@@ -157,6 +157,37 @@ GST_START_TEST (test_formats_agree)
 
 GST_END_TEST;
 
+/* frame-shift longer than frame-length: the samples between frames are
+ * skipped even when they arrive after the frame before them was computed
+ * (live: 10 ms buffers; a small max-batch), so every split gives the
+ * frames of one buffer. */
+GST_START_TEST (test_shift_longer_than_frame)
+{
+  const gint rate = 16000, n = rate * 2 + 77;
+  gdouble *x = int_noise (n, 15000, 9);
+  const gint tens[] = { 160 }, odd[] = { 130, 7, 401 };
+  AfetCheckResult whole = { 0 }, live = { 0 }, split = { 0 };
+  run ("afetmfcc frame-length=20 frame-shift=25", AFETCHECK_S16, rate, x, n,
+      NULL, 0, &whole);
+  run ("afetmfcc frame-length=20 frame-shift=25", AFETCHECK_S16, rate, x, n,
+      tens, 1, &live);
+  run ("afetframer frame-length=20 frame-shift=25 max-batch=8 ! "
+      "afetmfcc", AFETCHECK_F32, rate, x, n, odd, 3, &split);
+  fail_unless_equals_int (whole.n_frames, afetref_num_frames (n, 320, 400));
+  fail_unless_equals_int (live.n_frames, whole.n_frames);
+  fail_unless_equals_int (split.n_frames, whole.n_frames);
+  fail_unless (memcmp (live.data, whole.data, (gsize) whole.n_frames *
+          whole.dims * sizeof (gfloat)) == 0);
+  fail_unless (afetref_rel_l2_ff (split.data, whole.data, whole.n_frames,
+          whole.dims, 0, whole.dims) <= 1e-6);
+  afetcheck_result_clear (&whole);
+  afetcheck_result_clear (&live);
+  afetcheck_result_clear (&split);
+  g_free (x);
+}
+
+GST_END_TEST;
+
 /* Random buffer sizes give the frames of a single buffer, with correct
  * timestamps and offsets on every buffer (checked in afetcheck_pull). */
 GST_START_TEST (test_split_invariance)
@@ -553,6 +584,7 @@ afetmfcc_suite (void)
   tcase_add_test (tc, test_mfcc_random_vs_reference);
   tcase_add_test (tc, test_fbank_tone_vs_reference);
   tcase_add_test (tc, test_formats_agree);
+  tcase_add_test (tc, test_shift_longer_than_frame);
   tcase_add_test (tc, test_split_invariance);
   tcase_add_test (tc, test_discont);
   tcase_add_test (tc, test_pad);
