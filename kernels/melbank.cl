@@ -22,22 +22,15 @@
 #error "AFET_MAX_FILTERS comes from the engine (afet::kMaxFilters)"
 #endif
 
+#include "filterbank.cl"
+
 static float
 afet_filter (__global const float *row, __global const int *first,
     __global const int *count, __global const int *offset,
     __global const float *weights, uint c, int use_power, float floor_v)
 {
-  int k0 = first[c];
-  int n = count[c];
-  __global const float *w = weights + offset[c];
-  float sum = 0.0f;
-  for (int i = 0; i < n; i++) {
-    float re = row[2 * (k0 + i)];
-    float im = row[2 * (k0 + i) + 1];
-    float p = re * re + im * im;
-    sum += w[i] * (use_power ? p : sqrt (p));
-  }
-  return log (fmax (sum, floor_v));
+  return log (fmax (afet_filter_sum (row, first, count, offset, weights, c,
+              use_power), floor_v));
 }
 
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))

@@ -20,6 +20,9 @@
 #ifndef AFET_LSZ
 #define AFET_LSZ 64
 #endif
+
+#include "filterbank.cl"
+
 #ifndef AFET_PLP_ORDER
 #define AFET_PLP_ORDER 12
 #endif
@@ -58,17 +61,8 @@ afet_plp_bank (__global const float *spec, uint spec_stride,
   if (t >= n_frames)
     return;
   uint c = j == 0 ? 0 : (j > M ? M - 1 : j - 1);
-  __global const float *row = spec + (size_t) t * spec_stride;
-  int k0 = first[c];
-  int cnt = count[c];
-  __global const float *w = weights + offset[c];
-  float sum = 0.0f;
-  for (int i = 0; i < cnt; i++) {
-    float re = row[2 * (k0 + i)];
-    float im = row[2 * (k0 + i) + 1];
-    float p = re * re + im * im;
-    sum += w[i] * (use_power ? p : sqrt (p));
-  }
+  float sum = afet_filter_sum (spec + (size_t) t * spec_stride, first, count,
+      offset, weights, c, use_power);
   /* positive: the floor is 1.0 and the weights are > 0 */
   out[(size_t) t * width + j] = pow (fmax (sum, floor_v) * eql[c],
       compression);

@@ -1,0 +1,29 @@
+/* afet — speech features on OpenCL
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The sum of one channel of a sparse filter bank over an R2C spectrum row
+ * (interleaved complex bins), shared by melbank.cl and plp.cl: kernels/
+ * embed.py pastes this file where they #include it. Filter c (0-based)
+ * covers bins [first[c], first[c] + count[c]) with weights
+ * weights[offset[c] + i]; the sum is over power |X|^2 (use_power) or
+ * magnitude |X|.
+ */
+
+static float
+afet_filter_sum (__global const float *row, __global const int *first,
+    __global const int *count, __global const int *offset,
+    __global const float *weights, uint c, int use_power)
+{
+  int k0 = first[c];
+  int n = count[c];
+  __global const float *w = weights + offset[c];
+  float sum = 0.0f;
+  for (int i = 0; i < n; i++) {
+    float re = row[2 * (k0 + i)];
+    float im = row[2 * (k0 + i) + 1];
+    float p = re * re + im * im;
+    sum += w[i] * (use_power ? p : sqrt (p));
+  }
+  return sum;
+}
