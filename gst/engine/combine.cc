@@ -58,26 +58,6 @@ StageCombiner::get (const std::shared_ptr<Device> &device,
   return Status::Ok ();
 }
 
-int
-StageCombiner::frame_samples () const
-{
-  return stage_->spectral ().framing.W;
-}
-
-uint64_t
-StageCombiner::launches () const
-{
-  std::lock_guard<std::mutex> guard (const_cast<std::mutex &> (lock_));
-  return launches_;
-}
-
-uint64_t
-StageCombiner::frames () const
-{
-  std::lock_guard<std::mutex> guard (const_cast<std::mutex &> (lock_));
-  return frames_;
-}
-
 Status
 StageCombiner::compute (const void *frames, int n, float *out, bool *merged)
 {
@@ -104,8 +84,6 @@ StageCombiner::compute (const void *frames, int n, float *out, bool *merged)
     l.unlock ();
     Status st = run (batch, total);
     l.lock ();
-    launches_++;
-    frames_ += (uint64_t) total;
     for (Request *r : batch) {
       r->status = st;
       r->merged = batch.size () > 1;

@@ -50,11 +50,7 @@ public:
    * thread. merged: set when the launch held other callers' frames too. */
   Status compute (const void *frames, int n, float *out, bool *merged);
 
-  int frame_samples () const;
   int dims () const { return dims_; }
-  /* launches made, and the frames they computed (all callers) */
-  uint64_t launches () const;
-  uint64_t frames () const;
 
 private:
   struct Request;
@@ -69,8 +65,6 @@ private:
   std::condition_variable done_;
   std::vector<Request *> pending_;
   bool busy_ = false;
-  uint64_t launches_ = 0;
-  uint64_t frames_ = 0;
   std::vector<uint8_t> in_;     /* the leader's, while busy_ */
   std::vector<float> out_;
 };

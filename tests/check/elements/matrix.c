@@ -693,6 +693,27 @@ typedef struct
   gsize n;
 } Job;
 
+/* Every float an appsink gets until EOS; their count in *n. */
+static gfloat *
+pull_floats (GstElement * sink, gsize * n)
+{
+  GByteArray *bytes = g_byte_array_new ();
+  for (;;) {
+    GstSample *sample = NULL;
+    g_signal_emit_by_name (sink, "pull-sample", &sample);
+    if (!sample)
+      break;
+    GstMapInfo map;
+    GstBuffer *b = gst_sample_get_buffer (sample);
+    gst_buffer_map (b, &map, GST_MAP_READ);
+    g_byte_array_append (bytes, map.data, map.size);
+    gst_buffer_unmap (b, &map);
+    gst_sample_unref (sample);
+  }
+  *n = bytes->len / sizeof (gfloat);
+  return (gfloat *) g_byte_array_free (bytes, FALSE);
+}
+
 static gpointer
 run_job (gpointer user_data)
 {
@@ -708,26 +729,11 @@ run_job (gpointer user_data)
   GstElement *pipe = gst_parse_launch (launch, NULL);
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
   gst_element_set_state (pipe, GST_STATE_PLAYING);
-  GstSample *sample;
-  GByteArray *bytes = g_byte_array_new ();
-  while (TRUE) {
-    sample = NULL;
-    g_signal_emit_by_name (sink, "pull-sample", &sample);
-    if (!sample)
-      break;
-    GstMapInfo map;
-    GstBuffer *b = gst_sample_get_buffer (sample);
-    gst_buffer_map (b, &map, GST_MAP_READ);
-    g_byte_array_append (bytes, map.data, map.size);
-    gst_buffer_unmap (b, &map);
-    gst_sample_unref (sample);
-  }
+  job->data = pull_floats (sink, &job->n);
   gst_element_set_state (pipe, GST_STATE_NULL);
   gst_object_unref (sink);
   gst_object_unref (pipe);
   g_free (launch);
-  job->n = bytes->len / sizeof (gfloat);
-  job->data = (gfloat *) g_byte_array_free (bytes, FALSE);
   return NULL;
 }
 
@@ -790,27 +796,13 @@ run_live_job (gpointer user_data)
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
   GstElement *e = gst_bin_get_by_name (GST_BIN (pipe), "e");
   gst_element_set_state (pipe, GST_STATE_PLAYING);
-  GByteArray *bytes = g_byte_array_new ();
-  for (;;) {
-    GstSample *sample = NULL;
-    g_signal_emit_by_name (sink, "pull-sample", &sample);
-    if (!sample)
-      break;
-    GstMapInfo map;
-    GstBuffer *b = gst_sample_get_buffer (sample);
-    gst_buffer_map (b, &map, GST_MAP_READ);
-    g_byte_array_append (bytes, map.data, map.size);
-    gst_buffer_unmap (b, &map);
-    gst_sample_unref (sample);
-  }
+  job->data = pull_floats (sink, &job->n);
   g_object_get (e, "merged-batches", &job->merged, NULL);
   gst_element_set_state (pipe, GST_STATE_NULL);
   gst_object_unref (e);
   gst_object_unref (sink);
   gst_object_unref (pipe);
   g_free (launch);
-  job->n = bytes->len / sizeof (gfloat);
-  job->data = (gfloat *) g_byte_array_free (bytes, FALSE);
   return NULL;
 }
 
