@@ -7,6 +7,8 @@ set -euo pipefail
 packages=(
   # build
   git ca-certificates meson ninja-build g++ pkg-config python3
+  # tests: NumPy reads the .npy files afetenc writes
+  python3-numpy
   # GStreamer 1.22: libraries, headers, gst-check, gst-launch, base plugins
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-tools
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good

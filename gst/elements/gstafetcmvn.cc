@@ -36,6 +36,7 @@
 #endif
 
 #include "gstafetcmvn.h"
+#include "gstafetdebug.h"
 #include "cmvn.h"
 
 #include <cmath>
@@ -71,31 +72,20 @@ enum
   PROP_STATS_FILE,
 };
 
-#define DEFINE_ENUM(fn, Name, ...) \
-static GType \
-fn (void) \
-{ \
-  static gsize id = 0; \
-  static const GEnumValue values[] = { __VA_ARGS__, {0, nullptr, nullptr} }; \
-  if (g_once_init_enter (&id)) \
-    g_once_init_leave (&id, g_enum_register_static (Name, values)); \
-  return (GType) id; \
-}
-
-DEFINE_ENUM (gst_afet_cmvn_mode_get_type, "GstAfetCmvnMode",
+GST_AFET_DEFINE_ENUM (gst_afet_cmvn_mode_get_type, "GstAfetCmvnMode",
     {GST_AFET_CMVN_MODE_NONE, "No normalisation", "none"},
     {GST_AFET_CMVN_MODE_MEAN, "Zero mean (CMN)", "mean"},
     {GST_AFET_CMVN_MODE_MEANVAR, "Zero mean, unit variance (CVN)",
         "meanvar"},
     {GST_AFET_CMVN_MODE_MINMAX, "Zero mean, within [-1, 1] (min/max)",
         "minmax"});
-DEFINE_ENUM (gst_afet_cmvn_scope_get_type, "GstAfetCmvnScope",
+GST_AFET_DEFINE_ENUM (gst_afet_cmvn_scope_get_type, "GstAfetCmvnScope",
     {GST_AFET_CMVN_SCOPE_UTTERANCE, "The whole stream (up to EOS or DISCONT)",
         "utterance"},
     {GST_AFET_CMVN_SCOPE_SLIDING, "Kaldi's sliding window", "sliding"},
     {GST_AFET_CMVN_SCOPE_RUNNING, "Everything from the stream's start",
         "running"});
-DEFINE_ENUM (gst_afet_cmvn_columns_get_type, "GstAfetCmvnColumns",
+GST_AFET_DEFINE_ENUM (gst_afet_cmvn_columns_get_type, "GstAfetCmvnColumns",
     {GST_AFET_CMVN_COLUMNS_ALL, "Every column", "all"},
     {GST_AFET_CMVN_COLUMNS_STATICS, "The static block", "statics"},
     {GST_AFET_CMVN_COLUMNS_HTK, "The statics but log energy (HTK _Z)",
@@ -220,6 +210,22 @@ gst_afet_cmvn_describe (GstAfetBase * base, const GstAfetInput * in,
     AFET_FEATURES_NORM_MINMAX
   };
   out->normalization = norms[(int) c.mode];
+  /* the columns this element normalised, as the caps name them; energy
+   * normalisation alone (mode none) leaves the field unwritten */
+  GST_OBJECT_LOCK (self);
+  GstAfetCmvnColumns columns = self->priv->columns;
+  GST_OBJECT_UNLOCK (self);
+  static const AfetFeaturesNormColumns sets[] = {
+    AFET_FEATURES_NORM_COLUMNS_ALL, AFET_FEATURES_NORM_COLUMNS_STATICS,
+    AFET_FEATURES_NORM_COLUMNS_HTK
+  };
+  out->norm_columns = sets[(int) columns];
+  if (out->norm_columns == AFET_FEATURES_NORM_COLUMNS_ALL &&
+      out->delta_order == 0)
+    out->norm_columns = AFET_FEATURES_NORM_COLUMNS_STATICS;
+  if (out->norm_columns == AFET_FEATURES_NORM_COLUMNS_HTK &&
+      out->energy_index < 0)
+    out->norm_columns = AFET_FEATURES_NORM_COLUMNS_STATICS;
   return TRUE;
 }
 

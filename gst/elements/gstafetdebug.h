@@ -22,3 +22,16 @@
     }                                                                     \
     return (GstDebugCategory *) cat;                                      \
   }
+
+/* static GType fn (void): a GEnum type called Name with the given
+ * GEnumValues, registered on first use. */
+#define GST_AFET_DEFINE_ENUM(fn, Name, ...) \
+static GType \
+fn (void) \
+{ \
+  static gsize id = 0; \
+  static const GEnumValue values[] = { __VA_ARGS__, {0, nullptr, nullptr} }; \
+  if (g_once_init_enter (&id)) \
+    g_once_init_leave (&id, g_enum_register_static (Name, values)); \
+  return (GType) id; \
+}

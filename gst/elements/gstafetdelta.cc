@@ -103,6 +103,9 @@ gst_afet_delta_describe (GstAfetBase * base, const GstAfetInput * in,
   *out = in->features;
   out->delta_order = c.order;
   out->dims = c.dims ();
+  /* what was normalised is now the static block only */
+  if (out->norm_columns == AFET_FEATURES_NORM_COLUMNS_ALL)
+    out->norm_columns = AFET_FEATURES_NORM_COLUMNS_STATICS;
   return TRUE;
 }
 

@@ -12,6 +12,8 @@
 #include "gstafetdelta.h"
 #include "gstafettraps.h"
 #include "gstafetcmvn.h"
+#include "gstafetenc.h"
+#include "gstafetparse.h"
 #include "cache.h"
 
 GST_DEBUG_CATEGORY_STATIC (afet_engine_debug);
@@ -41,6 +43,8 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (afettraps, plugin);
   ret |= GST_ELEMENT_REGISTER (afetdelta, plugin);
   ret |= GST_ELEMENT_REGISTER (afetcmvn, plugin);
+  ret |= GST_ELEMENT_REGISTER (afetenc, plugin);
+  ret |= GST_ELEMENT_REGISTER (afetparse, plugin);
   return ret;
 }
 

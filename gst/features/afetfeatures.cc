@@ -69,7 +69,7 @@ afet_features_debug_category (void)
 /* Names as they appear in caps, indexed by enum value.  A NULL entry has
  * no string form. */
 static const gchar *const kind_names[] = {
-  NULL, "frames", "fbank", "mfcc", "plp", "traps"
+  NULL, "frames", "fbank", "mfcc", "plp", "traps", "user"
 };
 
 static const gchar *const norm_names[] = {
@@ -78,6 +78,10 @@ static const gchar *const norm_names[] = {
 
 static const gchar *const preset_names[] = {
   "none", "htk", "kaldi", "whisper"
+};
+
+static const gchar *const norm_columns_names[] = {
+  "all", "statics", "htk"
 };
 
 static const gchar *const window_names[] = {
@@ -218,6 +222,28 @@ AFET_FEATURES_DEFINE_STRINGS (AfetFeaturesPreset, preset,
 AFET_FEATURES_DEFINE_STRINGS (AfetFeaturesWindow, window,
     AFET_FEATURES_WINDOW_UNKNOWN)
 
+/**
+ * afet_features_norm_columns_from_string:
+ * @str: (nullable): a `normalization-columns` caps value such as "htk"
+ *
+ * Returns: the column set named by @str, or
+ *   %AFET_FEATURES_NORM_COLUMNS_UNKNOWN when @str is %NULL or not known.
+ *
+ * Since: 0.1
+ */
+
+/**
+ * afet_features_norm_columns_to_string:
+ * @columns: an #AfetFeaturesNormColumns
+ *
+ * Returns: (nullable): the caps string of @columns, or %NULL for
+ *   %AFET_FEATURES_NORM_COLUMNS_UNKNOWN and values out of range.
+ *
+ * Since: 0.1
+ */
+AFET_FEATURES_DEFINE_STRINGS (AfetFeaturesNormColumns, norm_columns,
+    AFET_FEATURES_NORM_COLUMNS_UNKNOWN)
+
 G_DEFINE_BOXED_TYPE (AfetFeaturesInfo, afet_features_info,
     (GBoxedCopyFunc) afet_features_info_copy,
     (GBoxedFreeFunc) afet_features_info_free);
@@ -247,6 +273,7 @@ afet_features_info_init (AfetFeaturesInfo * info)
   info->normalization = AFET_FEATURES_NORM_NONE;
   info->preset = AFET_FEATURES_PRESET_NONE;
   info->window = AFET_FEATURES_WINDOW_UNKNOWN;
+  info->norm_columns = AFET_FEATURES_NORM_COLUMNS_ALL;
 }
 
 /**
@@ -374,7 +401,8 @@ static gboolean
 validate_info (const AfetFeaturesInfo * info, GstDebugLevel level)
 {
   const gint kind = raw_enum (info->kind), norm = raw_enum (info->normalization),
-      preset = raw_enum (info->preset), window = raw_enum (info->window);
+      preset = raw_enum (info->preset), window = raw_enum (info->window),
+      columns = raw_enum (info->norm_columns);
   /* kind_names is the one list of kinds */
   if (afet_features_kind_to_string ((AfetFeaturesKind) kind) == NULL) {
     GST_CAT_LEVEL_LOG (GST_CAT_DEFAULT, level, NULL,
@@ -384,6 +412,13 @@ validate_info (const AfetFeaturesInfo * info, GstDebugLevel level)
   if (norm < AFET_FEATURES_NORM_UNKNOWN || norm > AFET_FEATURES_NORM_MINMAX) {
     GST_CAT_LEVEL_LOG (GST_CAT_DEFAULT, level, NULL,
         "field 'normalization': %d is not a known normalisation", norm);
+    return FALSE;
+  }
+  if (afet_features_norm_columns_to_string ((AfetFeaturesNormColumns)
+          columns) == NULL) {
+    GST_CAT_LEVEL_LOG (GST_CAT_DEFAULT, level, NULL,
+        "field 'normalization-columns': %d is not a known column set",
+        columns);
     return FALSE;
   }
   if (preset < AFET_FEATURES_PRESET_NONE ||
@@ -650,6 +685,17 @@ afet_features_info_from_caps (AfetFeaturesInfo * info, const GstCaps * caps)
     }
   }
 
+  if (!read_string (s, "normalization-columns", FALSE, &str))
+    return FALSE;
+  if (str != NULL) {
+    tmp.norm_columns = afet_features_norm_columns_from_string (str);
+    if (tmp.norm_columns == AFET_FEATURES_NORM_COLUMNS_UNKNOWN) {
+      GST_WARNING ("field 'normalization-columns': '%s' is not a known "
+          "column set", str);
+      return FALSE;
+    }
+  }
+
   /* preset and window do not change how the values are read, so values
    * from newer producers degrade to none / unknown */
   if (!read_string (s, "preset", FALSE, &str))
@@ -687,7 +733,8 @@ afet_features_info_from_caps (AfetFeaturesInfo * info, const GstCaps * caps)
  * @info: a valid #AfetFeaturesInfo
  *
  * Describes @info as fixed caps without caps features.  All fields of the
- * contract are written, except `preset` when it is
+ * contract are written, except `normalization-columns` when the
+ * normalisation is %AFET_FEATURES_NORM_NONE, `preset` when it is
  * %AFET_FEATURES_PRESET_NONE and `window` when it is
  * %AFET_FEATURES_WINDOW_UNKNOWN.  The framerate is written in lowest
  * terms.
@@ -725,6 +772,10 @@ afet_features_info_to_caps (const AfetFeaturesInfo * info)
       "delta-order", G_TYPE_INT, info->delta_order,
       "normalization", G_TYPE_STRING,
       afet_features_norm_to_string (info->normalization), nullptr);
+
+  if (info->normalization != AFET_FEATURES_NORM_NONE)
+    gst_caps_set_simple (caps, "normalization-columns", G_TYPE_STRING,
+        afet_features_norm_columns_to_string (info->norm_columns), nullptr);
 
   if (info->preset != AFET_FEATURES_PRESET_NONE)
     gst_caps_set_simple (caps, "preset", G_TYPE_STRING,
@@ -777,6 +828,8 @@ afet_features_info_is_equal (const AfetFeaturesInfo * a,
       a->energy_index == b->energy_index &&
       a->delta_order == b->delta_order &&
       a->normalization == b->normalization &&
+      (a->normalization == AFET_FEATURES_NORM_NONE ||
+      a->norm_columns == b->norm_columns) &&
       a->preset == b->preset && a->window == b->window;
 }
 

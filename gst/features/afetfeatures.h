@@ -64,7 +64,7 @@ G_BEGIN_DECLS
  *
  * Since: 0.1
  */
-#define AFET_FEATURES_KINDS_ALL "{ frames, fbank, mfcc, plp, traps }"
+#define AFET_FEATURES_KINDS_ALL "{ frames, fbank, mfcc, plp, traps, user }"
 
 /* the mandatory fields shared by the two template macros */
 #define _AFET_FEATURES_CAPS_FIELDS(kinds)                 \
@@ -121,6 +121,8 @@ G_BEGIN_DECLS
  * @AFET_FEATURES_KIND_MFCC: mel frequency cepstral coefficients
  * @AFET_FEATURES_KIND_PLP: perceptual linear prediction coefficients
  * @AFET_FEATURES_KIND_TRAPS: TempoRAl PatternS
+ * @AFET_FEATURES_KIND_USER: features whose nature the stream does not
+ *   record, e.g. read back from a NumPy or Kaldi file (HTK's `USER` kind)
  *
  * What the values of a frame represent (the `kind` caps field).
  *
@@ -132,7 +134,8 @@ typedef enum {
   AFET_FEATURES_KIND_FBANK,
   AFET_FEATURES_KIND_MFCC,
   AFET_FEATURES_KIND_PLP,
-  AFET_FEATURES_KIND_TRAPS
+  AFET_FEATURES_KIND_TRAPS,
+  AFET_FEATURES_KIND_USER
 } AfetFeaturesKind;
 
 /**
@@ -200,6 +203,30 @@ typedef enum {
 } AfetFeaturesWindow;
 
 /**
+ * AfetFeaturesNormColumns:
+ * @AFET_FEATURES_NORM_COLUMNS_UNKNOWN: returned by
+ *   afet_features_norm_columns_from_string() for a string it does not
+ *   know; never valid in an #AfetFeaturesInfo
+ * @AFET_FEATURES_NORM_COLUMNS_ALL: every column was normalised
+ * @AFET_FEATURES_NORM_COLUMNS_STATICS: the static block was normalised,
+ *   the dynamic blocks were not
+ * @AFET_FEATURES_NORM_COLUMNS_HTK: the statics except the log energy
+ *   column were normalised (what HTK's `_Z` qualifier means)
+ *
+ * Which columns the normalisation in the `normalization` field covers (the
+ * `normalization-columns` caps field).  Meaningful only when the
+ * normalisation is not %AFET_FEATURES_NORM_NONE.
+ *
+ * Since: 0.1
+ */
+typedef enum {
+  AFET_FEATURES_NORM_COLUMNS_UNKNOWN = -1,
+  AFET_FEATURES_NORM_COLUMNS_ALL = 0,
+  AFET_FEATURES_NORM_COLUMNS_STATICS,
+  AFET_FEATURES_NORM_COLUMNS_HTK
+} AfetFeaturesNormColumns;
+
+/**
  * AfetFeaturesInfo:
  * @kind: what the values represent
  * @dims: number of floats per frame
@@ -215,6 +242,7 @@ typedef enum {
  * @normalization: the normalisation applied to the values
  * @preset: the preset the producer followed
  * @window: the analysis window
+ * @norm_columns: which columns @normalization covers
  *
  * The parsed form of `application/x-afet-features` caps.  Initialise it
  * with afet_features_info_init() or afet_features_info_set_format() before
@@ -230,9 +258,10 @@ typedef struct {
   AfetFeaturesNorm normalization;
   AfetFeaturesPreset preset;
   AfetFeaturesWindow window;
+  AfetFeaturesNormColumns norm_columns;
 
   /*< private >*/
-  gpointer _afet_reserved[GST_PADDING_LARGE];
+  gpointer _afet_reserved[GST_PADDING_LARGE - 1];
 } AfetFeaturesInfo;
 
 /**
@@ -324,6 +353,12 @@ AfetFeaturesWindow  afet_features_window_from_string  (const gchar * str);
 
 AFET_FEATURES_API
 const gchar *       afet_features_window_to_string    (AfetFeaturesWindow window);
+
+AFET_FEATURES_API
+AfetFeaturesNormColumns afet_features_norm_columns_from_string (const gchar * str);
+
+AFET_FEATURES_API
+const gchar *       afet_features_norm_columns_to_string (AfetFeaturesNormColumns columns);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (AfetFeaturesInfo, afet_features_info_free)
 

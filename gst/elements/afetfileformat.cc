@@ -1,0 +1,885 @@
+/* afet - speech feature extraction for GStreamer
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Feature file formats: the writers' headers and an incremental reader
+ * (afetfileformat.h says what each layout is).  Written from the formats'
+ * published descriptions; nothing here depends on a GStreamer element.
+ */
+
+#include "afetfileformat.h"
+
+#include <cmath>
+#include <cstdarg>
+#include <cstring>
+
+namespace afetfile
+{
+
+namespace
+{
+
+uint32_t
+get_u32 (const uint8_t * p, bool big)
+{
+  return big ? (uint32_t) p[0] << 24 | (uint32_t) p[1] << 16 |
+      (uint32_t) p[2] << 8 | p[3]
+      : (uint32_t) p[3] << 24 | (uint32_t) p[2] << 16 |
+      (uint32_t) p[1] << 8 | p[0];
+}
+
+uint16_t
+get_u16 (const uint8_t * p, bool big)
+{
+  return big ? (uint16_t) (p[0] << 8 | p[1]) : (uint16_t) (p[1] << 8 | p[0]);
+}
+
+void
+put_u32_be (std::string * s, uint32_t v)
+{
+  s->push_back ((char) (v >> 24));
+  s->push_back ((char) (v >> 16));
+  s->push_back ((char) (v >> 8));
+  s->push_back ((char) v);
+}
+
+void
+put_u32_le (std::string * s, uint32_t v)
+{
+  s->push_back ((char) v);
+  s->push_back ((char) (v >> 8));
+  s->push_back ((char) (v >> 16));
+  s->push_back ((char) (v >> 24));
+}
+
+std::string
+fmt (const char *f, ...) G_GNUC_PRINTF (1, 2);
+
+std::string
+fmt (const char *f, ...)
+{
+  va_list ap;
+  va_start (ap, f);
+  gchar *s = g_strdup_vprintf (f, ap);
+  va_end (ap);
+  std::string r (s);
+  g_free (s);
+  return r;
+}
+
+bool
+is_key_char (uint8_t c)
+{
+  return c > 0x20 && c < 0x7f;
+}
+
+}  /* namespace */
+
+std::string
+htk_kind_name (uint16_t kind)
+{
+  static const char *const bases[] = {
+    "WAVEFORM", "LPC", "LPREFC", "LPCEPSTRA", "LPDELCEP", "IREFC", "MFCC",
+    "FBANK", "MELSPEC", "USER", "DISCRETE", "PLP"
+  };
+  unsigned base = kind & 0x3f;
+  std::string s = base < G_N_ELEMENTS (bases) ? bases[base] :
+      fmt ("KIND%u", base);
+  static const struct
+  {
+    uint16_t flag;
+    const char *name;
+  } quals[] = {
+    {kHtkE, "_E"}, {kHtkN, "_N"}, {kHtkD, "_D"}, {kHtkA, "_A"},
+    {kHtkT, "_T"}, {kHtkC, "_C"}, {kHtkZ, "_Z"}, {kHtkK, "_K"},
+    {kHtk0, "_0"}, {kHtkV, "_V"}
+  };
+  /* HTK's own order: _E _N _D _A _T _C _Z _K _0 _V; it prints _0 after _E
+   * but before _D, so keep that order for familiar names */
+  if (kind & kHtkE)
+    s += "_E";
+  if (kind & kHtk0)
+    s += "_0";
+  for (const auto & q:quals)
+    if ((kind & q.flag) && q.flag != kHtkE && q.flag != kHtk0)
+      s += q.name;
+  return s;
+}
+
+bool
+htk_kind_for (const AfetFeaturesInfo & info, uint16_t * kind,
+    int32_t * period, std::string * why)
+{
+  uint16_t k;
+  switch (info.kind) {
+    case AFET_FEATURES_KIND_MFCC:
+      k = kHtkMfcc;
+      break;
+    case AFET_FEATURES_KIND_FBANK:
+      k = kHtkFbank;
+      break;
+    case AFET_FEATURES_KIND_PLP:
+      k = kHtkPlp;
+      break;
+    default:                   /* frames, traps, user */
+      k = kHtkUser;
+      break;
+  }
+  const int s = info.statics;
+  if (info.dims > kHtkMaxDims) {
+    *why = fmt ("HTK files hold at most %d values per frame (a 16-bit byte "
+        "count); this stream has %d: use format=npy or kaldi", kHtkMaxDims,
+        info.dims);
+    return false;
+  }
+  if (info.energy_index >= 0) {
+    if (info.energy_index != s - 1) {
+      *why = fmt ("HTK's _E means the log energy is the last static column "
+          "(%d); this stream has it in column %d", s - 1, info.energy_index);
+      return false;
+    }
+    k |= kHtkE;
+  }
+  if (info.c0_index >= 0) {
+    const int want = s - 1 - (info.energy_index >= 0 ? 1 : 0);
+    if (info.c0_index != want) {
+      *why = fmt ("HTK's _0 means c0 follows the other cepstra (column %d); "
+          "this stream has it in column %d", want, info.c0_index);
+      return false;
+    }
+    k |= kHtk0;
+  }
+  static const uint16_t dyn[] = { 0, kHtkD, kHtkD | kHtkA,
+    kHtkD | kHtkA | kHtkT
+  };
+  if (info.delta_order < 0 || info.delta_order > 3) {
+    *why = fmt ("delta-order %d has no HTK qualifier", info.delta_order);
+    return false;
+  }
+  k |= dyn[info.delta_order];
+  if (info.normalization != AFET_FEATURES_NORM_NONE) {
+    const bool htk_columns =
+        info.norm_columns == AFET_FEATURES_NORM_COLUMNS_HTK ||
+        (info.norm_columns == AFET_FEATURES_NORM_COLUMNS_STATICS &&
+        info.energy_index < 0);
+    if (info.normalization != AFET_FEATURES_NORM_MEAN || !htk_columns) {
+      *why = fmt ("HTK's only normalisation qualifier, _Z, means the mean "
+          "removed from the static columns except the log energy "
+          "(afetcmvn mode=mean columns=htk); this stream is normalised "
+          "'%s' over '%s' columns, which an HTK header cannot say: use "
+          "format=npy, kaldi or raw",
+          afet_features_norm_to_string (info.normalization),
+          afet_features_norm_columns_to_string (info.norm_columns));
+      return false;
+    }
+    k |= kHtkZ;
+  }
+  /* the frame shift in 100 ns units; HTK keeps it as an integer */
+  const double p = (double) info.frame_shift * 1e7 / info.rate;
+  if (!(p >= 1.0) || p > (double) G_MAXINT32) {
+    *why = fmt ("a frame shift of %d samples at %d Hz is not a valid HTK "
+        "sample period", info.frame_shift, info.rate);
+    return false;
+  }
+  *kind = k;
+  *period = (int32_t) std::lround (p);
+  return true;
+}
+
+std::string
+htk_header (uint32_t frames, int32_t period, int dims, uint16_t kind)
+{
+  std::string h;
+  put_u32_be (&h, frames);
+  put_u32_be (&h, (uint32_t) period);
+  const uint16_t size = (uint16_t) (dims * 4);
+  h.push_back ((char) (size >> 8));
+  h.push_back ((char) size);
+  h.push_back ((char) (kind >> 8));
+  h.push_back ((char) kind);
+  return h;
+}
+
+std::string
+npy_header (uint64_t frames, int dims)
+{
+  /* the frame count in a fixed-width field: the header keeps its length
+   * when the count is rewritten at the end */
+  std::string dict = fmt ("{'descr': '<f4', 'fortran_order': False, "
+      "'shape': (%20" G_GUINT64_FORMAT ", %d), }", frames, dims);
+  size_t total = 10 + dict.size () + 1;
+  size_t pad = (64 - total % 64) % 64;
+  dict.append (pad, ' ');
+  dict.push_back ('\n');
+  std::string h ("\x93NUMPY\x01\x00", 8);
+  h.push_back ((char) (dict.size () & 0xff));
+  h.push_back ((char) (dict.size () >> 8));
+  return h + dict;
+}
+
+std::string
+kaldi_entry_header (const std::string & key, int32_t rows, int32_t cols)
+{
+  std::string h = key;
+  h.append (" \0BFM \x04", 7);
+  put_u32_le (&h, (uint32_t) rows);
+  h.push_back ('\x04');
+  put_u32_le (&h, (uint32_t) cols);
+  return h;
+}
+
+std::string
+kaldi_text_open (const std::string & key)
+{
+  return key + "  [\n";
+}
+
+void
+kaldi_text_row (const float *row, int dims, std::string * out)
+{
+  char num[G_ASCII_DTOSTR_BUF_SIZE];
+  out->append ("  ");
+  for (int i = 0; i < dims; i++) {
+    /* 9 significant digits give back the same float32 */
+    g_ascii_formatd (num, sizeof num, "%.9g", row[i]);
+    out->append (num);
+    out->push_back (' ');
+  }
+  out->push_back ('\n');
+}
+
+std::string
+kaldi_text_close ()
+{
+  return " ]\n";
+}
+
+bool
+kaldi_key_ok (const std::string & key)
+{
+  if (key.empty ())
+    return false;
+  for (unsigned char c:key)
+    if (!is_key_char (c))
+      return false;
+  return true;
+}
+
+void
+to_big_endian (const float *in, size_t n, uint8_t * out)
+{
+  for (size_t i = 0; i < n; i++) {
+    uint32_t v;
+    memcpy (&v, &in[i], 4);
+    v = GUINT32_TO_BE (v);
+    memcpy (out + 4 * i, &v, 4);
+  }
+}
+
+bool
+info_from_htk_kind (uint16_t kind, int dims, AfetFeaturesInfo * info,
+    std::string * why)
+{
+  const unsigned base = kind & 0x3f;
+  const std::string name = htk_kind_name (kind);
+  if (kind & kHtkC) {
+    *why = "compressed HTK files (" + name + ") are not supported: write "
+        "them with SAVECOMPRESSED=F";
+    return false;
+  }
+  if (kind & kHtkK) {
+    *why = "HTK files with a checksum (" + name + ") are not supported: "
+        "write them with SAVEWITHCRC=F";
+    return false;
+  }
+  if (kind & (kHtkV | kHtkN)) {
+    *why = "HTK kind " + name + " (_V or _N) has no fixed float layout";
+    return false;
+  }
+  if (base == kHtkWaveform || base == kHtkDiscrete || base > kHtkPlp) {
+    *why = "HTK kind " + name + " is not a float feature kind";
+    return false;
+  }
+  const bool d = kind & kHtkD, a = kind & kHtkA, t = kind & kHtkT;
+  if ((a && !d) || (t && !a)) {
+    *why = "HTK kind " + name + " has _A or _T without the orders below it";
+    return false;
+  }
+  const int order = t ? 3 : a ? 2 : d ? 1 : 0;
+  if (dims % (order + 1) != 0) {
+    *why = fmt ("%d values per frame do not split into %d equal blocks as "
+        "%s says", dims, order + 1, name.c_str ());
+    return false;
+  }
+  const int statics = dims / (order + 1);
+  const bool e = kind & kHtkE, c0 = kind & kHtk0;
+  if (statics < (e ? 1 : 0) + (c0 ? 1 : 0) || statics < 1) {
+    *why = fmt ("%d static values cannot hold what %s says", statics,
+        name.c_str ());
+    return false;
+  }
+  info->kind = base == kHtkMfcc ? AFET_FEATURES_KIND_MFCC :
+      base == kHtkFbank ? AFET_FEATURES_KIND_FBANK :
+      base == kHtkPlp ? AFET_FEATURES_KIND_PLP : AFET_FEATURES_KIND_USER;
+  info->dims = dims;
+  info->statics = statics;
+  info->delta_order = order;
+  info->energy_index = e ? statics - 1 : -1;
+  info->c0_index = c0 ? statics - 1 - (e ? 1 : 0) : -1;
+  info->normalization = (kind & kHtkZ) ? AFET_FEATURES_NORM_MEAN :
+      AFET_FEATURES_NORM_NONE;
+  info->norm_columns = e ? AFET_FEATURES_NORM_COLUMNS_HTK :
+      AFET_FEATURES_NORM_COLUMNS_STATICS;
+  return true;
+}
+
+/* ---------------------------------------------------------------- reader */
+
+Reader::Reader (const Options & opt):opt_ (opt)
+{
+  entry_.format = opt.format;
+}
+
+std::string
+Reader::at (uint64_t extra) const
+{
+  return fmt ("at byte offset %" G_GUINT64_FORMAT, offset_ + extra);
+}
+
+bool
+Reader::complete () const
+{
+  return state_ == State::Done ||
+      (state_ == State::Header && (entry_.format == Format::Kaldi ||
+          entry_.format == Format::KaldiText) && offset_ > 0);
+}
+
+size_t
+Reader::feed (const uint8_t * data, size_t len, bool eos,
+    const EntryFunc & on_entry, const FramesFunc & on_frames,
+    std::string * why)
+{
+  size_t used = 0;
+  for (;;) {
+    const uint8_t *d = data + used;
+    const size_t n = len - used;
+    size_t k = 0;
+    switch (state_) {
+      case State::Detect:
+        k = detect (d, n, eos, why);
+        break;
+      case State::Header:
+        k = header (d, n, eos, on_entry, why);
+        break;
+      case State::Frames:
+        k = frames (d, n, eos, on_frames, why);
+        break;
+      case State::TextRows:
+        k = text_rows (d, n, eos, on_entry, on_frames, why);
+        break;
+      case State::Done:
+        if (n > 0) {
+          *why = fmt ("%" G_GSIZE_FORMAT " bytes after the last frame %s: "
+              "the header's frame count is wrong or the file was "
+              "appended to", n, at ().c_str ());
+          return (size_t) - 1;
+        }
+        return used;
+    }
+    if (k == (size_t) - 1)
+      return k;
+    State before = state_;
+    used += k;
+    offset_ += k;
+    if (k == 0 && before == state_)
+      break;
+  }
+  if (eos && (used < len || !complete ())) {
+    if (state_ == State::Detect || (state_ == State::Header && offset_ == 0))
+      *why = "the file is empty or too short for any feature file header";
+    else if (state_ == State::Header)
+      *why = "the file ends inside an entry's header, " + at ();
+    else if (state_ == State::TextRows)
+      *why = "the text archive ends inside a matrix (no ']'), " + at ();
+    else if (entry_.rows >= 0)
+      *why = fmt ("truncated: the header says %" G_GINT64_FORMAT " frames, "
+          "the file ends after %" G_GINT64_FORMAT " %s",
+          entry_.rows, entry_.rows - rows_left_, at ().c_str ());
+    else
+      *why = "the file ends inside a frame, " + at ();
+    return (size_t) - 1;
+  }
+  return used;
+}
+
+size_t
+Reader::detect (const uint8_t * d, size_t n, bool eos, std::string * why)
+{
+  if (entry_.format != Format::Auto) {
+    state_ = State::Header;
+    return 0;
+  }
+  /* NPY: the magic string */
+  if (n >= 6 && memcmp (d, "\x93NUMPY", 6) == 0) {
+    entry_.format = Format::Npy;
+    state_ = State::Header;
+    return 0;
+  }
+  /* Kaldi: a key of printable characters, then " \0B" (binary) or
+   * spaces and '[' (text) */
+  size_t i = 0;
+  while (i < n && i < 65536 && is_key_char (d[i]))
+    i++;
+  if (i > 0 && i < n && d[i] == ' ') {
+    if (i + 2 < n && d[i + 1] == 0 && d[i + 2] == 'B') {
+      entry_.format = Format::Kaldi;
+      state_ = State::Header;
+      return 0;
+    }
+    size_t j = i;
+    while (j < n && (d[j] == ' ' || d[j] == '\t'))
+      j++;
+    if (j < n && d[j] == '[') {
+      entry_.format = Format::KaldiText;
+      state_ = State::Header;
+      return 0;
+    }
+  }
+  /* HTK: a header that agrees with the file size (or, without a size,
+   * one that is plausible), big-endian first */
+  if (n >= kHtkHeaderBytes) {
+    for (int big = 1; big >= 0; big--) {
+      const uint32_t frames = get_u32 (d, big);
+      const int32_t period = (int32_t) get_u32 (d + 4, big);
+      const int size = (int16_t) get_u16 (d + 8, big);
+      const unsigned base = get_u16 (d + 10, big) & 0x3f;
+      bool ok = size > 0 && size % 4 == 0 && period > 0 && base <= kHtkPlp &&
+          frames < (1u << 31);
+      if (ok && opt_.total_bytes >= 0)
+        ok = (uint64_t) opt_.total_bytes ==
+            kHtkHeaderBytes + (uint64_t) frames * size;
+      if (ok) {
+        entry_.format = Format::Htk;
+        entry_.htk_little_endian = !big;
+        state_ = State::Header;
+        return 0;
+      }
+    }
+  }
+  if (n >= 256 || eos) {
+    *why = "not a feature file afet knows: no NumPy magic, no Kaldi "
+        "archive key ('KEY \\0B' or 'KEY  ['), and the first 12 bytes are "
+        "not an HTK header" + std::string (opt_.total_bytes >= 0 ?
+        " that matches the file size" : "") + " (set format= to force one)";
+    return (size_t) - 1;
+  }
+  return 0;
+}
+
+size_t
+Reader::header (const uint8_t * d, size_t n, bool eos,
+    const EntryFunc & on_entry, std::string * why)
+{
+  size_t k = 0;
+  switch (entry_.format) {
+    case Format::Htk:
+      k = htk_header_ (d, n, why);
+      break;
+    case Format::Npy:
+      k = npy_header_ (d, n, why);
+      break;
+    case Format::Kaldi:
+    case Format::KaldiText:
+      if (n == 0)
+        return 0;               /* between entries */
+      k = kaldi_header_ (d, n, eos, why);
+      break;
+    case Format::Raw:
+      if (opt_.raw_dims < 1) {
+        *why = "format=raw needs the number of values per frame (dims)";
+        return (size_t) - 1;
+      }
+      entry_.dims = opt_.raw_dims;
+      entry_.rows = -1;
+      state_ = State::Frames;
+      break;
+    case Format::Auto:
+      return 0;
+  }
+  if (k == (size_t) - 1 || (k == 0 && state_ == State::Header))
+    return k;
+  if (state_ == State::Frames || state_ == State::TextRows) {
+    rows_left_ = entry_.rows;
+    row_buf_.clear ();
+    /* text entries announce themselves at their first row (their width
+     * is known only then) */
+    if (state_ == State::Frames && entry_.rows != 0 &&
+        !on_entry (entry_, why))
+      return (size_t) - 1;
+    if (state_ == State::Frames && entry_.rows == 0)
+      state_ = entry_.format == Format::Kaldi ? State::Header : State::Done;
+  }
+  return k;
+}
+
+size_t
+Reader::htk_header_ (const uint8_t * d, size_t n, std::string * why)
+{
+  if (n < kHtkHeaderBytes)
+    return 0;
+  bool big = !entry_.htk_little_endian;
+  /* forced format=htk: take the byte order that fits the size */
+  if (opt_.total_bytes >= 0 && big) {
+    const uint64_t be = kHtkHeaderBytes + (uint64_t) get_u32 (d, true) *
+        (uint16_t) get_u16 (d + 8, true);
+    const uint64_t le = kHtkHeaderBytes + (uint64_t) get_u32 (d, false) *
+        (uint16_t) get_u16 (d + 8, false);
+    if (be != (uint64_t) opt_.total_bytes && le == (uint64_t) opt_.total_bytes)
+      big = false;
+  }
+  const uint32_t frames = get_u32 (d, big);
+  const int32_t period = (int32_t) get_u32 (d + 4, big);
+  const int size = (int16_t) get_u16 (d + 8, big);
+  const uint16_t kind = get_u16 (d + 10, big);
+  if (size <= 0 || size % 4 != 0) {
+    *why = fmt ("the HTK header's frame size of %d bytes is not a whole "
+        "number of floats (at byte offset 8)", size);
+    return (size_t) - 1;
+  }
+  if (period <= 0) {
+    *why = fmt ("the HTK header's sample period %d is not positive (at "
+        "byte offset 4)", period);
+    return (size_t) - 1;
+  }
+  if (frames >= (1u << 31)) {
+    *why = fmt ("the HTK header's frame count %u is negative (at byte "
+        "offset 0)", frames);
+    return (size_t) - 1;
+  }
+  if (opt_.total_bytes >= 0 && (uint64_t) opt_.total_bytes !=
+      kHtkHeaderBytes + (uint64_t) frames * size) {
+    const uint64_t want = kHtkHeaderBytes + (uint64_t) frames * size;
+    *why = fmt ("the HTK header says %u frames of %d bytes (%" G_GUINT64_FORMAT
+        " bytes with the header) but the file has %" G_GINT64_FORMAT
+        " bytes: %s", frames, size, want, opt_.total_bytes,
+        (uint64_t) opt_.total_bytes < want ? "truncated" : "extra bytes "
+        "after the frames");
+    return (size_t) - 1;
+  }
+  entry_.htk_little_endian = !big;
+  swap_ = big;
+  entry_.rows = frames;
+  entry_.dims = size / 4;
+  entry_.htk_kind = kind;
+  entry_.htk_period = period;
+  state_ = State::Frames;
+  return kHtkHeaderBytes;
+}
+
+namespace
+{
+
+/* The value of 'name' in an NPY header dict, up to the next ',' at depth
+ * 0 (tuples kept whole); empty when absent. */
+std::string
+dict_value (const std::string & dict, const char *name)
+{
+  std::string q1 = std::string ("'") + name + "'";
+  std::string q2 = std::string ("\"") + name + "\"";
+  size_t p = dict.find (q1);
+  if (p == std::string::npos)
+    p = dict.find (q2);
+  if (p == std::string::npos)
+    return "";
+  p = dict.find (':', p + q1.size ());
+  if (p == std::string::npos)
+    return "";
+  p++;
+  int depth = 0;
+  size_t e = p;
+  for (; e < dict.size (); e++) {
+    char c = dict[e];
+    if (c == '(')
+      depth++;
+    else if (c == ')')
+      depth--;
+    else if ((c == ',' || c == '}') && depth == 0)
+      break;
+  }
+  std::string v = dict.substr (p, e - p);
+  size_t a = v.find_first_not_of (" \t");
+  size_t b = v.find_last_not_of (" \t");
+  return a == std::string::npos ? "" : v.substr (a, b - a + 1);
+}
+
+}  /* namespace */
+
+size_t
+Reader::npy_header_ (const uint8_t * d, size_t n, std::string * why)
+{
+  if (n < 12)
+    return 0;
+  if (memcmp (d, "\x93NUMPY", 6) != 0) {
+    *why = "not a NumPy file: no \\x93NUMPY magic at byte offset 0";
+    return (size_t) - 1;
+  }
+  const int major = d[6];
+  size_t pre, hlen;
+  if (major == 1) {
+    pre = 10;
+    hlen = get_u16 (d + 8, false);
+  } else if (major == 2 || major == 3) {
+    pre = 12;
+    hlen = get_u32 (d + 8, false);
+  } else {
+    *why = fmt ("NumPy format version %d.%d is not supported (at byte "
+        "offset 6)", major, d[7]);
+    return (size_t) - 1;
+  }
+  if (hlen > 1 << 20) {
+    *why = fmt ("the NumPy header length %" G_GSIZE_FORMAT " is implausible "
+        "(at byte offset 8)", hlen);
+    return (size_t) - 1;
+  }
+  if (n < pre + hlen)
+    return 0;
+  const std::string dict ((const char *) d + pre, hlen);
+  const std::string descr = dict_value (dict, "descr");
+  const std::string order = dict_value (dict, "fortran_order");
+  const std::string shape = dict_value (dict, "shape");
+  const std::string where = fmt ("(NumPy header at byte offset %"
+      G_GSIZE_FORMAT ")", pre);
+  if (descr.size () == 5 && (descr[1] == '<' || descr[1] == '>' ||
+          descr[1] == '=') && descr[2] == 'f' &&
+      (descr[3] == '4' || descr[3] == '8')) {
+    swap_ = descr[1] == '>';
+    f64_ = descr[3] == '8';
+  } else {
+    *why = "NumPy dtype " + (descr.empty ()? std::string ("(missing)") :
+        descr) + " is not float32 or float64 " + where;
+    return (size_t) - 1;
+  }
+  if (order != "False") {
+    *why = "Fortran-order NumPy arrays are not supported: save "
+        "np.ascontiguousarray(a) " + where;
+    return (size_t) - 1;
+  }
+  long long rows = -1, cols = -1;
+  char extra;
+  if (shape.empty () || sscanf (shape.c_str (), " ( %lld , %lld ) %c",
+          &rows, &cols, &extra) != 2 || rows < 0 || cols < 1
+      || cols > G_MAXINT32) {
+    *why = "NumPy shape " + (shape.empty ()? std::string ("(missing)") :
+        shape) + " is not (frames, dims) " + where;
+    return (size_t) - 1;
+  }
+  const uint64_t bytes = pre + hlen + (uint64_t) rows * cols * (f64_ ? 8 : 4);
+  if (opt_.total_bytes >= 0 && (uint64_t) opt_.total_bytes != bytes) {
+    *why = fmt ("the NumPy header says %lld x %lld values (%" G_GUINT64_FORMAT
+        " bytes with the header) but the file has %" G_GINT64_FORMAT
+        " bytes: %s", rows, cols, bytes, opt_.total_bytes,
+        (uint64_t) opt_.total_bytes < bytes ? "truncated" : "extra bytes");
+    return (size_t) - 1;
+  }
+  entry_.rows = rows;
+  entry_.dims = (int) cols;
+  state_ = State::Frames;
+  return pre + hlen;
+}
+
+size_t
+Reader::kaldi_header_ (const uint8_t * d, size_t n, bool eos,
+    std::string * why)
+{
+  size_t i = 0;
+  while (i < n && is_key_char (d[i]))
+    i++;
+  if (i == n) {
+    if (i > 65536) {
+      *why = "a Kaldi key longer than 64 KiB " + at ();
+      return (size_t) - 1;
+    }
+    return 0;
+  }
+  if (i == 0 || d[i] != ' ') {
+    *why = "expected a Kaldi archive key followed by a space " + at (i);
+    return (size_t) - 1;
+  }
+  const std::string key ((const char *) d, i);
+  if (entry_.format == Format::KaldiText) {
+    size_t j = i;
+    while (j < n && (d[j] == ' ' || d[j] == '\t'))
+      j++;
+    if (j == n)
+      return 0;
+    if (d[j] != '[') {
+      *why = "expected '[' after key " + key + " " + at (j);
+      return (size_t) - 1;
+    }
+    entry_.key = key;
+    entry_.rows = -1;
+    entry_.dims = 0;
+    state_ = State::TextRows;
+    return j + 1;
+  }
+  /* binary: " \0B" then the matrix token, '\4' rows, '\4' cols */
+  const size_t need = i + 3 + 3 + 5 + 5;
+  if (n < need && n < i + 6)
+    return 0;
+  if (d[i + 1] != 0 || d[i + 2] != 'B') {
+    *why = "expected the binary marker \\0B after key " + key + " " + at (i + 1);
+    return (size_t) - 1;
+  }
+  const char *tok = (const char *) d + i + 3;
+  if (memcmp (tok, "CM", 2) == 0) {
+    *why = "entry " + key + " is a compressed Kaldi matrix, which afetparse "
+        "does not read: write it with copy-feats --compress=false " + at (i + 3);
+    return (size_t) - 1;
+  }
+  if (memcmp (tok, "FM ", 3) != 0 && memcmp (tok, "DM ", 3) != 0) {
+    *why = "entry " + key + " is not a float or double matrix (token '" +
+        std::string (tok, 2) + "') " + at (i + 3);
+    return (size_t) - 1;
+  }
+  if (n < need)
+    return 0;
+  const uint8_t *p = d + i + 6;
+  if (p[0] != 4 || p[5] != 4) {
+    *why = "entry " + key + ": the matrix size is not two 4-byte integers " +
+        at (i + 6);
+    return (size_t) - 1;
+  }
+  const int32_t rows = (int32_t) get_u32 (p + 1, false);
+  const int32_t cols = (int32_t) get_u32 (p + 6, false);
+  if (rows < 0 || cols < 0 || (rows > 0 && cols == 0)) {
+    *why = fmt ("entry %s: a %d x %d matrix is not valid %s", key.c_str (),
+        rows, cols, at (i + 6).c_str ());
+    return (size_t) - 1;
+  }
+  f64_ = tok[0] == 'D';
+  swap_ = false;
+  entry_.key = key;
+  entry_.rows = rows;
+  entry_.dims = cols;
+  state_ = State::Frames;
+  (void) eos;
+  return need;
+}
+
+size_t
+Reader::frames (const uint8_t * d, size_t n, bool eos,
+    const FramesFunc & on_frames, std::string * why)
+{
+  const size_t vsize = f64_ ? 8 : 4;
+  const size_t row = (size_t) entry_.dims * vsize;
+  size_t rows = n / row;
+  if (entry_.rows >= 0 && (int64_t) rows > rows_left_)
+    rows = (size_t) rows_left_;
+  /* hand them over in pieces of at most 4096 frames */
+  rows = MIN (rows, (size_t) 4096);
+  if (rows > 0) {
+    const size_t vals = rows * entry_.dims;
+    row_buf_.resize (vals);
+    for (size_t i = 0; i < vals; i++) {
+      const uint8_t *v = d + i * vsize;
+      if (f64_) {
+        uint64_t u;
+        memcpy (&u, v, 8);
+        if (swap_)
+          u = GUINT64_SWAP_LE_BE (u);
+        double x;
+        memcpy (&x, &u, 8);
+        row_buf_[i] = (float) x;
+      } else {
+        uint32_t u;
+        memcpy (&u, v, 4);
+        if (swap_)
+          u = GUINT32_SWAP_LE_BE (u);
+        memcpy (&row_buf_[i], &u, 4);
+      }
+    }
+    if (!on_frames (row_buf_.data (), rows)) {
+      *why = "the frames could not be passed on";
+      return (size_t) - 1;
+    }
+    if (entry_.rows >= 0)
+      rows_left_ -= rows;
+  }
+  if (entry_.rows >= 0 && rows_left_ == 0)
+    state_ = entry_.format == Format::Kaldi ? State::Header : State::Done;
+  else if (entry_.rows < 0 && eos && rows * row == n)
+    state_ = State::Done;
+  (void) why;
+  return rows * row;
+}
+
+size_t
+Reader::text_rows (const uint8_t * d, size_t n, bool eos,
+    const EntryFunc & on_entry, const FramesFunc & on_frames,
+    std::string * why)
+{
+  size_t used = 0;
+  while (used < n) {
+    const uint8_t *nl = (const uint8_t *) memchr (d + used, '\n', n - used);
+    if (nl == nullptr && !eos)
+      break;
+    const size_t end = nl ? (size_t) (nl - d) + 1 : n;
+    std::string line ((const char *) d + used, end - used);
+    bool closed = false;
+    size_t br = line.find (']');
+    if (br != std::string::npos) {
+      if (line.find_first_not_of (" \t\r\n", br + 1) != std::string::npos) {
+        *why = "text after ']' in entry " + entry_.key + " " + at (used + br);
+        return (size_t) - 1;
+      }
+      line.resize (br);
+      closed = true;
+    }
+    std::vector<float> vals;
+    const char *p = line.c_str ();
+    for (;;) {
+      while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+        p++;
+      if (*p == '\0')
+        break;
+      char *e = nullptr;
+      const double v = g_ascii_strtod (p, &e);
+      if (e == p || (*e && *e != ' ' && *e != '\t' && *e != '\r' &&
+              *e != '\n')) {
+        *why = "not a number in entry " + entry_.key + " " +
+            at (used + (size_t) (p - line.c_str ()));
+        return (size_t) - 1;
+      }
+      vals.push_back ((float) v);
+      p = e;
+    }
+    if (!vals.empty ()) {
+      if (entry_.dims == 0) {
+        if (vals.size () > (size_t) G_MAXINT32) {
+          *why = "row too wide " + at (used);
+          return (size_t) - 1;
+        }
+        entry_.dims = (int) vals.size ();
+        if (!on_entry (entry_, why))
+          return (size_t) - 1;
+      } else if ((int) vals.size () != entry_.dims) {
+        *why = fmt ("entry %s: a row of %" G_GSIZE_FORMAT " values after "
+            "rows of %d %s", entry_.key.c_str (), vals.size (), entry_.dims,
+            at (used).c_str ());
+        return (size_t) - 1;
+      }
+      if (!on_frames (vals.data (), 1)) {
+        *why = "the frames could not be passed on";
+        return (size_t) - 1;
+      }
+    }
+    used = end;
+    if (closed) {
+      state_ = State::Header;
+      break;
+    }
+  }
+  return used;
+}
+
+}  /* namespace afetfile */

@@ -1,0 +1,725 @@
+/* afet — speech features on OpenCL
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+/**
+ * SECTION:element-afetenc
+ * @title: afetenc
+ *
+ * Writes a feature stream (`application/x-afet-features`) as a feature
+ * file for filesink: HTK parameter files, NumPy .npy, Kaldi archives
+ * (binary or text) or headerless float32.  The file holds the frames
+ * exactly as the caps describe them; nothing is reordered or changed.
+ *
+ * - format=htk: HTK's 12-byte header, then big-endian floats.  The
+ *   parameter kind comes from the caps: MFCC, FBANK, PLP (USER for frames,
+ *   TRAPS and anything else), _E from energy-index, _0 from c0-index,
+ *   _D/_A/_T from delta-order, _Z when the mean was removed from HTK's
+ *   columns (afetcmvn mode=mean columns=htk).  A stream HTK cannot describe
+ *   (say, mean and variance normalised) is refused at negotiation.
+ * - format=npy: float32, shape (frames, dims).
+ * - format=kaldi: one binary archive entry ("KEY \0BFM ...") per key: the
+ *   key property, else the afet-key tag (afetparse sets it per entry; a
+ *   new key starts a new entry), else the upstream file name without its
+ *   extension.  format=kaldi-text writes the same as text.
+ * - format=raw: the frames alone, little-endian float32.
+ *
+ * HTK, NPY and Kaldi headers hold the frame count, known only at the end:
+ * afetenc writes a provisional header and rewrites it by seeking
+ * downstream (filesink can).  When downstream cannot seek (a pipe, an
+ * appsink) it keeps the file (Kaldi: the entry) in memory, up to max-hold
+ * bytes, and sends it whole at the end; beyond that it fails with an
+ * error, never with a wrong header.
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 filesrc location=s.wav ! wavparse ! audioconvert ! \
+ *     afetmfcc ! afetdelta ! afetcmvn columns=htk ! afetenc ! \
+ *     filesink location=s.mfc                       # HTK MFCC_0_D_A_Z
+ * ... ! afetmfcc num-ceps=0 ! afetenc format=npy ! filesink location=s.npy
+ * ... ! afetmfcc ! afetenc format=kaldi key=utt1 ! filesink location=f.ark
+ * ]|
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstafetenc.h"
+#include "gstafetdebug.h"
+#include "afetfileformat.h"
+#include "afetfeatures.h"
+
+#include <cstring>
+#include <string>
+
+GST_DEBUG_CATEGORY_STATIC (gst_afet_enc_debug);
+#define GST_CAT_DEFAULT gst_afet_enc_debug
+
+typedef enum
+{
+  GST_AFET_ENC_HTK,
+  GST_AFET_ENC_NPY,
+  GST_AFET_ENC_KALDI,
+  GST_AFET_ENC_KALDI_TEXT,
+  GST_AFET_ENC_RAW
+} GstAfetEncFormat;
+
+GST_AFET_DEFINE_ENUM (gst_afet_enc_format_get_type, "GstAfetEncFormat",
+    {GST_AFET_ENC_HTK, "HTK parameter file", "htk"},
+    {GST_AFET_ENC_NPY, "NumPy .npy, float32 (frames, dims)", "npy"},
+    {GST_AFET_ENC_KALDI, "Kaldi binary archive entries", "kaldi"},
+    {GST_AFET_ENC_KALDI_TEXT, "Kaldi text archive entries", "kaldi-text"},
+    {GST_AFET_ENC_RAW, "Headerless little-endian float32", "raw"});
+
+#define DEFAULT_FORMAT GST_AFET_ENC_HTK
+#define DEFAULT_KEY nullptr
+#define DEFAULT_MAX_HOLD (G_GUINT64_CONSTANT (256) << 20)
+
+enum
+{
+  PROP_0,
+  PROP_FORMAT,
+  PROP_KEY,
+  PROP_MAX_HOLD,
+};
+
+static const char *const format_names[] = {
+  "htk", "npy", "kaldi", "kaldi-text", "raw"
+};
+
+/* *INDENT-OFF* */
+struct GstAfetEncPrivate
+{
+  /* properties, under the object lock */
+  GstAfetEncFormat format = DEFAULT_FORMAT;
+  std::string key;
+  guint64 max_hold = DEFAULT_MAX_HOLD;
+
+  /* streaming thread */
+  GstAfetEncFormat fmt = DEFAULT_FORMAT;   /* latched at the first data */
+  bool have_info = false;
+  AfetFeaturesInfo info;
+  uint16_t htk_kind = 0;
+  int32_t htk_period = 0;
+  int hold = -1;               /* -1 undecided, 0 seek back, 1 keep in memory */
+  bool started = false;        /* caps and segment sent downstream */
+  guint64 offset = 0;          /* file position of the next byte */
+  bool in_entry = false;
+  guint64 entry_start = 0;
+  guint64 entry_frames = 0;
+  guint64 file_frames = 0;
+  std::string entry_key;
+  std::string tag_key;
+  std::string held;            /* hold mode: bytes from held_start */
+  guint64 held_start = 0;
+};
+/* *INDENT-ON* */
+
+struct _GstAfetEnc
+{
+  GstElement parent;
+  GstPad *sinkpad, *srcpad;
+  GstAfetEncPrivate *priv;
+};
+
+G_DEFINE_TYPE (GstAfetEnc, gst_afet_enc, GST_TYPE_ELEMENT);
+GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (afetenc, "afetenc", GST_RANK_NONE,
+    GST_TYPE_AFET_ENC, gst_afet_tag_register ());
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (AFET_FEATURES_CAPS_MAKE (AFET_FEATURES_KINDS_ALL)));
+
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS ("application/x-afet-file, "
+        "format = (string) { htk, npy, kaldi, kaldi-text, raw }"));
+
+void
+gst_afet_tag_register (void)
+{
+  static gsize done = 0;
+  if (g_once_init_enter (&done)) {
+    gst_tag_register (GST_AFET_TAG_KEY, GST_TAG_FLAG_META, G_TYPE_STRING,
+        "afet key", "key (utterance id) of a feature archive entry",
+        gst_tag_merge_use_first);
+    g_once_init_leave (&done, 1);
+  }
+}
+
+static bool
+needs_count (GstAfetEncFormat f)
+{
+  return f == GST_AFET_ENC_HTK || f == GST_AFET_ENC_NPY ||
+      f == GST_AFET_ENC_KALDI;
+}
+
+static bool
+is_kaldi (GstAfetEncFormat f)
+{
+  return f == GST_AFET_ENC_KALDI || f == GST_AFET_ENC_KALDI_TEXT;
+}
+
+/* Sends @n bytes at the current file position (or keeps them). */
+static GstFlowReturn
+enc_write (GstAfetEnc * self, const void *data, size_t n)
+{
+  GstAfetEncPrivate *p = self->priv;
+  if (n == 0)
+    return GST_FLOW_OK;
+  if (p->hold == 1) {
+    GST_OBJECT_LOCK (self);
+    guint64 limit = p->max_hold;
+    GST_OBJECT_UNLOCK (self);
+    if (p->held.size () + n > limit) {
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+          ("Downstream of %s cannot seek, so it keeps the whole %s in "
+              "memory to write the frame count at the end, and that has "
+              "passed max-hold (%" G_GUINT64_FORMAT " bytes). Write to a "
+              "file (filesink), raise max-hold, or use format=raw or "
+              "kaldi-text, which need no count.", GST_ELEMENT_NAME (self),
+              p->fmt == GST_AFET_ENC_KALDI ? "archive entry" : "file",
+              limit), (nullptr));
+      return GST_FLOW_ERROR;
+    }
+    if (p->held.empty ())
+      p->held_start = p->offset;
+    p->held.append ((const char *) data, n);
+    p->offset += n;
+    return GST_FLOW_OK;
+  }
+  GstBuffer *buf = gst_buffer_new_memdup (data, n);
+  GST_BUFFER_OFFSET (buf) = p->offset;
+  p->offset += n;
+  GST_BUFFER_OFFSET_END (buf) = p->offset;
+  return gst_pad_push (self->srcpad, buf);
+}
+
+/* Sends the held bytes downstream. */
+static GstFlowReturn
+enc_release_held (GstAfetEnc * self)
+{
+  GstAfetEncPrivate *p = self->priv;
+  if (p->held.empty ())
+    return GST_FLOW_OK;
+  std::string *s = new std::string ();
+  s->swap (p->held);
+  GstBuffer *buf = gst_buffer_new_wrapped_full (GST_MEMORY_FLAG_READONLY,
+      (gpointer) s->data (), s->size (), 0, s->size (), s,
+      [](gpointer d) {
+        delete (std::string *) d;
+      });
+  GST_BUFFER_OFFSET (buf) = p->held_start;
+  GST_BUFFER_OFFSET_END (buf) = p->held_start + gst_buffer_get_size (buf);
+  return gst_pad_push (self->srcpad, buf);
+}
+
+/* Replaces bytes already written at @pos: in memory, or by seeking. */
+static GstFlowReturn
+enc_rewrite (GstAfetEnc * self, guint64 pos, const std::string & bytes)
+{
+  GstAfetEncPrivate *p = self->priv;
+  if (p->hold == 1) {
+    g_assert (pos >= p->held_start &&
+        pos + bytes.size () <= p->held_start + p->held.size ());
+    p->held.replace (pos - p->held_start, bytes.size (), bytes);
+    return GST_FLOW_OK;
+  }
+  GstSegment seg;
+  gst_segment_init (&seg, GST_FORMAT_BYTES);
+  seg.start = pos;
+  seg.time = pos;
+  if (!gst_pad_push_event (self->srcpad, gst_event_new_segment (&seg))) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SEEK, ("Could not seek back to "
+            "write the frame count into the header."), (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  GstBuffer *buf = gst_buffer_new_memdup (bytes.data (), bytes.size ());
+  GST_BUFFER_OFFSET (buf) = pos;
+  GstFlowReturn ret = gst_pad_push (self->srcpad, buf);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  seg.start = p->offset;
+  seg.time = p->offset;
+  gst_pad_push_event (self->srcpad, gst_event_new_segment (&seg));
+  return GST_FLOW_OK;
+}
+
+/* The key of a Kaldi entry: property, tag, or the upstream file name. */
+static bool
+enc_resolve_key (GstAfetEnc * self, std::string * key)
+{
+  GstAfetEncPrivate *p = self->priv;
+  GST_OBJECT_LOCK (self);
+  *key = p->key;
+  GST_OBJECT_UNLOCK (self);
+  std::string from = "the key property";
+  if (key->empty () && !p->tag_key.empty ()) {
+    *key = p->tag_key;
+    from = "the " GST_AFET_TAG_KEY " tag";
+  }
+  if (key->empty ()) {
+    GstQuery *q = gst_query_new_uri ();
+    gchar *uri = nullptr;
+    if (gst_pad_peer_query (self->sinkpad, q))
+      gst_query_parse_uri (q, &uri);
+    gst_query_unref (q);
+    if (uri) {
+      gchar *path = g_filename_from_uri (uri, nullptr, nullptr);
+      gchar *base = g_path_get_basename (path ? path : uri);
+      gchar *dot = strrchr (base, '.');
+      if (dot && dot != base)
+        *dot = '\0';
+      *key = base;
+      from = std::string ("the upstream file name (") + uri + ")";
+      g_free (base);
+      g_free (path);
+      g_free (uri);
+    }
+  }
+  if (key->empty ()) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("A Kaldi archive entry needs "
+            "a key: set %s key=..., or feed it from afetparse or a file "
+            "source (their keys or file names are used).",
+            GST_ELEMENT_NAME (self)), (nullptr));
+    return false;
+  }
+  if (!afetfile::kaldi_key_ok (*key)) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("The Kaldi key '%s' from %s "
+            "is empty or contains white space, which archives cannot hold: "
+            "set key=...", key->c_str (), from.c_str ()), (nullptr));
+    return false;
+  }
+  return true;
+}
+
+static GstFlowReturn
+enc_start_output (GstAfetEnc * self)
+{
+  GstAfetEncPrivate *p = self->priv;
+  if (p->started)
+    return GST_FLOW_OK;
+  p->started = true;
+  GstCaps *caps = gst_caps_new_simple ("application/x-afet-file", "format",
+      G_TYPE_STRING, format_names[p->fmt], nullptr);
+  gst_pad_push_event (self->srcpad, gst_event_new_caps (caps));
+  gst_caps_unref (caps);
+  GstSegment seg;
+  gst_segment_init (&seg, GST_FORMAT_BYTES);
+  gst_pad_push_event (self->srcpad, gst_event_new_segment (&seg));
+
+  if (needs_count (p->fmt)) {
+    GstQuery *q = gst_query_new_seeking (GST_FORMAT_BYTES);
+    gboolean seekable = FALSE;
+    if (gst_pad_peer_query (self->srcpad, q))
+      gst_query_parse_seeking (q, nullptr, &seekable, nullptr, nullptr);
+    gst_query_unref (q);
+    p->hold = seekable ? 0 : 1;
+    GST_DEBUG_OBJECT (self, "downstream %s seek: %s", seekable ? "can" :
+        "cannot", seekable ? "rewriting the header" : "holding the data");
+  } else {
+    p->hold = 0;
+  }
+  return GST_FLOW_OK;
+}
+
+static GstFlowReturn
+enc_begin_entry (GstAfetEnc * self)
+{
+  GstAfetEncPrivate *p = self->priv;
+  GstFlowReturn ret = enc_start_output (self);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  p->entry_start = p->offset;
+  p->entry_frames = 0;
+  p->in_entry = true;
+  const int dims = p->info.dims;
+  switch (p->fmt) {
+    case GST_AFET_ENC_HTK:{
+      std::string h = afetfile::htk_header (0, p->htk_period, dims,
+          p->htk_kind);
+      return enc_write (self, h.data (), h.size ());
+    }
+    case GST_AFET_ENC_NPY:{
+      std::string h = afetfile::npy_header (0, dims);
+      return enc_write (self, h.data (), h.size ());
+    }
+    case GST_AFET_ENC_KALDI:
+    case GST_AFET_ENC_KALDI_TEXT:{
+      if (!enc_resolve_key (self, &p->entry_key))
+        return GST_FLOW_ERROR;
+      std::string h = p->fmt == GST_AFET_ENC_KALDI ?
+          afetfile::kaldi_entry_header (p->entry_key, 0, dims) :
+          afetfile::kaldi_text_open (p->entry_key);
+      return enc_write (self, h.data (), h.size ());
+    }
+    case GST_AFET_ENC_RAW:
+      break;
+  }
+  return GST_FLOW_OK;
+}
+
+/* Completes the current entry (Kaldi) or the file: the frame count goes
+ * into its header. */
+static GstFlowReturn
+enc_end_entry (GstAfetEnc * self)
+{
+  GstAfetEncPrivate *p = self->priv;
+  if (!p->in_entry)
+    return GST_FLOW_OK;
+  p->in_entry = false;
+  GstFlowReturn ret = GST_FLOW_OK;
+  switch (p->fmt) {
+    case GST_AFET_ENC_HTK:
+      ret = enc_rewrite (self, p->entry_start, afetfile::htk_header (
+              (uint32_t) p->entry_frames, p->htk_period, p->info.dims,
+              p->htk_kind));
+      break;
+    case GST_AFET_ENC_NPY:
+      ret = enc_rewrite (self, p->entry_start,
+          afetfile::npy_header (p->entry_frames, p->info.dims));
+      break;
+    case GST_AFET_ENC_KALDI:{
+      uint32_t rows = GUINT32_TO_LE ((uint32_t) p->entry_frames);
+      ret = enc_rewrite (self, p->entry_start +
+          afetfile::kaldi_rows_offset (p->entry_key),
+          std::string ((const char *) &rows, 4));
+      break;
+    }
+    case GST_AFET_ENC_KALDI_TEXT:{
+      std::string c = afetfile::kaldi_text_close ();
+      ret = enc_write (self, c.data (), c.size ());
+      break;
+    }
+    case GST_AFET_ENC_RAW:
+      break;
+  }
+  if (ret == GST_FLOW_OK && p->hold == 1)
+    ret = enc_release_held (self);
+  return ret;
+}
+
+static GstFlowReturn
+gst_afet_enc_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
+{
+  GstAfetEnc *self = GST_AFET_ENC (parent);
+  GstAfetEncPrivate *p = self->priv;
+  if (!p->have_info) {
+    gst_buffer_unref (buf);
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("A buffer came before its "
+            "format (no caps event)."), (nullptr));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  const gsize frame_bytes = AFET_FEATURES_INFO_FRAME_BYTES (&p->info);
+  const gsize size = gst_buffer_get_size (buf);
+  if (size % frame_bytes != 0) {
+    gst_buffer_unref (buf);
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("A buffer of %" G_GSIZE_FORMAT
+            " bytes is not a whole number of %d-value frames.", size,
+            p->info.dims), (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  const guint64 n = size / frame_bytes;
+  GstFlowReturn ret = GST_FLOW_OK;
+  if (!p->in_entry)
+    ret = enc_begin_entry (self);
+  if (ret != GST_FLOW_OK || n == 0) {
+    gst_buffer_unref (buf);
+    return ret;
+  }
+  const guint64 limit = p->fmt == GST_AFET_ENC_HTK ||
+      p->fmt == GST_AFET_ENC_KALDI ? (guint64) G_MAXINT32 : G_MAXUINT64;
+  if (p->entry_frames + n > limit) {
+    gst_buffer_unref (buf);
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("%s holds at most %d frames "
+            "per %s; this stream has more.", format_names[p->fmt], G_MAXINT32,
+            p->fmt == GST_AFET_ENC_HTK ? "file" : "entry"), (nullptr));
+    return GST_FLOW_ERROR;
+  }
+
+  GstMapInfo map;
+  if (!gst_buffer_map (buf, &map, GST_MAP_READ)) {
+    gst_buffer_unref (buf);
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not read a buffer."),
+        (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  const float *v = (const float *) map.data;
+  const size_t vals = n * p->info.dims;
+  if (p->fmt == GST_AFET_ENC_HTK) {
+    std::string be (size, '\0');
+    afetfile::to_big_endian (v, vals, (uint8_t *) & be[0]);
+    ret = enc_write (self, be.data (), be.size ());
+  } else if (p->fmt == GST_AFET_ENC_KALDI_TEXT) {
+    std::string text;
+    for (guint64 i = 0; i < n; i++)
+      afetfile::kaldi_text_row (v + i * p->info.dims, p->info.dims, &text);
+    ret = enc_write (self, text.data (), text.size ());
+  } else if (p->hold == 1) {
+    ret = enc_write (self, map.data, size);
+  } else {
+    /* little-endian floats as they came: the same memory goes on */
+    gst_buffer_unmap (buf, &map);
+    buf = gst_buffer_make_writable (buf);
+    GST_BUFFER_OFFSET (buf) = p->offset;
+    p->offset += size;
+    GST_BUFFER_OFFSET_END (buf) = p->offset;
+    GST_BUFFER_PTS (buf) = GST_BUFFER_DTS (buf) = GST_CLOCK_TIME_NONE;
+    p->entry_frames += n;
+    p->file_frames += n;
+    return gst_pad_push (self->srcpad, buf);
+  }
+  gst_buffer_unmap (buf, &map);
+  gst_buffer_unref (buf);
+  p->entry_frames += n;
+  p->file_frames += n;
+  return ret;
+}
+
+static gboolean
+enc_set_caps (GstAfetEnc * self, GstCaps * caps)
+{
+  GstAfetEncPrivate *p = self->priv;
+  AfetFeaturesInfo info;
+  gchar *str = gst_caps_to_string (caps);
+  if (!afet_features_info_from_caps (&info, caps)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s cannot write these "
+            "caps: they are not valid feature caps (GST_DEBUG=afetfeatures:4 "
+            "names the field).", GST_ELEMENT_NAME (self)), ("%s", str));
+    g_free (str);
+    return FALSE;
+  }
+  GST_OBJECT_LOCK (self);
+  GstAfetEncFormat fmt = p->format;
+  GST_OBJECT_UNLOCK (self);
+  if (p->started && fmt != p->fmt)
+    fmt = p->fmt;
+  uint16_t kind = 0;
+  int32_t period = 0;
+  std::string why;
+  if (fmt == GST_AFET_ENC_HTK &&
+      !afetfile::htk_kind_for (info, &kind, &period, &why)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s format=htk cannot "
+            "write this stream: %s.", GST_ELEMENT_NAME (self), why.c_str ()),
+        ("%s", str));
+    g_free (str);
+    return FALSE;
+  }
+  if (p->have_info && p->file_frames > 0 &&
+      !afet_features_info_is_equal (&info, &p->info)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("The feature layout "
+            "changed after %" G_GUINT64_FORMAT " frames were written; a "
+            "feature file holds one layout: end the stream first.",
+            p->file_frames), ("%s", str));
+    g_free (str);
+    return FALSE;
+  }
+  g_free (str);
+  p->info = info;
+  p->have_info = true;
+  p->fmt = fmt;
+  p->htk_kind = kind;
+  p->htk_period = period;
+  GST_DEBUG_OBJECT (self, "writing %s%s%s", format_names[fmt],
+      fmt == GST_AFET_ENC_HTK ? " " : "", fmt == GST_AFET_ENC_HTK ?
+      afetfile::htk_kind_name (kind).c_str () : "");
+  return TRUE;
+}
+
+static gboolean
+gst_afet_enc_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
+{
+  GstAfetEnc *self = GST_AFET_ENC (parent);
+  GstAfetEncPrivate *p = self->priv;
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_CAPS:{
+      GstCaps *caps;
+      gst_event_parse_caps (event, &caps);
+      gboolean ok = enc_set_caps (self, caps);
+      gst_event_unref (event);
+      return ok;
+    }
+    case GST_EVENT_SEGMENT:
+      /* ours is a byte stream; the segment goes out with the first data */
+      gst_event_unref (event);
+      return TRUE;
+    case GST_EVENT_TAG:{
+      GstTagList *tags;
+      gchar *key = nullptr;
+      gst_event_parse_tag (event, &tags);
+      if (gst_tag_list_get_string (tags, GST_AFET_TAG_KEY, &key)) {
+        if (is_kaldi (p->fmt) && p->in_entry && p->entry_key != key &&
+            enc_end_entry (self) != GST_FLOW_OK) {
+          g_free (key);
+          gst_event_unref (event);
+          return FALSE;
+        }
+        p->tag_key = key;
+        g_free (key);
+      }
+      return gst_pad_event_default (pad, parent, event);
+    }
+    case GST_EVENT_EOS:{
+      if (p->have_info && !p->in_entry && p->file_frames == 0 &&
+          (p->fmt == GST_AFET_ENC_HTK || p->fmt == GST_AFET_ENC_NPY)) {
+        /* no frames at all: still a valid, empty file */
+        if (enc_begin_entry (self) != GST_FLOW_OK) {
+          gst_event_unref (event);
+          return FALSE;
+        }
+      }
+      GstFlowReturn ret = enc_end_entry (self);
+      if (ret != GST_FLOW_OK) {
+        if (ret != GST_FLOW_FLUSHING && ret < GST_FLOW_EOS)
+          GST_ELEMENT_FLOW_ERROR (self, ret);
+        gst_event_unref (event);
+        return FALSE;
+      }
+      return gst_pad_event_default (pad, parent, event);
+    }
+    default:
+      return gst_pad_event_default (pad, parent, event);
+  }
+}
+
+static void
+enc_reset (GstAfetEnc * self)
+{
+  GstAfetEncPrivate *p = self->priv;
+  p->have_info = false;
+  p->hold = -1;
+  p->started = false;
+  p->offset = 0;
+  p->in_entry = false;
+  p->entry_frames = p->file_frames = 0;
+  p->entry_key.clear ();
+  p->tag_key.clear ();
+  p->held.clear ();
+  p->held_start = 0;
+}
+
+static GstStateChangeReturn
+gst_afet_enc_change_state (GstElement * element, GstStateChange transition)
+{
+  GstAfetEnc *self = GST_AFET_ENC (element);
+  if (transition == GST_STATE_CHANGE_READY_TO_PAUSED)
+    enc_reset (self);
+  GstStateChangeReturn ret =
+      GST_ELEMENT_CLASS (gst_afet_enc_parent_class)->change_state (element,
+      transition);
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
+    enc_reset (self);
+  return ret;
+}
+
+static void
+gst_afet_enc_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstAfetEnc *self = GST_AFET_ENC (object);
+  GstAfetEncPrivate *p = self->priv;
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_FORMAT:
+      p->format = (GstAfetEncFormat) g_value_get_enum (value);
+      break;
+    case PROP_KEY:{
+      const gchar *s = g_value_get_string (value);
+      p->key = s ? s : "";
+      break;
+    }
+    case PROP_MAX_HOLD:
+      p->max_hold = g_value_get_uint64 (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_afet_enc_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  GstAfetEnc *self = GST_AFET_ENC (object);
+  GstAfetEncPrivate *p = self->priv;
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_FORMAT:
+      g_value_set_enum (value, p->format);
+      break;
+    case PROP_KEY:
+      g_value_set_string (value, p->key.empty ()? nullptr : p->key.c_str ());
+      break;
+    case PROP_MAX_HOLD:
+      g_value_set_uint64 (value, p->max_hold);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_afet_enc_finalize (GObject * object)
+{
+  delete GST_AFET_ENC (object)->priv;
+  G_OBJECT_CLASS (gst_afet_enc_parent_class)->finalize (object);
+}
+
+static void
+gst_afet_enc_class_init (GstAfetEncClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  const GParamFlags flags = (GParamFlags) (G_PARAM_READWRITE |
+      G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+
+  GST_DEBUG_CATEGORY_INIT (gst_afet_enc_debug, "afetenc", 0,
+      "afet feature file writer");
+
+  gobject_class->set_property = gst_afet_enc_set_property;
+  gobject_class->get_property = gst_afet_enc_get_property;
+  gobject_class->finalize = gst_afet_enc_finalize;
+  element_class->change_state = gst_afet_enc_change_state;
+
+  g_object_class_install_property (gobject_class, PROP_FORMAT,
+      g_param_spec_enum ("format", "Format", "File format to write",
+          gst_afet_enc_format_get_type (), DEFAULT_FORMAT, flags));
+  g_object_class_install_property (gobject_class, PROP_KEY,
+      g_param_spec_string ("key", "Key", "Kaldi archive key (utterance id); "
+          "unset: the " GST_AFET_TAG_KEY " tag, else the upstream file name "
+          "without its extension", DEFAULT_KEY, flags));
+  g_object_class_install_property (gobject_class, PROP_MAX_HOLD,
+      g_param_spec_uint64 ("max-hold", "Max hold", "Most bytes kept in "
+          "memory when downstream cannot seek back to write a header's "
+          "frame count (HTK, NPY: the file; Kaldi: one entry)", 1,
+          G_MAXUINT64, DEFAULT_MAX_HOLD, flags));
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class,
+      "afet feature file writer", "Codec/Muxer/Audio",
+      "Writes a feature stream as an HTK, NumPy or Kaldi feature file",
+      "the afet authors");
+  gst_type_mark_as_plugin_api (gst_afet_enc_format_get_type (),
+      (GstPluginAPIFlags) 0);
+}
+
+static void
+gst_afet_enc_init (GstAfetEnc * self)
+{
+  self->priv = new GstAfetEncPrivate ();
+  afet_features_info_init (&self->priv->info);
+  self->sinkpad = gst_pad_new_from_static_template (&sink_template, "sink");
+  gst_pad_set_chain_function (self->sinkpad, gst_afet_enc_chain);
+  gst_pad_set_event_function (self->sinkpad, gst_afet_enc_sink_event);
+  gst_element_add_pad (GST_ELEMENT (self), self->sinkpad);
+  self->srcpad = gst_pad_new_from_static_template (&src_template, "src");
+  gst_pad_use_fixed_caps (self->srcpad);
+  gst_element_add_pad (GST_ELEMENT (self), self->srcpad);
+}
