@@ -137,6 +137,12 @@ struct Enumerated
 static Status
 enumerate (std::vector<Enumerated> *out)
 {
+  /* one thread at a time: ICD loaders and drivers (PoCL) are not safe when
+   * two threads list the platforms for the first time at once (pipelines
+   * started together on threads with an explicit device failed to find a
+   * device, or crashed, there) */
+  static std::mutex lock;
+  std::lock_guard<std::mutex> guard (lock);
   cl_uint n_platforms = 0;
   cl_int err = clGetPlatformIDs (0, nullptr, &n_platforms);
   if (err != CL_SUCCESS || n_platforms == 0) {

@@ -1,0 +1,262 @@
+#!/usr/bin/python3
+# afet — tests of the afet-extract corpus tool
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Runs the installed-to-be program from the build tree over the synthetic
+# recordings in tests/data/audio and checks what it writes against the
+# equivalent gst-launch-1.0 pipelines, byte for byte.  Usage:
+#   test_extract.py AFET_EXTRACT DATA_DIR
+import os
+import shlex
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import wave
+
+X, DATA = sys.argv[1], sys.argv[2]
+AUDIO = os.path.join(DATA, "audio")
+CHAIN = "afetmfcc frame-length=20 ! afetdelta order=2 ! afetcmvn columns=htk"
+failures = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what, flush=True)
+    if not cond:
+        failures.append(what)
+
+
+def run(args, **kw):
+    p = subprocess.run([X] + args, capture_output=True, text=True,
+                       timeout=600, **kw)
+    return p.returncode, p.stdout, p.stderr
+
+
+def launch(desc, timeout=300):
+    p = subprocess.run(["gst-launch-1.0", "-q"] + desc, capture_output=True,
+                       text=True, timeout=timeout)
+    return p.returncode
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def reference(wav, out, fmt="htk", chain=CHAIN):
+    """The pipeline afet-extract prints, run by gst-launch-1.0."""
+    rc, text, _ = run(["--print-pipeline", "--scp", "/dev/null", "-o", "x",
+                       "-p", chain, "-f", fmt])
+    assert rc == 0, text
+    desc = text.strip().replace("filesrc location=IN",
+                                'filesrc location="%s"' % wav)
+    desc = desc.replace("name=afetx_sink", 'location="%s"' % out)
+    # as a shell splits it: gst-launch-1.0 escapes each argument
+    return launch(shlex.split(desc)) == 0
+
+
+def ark_entries(path):
+    """An independent Kaldi binary archive reader."""
+    d = read(path)
+    i, out = 0, []
+    while i < len(d):
+        sp = d.index(b" ", i)
+        key = d[i:sp].decode()
+        assert d[sp + 1:sp + 6] == b"\0BFM ", d[sp + 1:sp + 6]
+        assert d[sp + 6] == 4 and d[sp + 11] == 4
+        rows = struct.unpack("<i", d[sp + 7:sp + 11])[0]
+        cols = struct.unpack("<i", d[sp + 12:sp + 16])[0]
+        end = sp + 16 + 4 * rows * cols
+        out.append((key, sp + 1, rows, cols, d[sp + 16:end]))
+        i = end
+    return out
+
+
+def write_wav(path, src, start, end):
+    with wave.open(src) as w:
+        rate, width = w.getframerate(), w.getsampwidth()
+        w.setpos(start)
+        frames = w.readframes(end - start)
+    with wave.open(path, "wb") as o:
+        o.setnchannels(1)
+        o.setsampwidth(width)
+        o.setframerate(rate)
+        o.writeframes(frames)
+
+
+tmp = tempfile.mkdtemp(prefix="afet-extract-")
+os.chdir(tmp)
+wavs = sorted(os.path.join(AUDIO, f) for f in os.listdir(AUDIO)
+              if f.endswith(".wav"))
+names = [os.path.splitext(os.path.basename(w))[0] for w in wavs]
+
+# 1. HCopy-style list, two columns; the same as gst-launch-1.0, bytes
+with open("two.scp", "w") as f:
+    for w, n in zip(wavs, names):
+        f.write("%s out2/%s.mfc\n" % (w, n))
+rc, _, err = run(["--scp", "two.scp", "-p", CHAIN, "-j", "2"])
+check(rc == 0, "two-column scp: exit 0 (%s)" % err.strip()[-200:])
+for w, n in zip(wavs[:3], names[:3]):
+    check(reference(w, "ref-%s.htk" % n), "gst-launch reference for " + n)
+    check(read("out2/%s.mfc" % n) == read("ref-%s.htk" % n),
+          "two-column scp: %s identical to gst-launch-1.0" % n)
+check(not [f for f in os.listdir("out2") if f.endswith(".afet-part")],
+      "no temporary files left")
+
+# 2. one column with --out-dir, every format; a broken file in the middle
+os.makedirs("in", exist_ok=True)
+with open("in/broken.wav", "wb") as f:
+    f.write(b"RIFF\x10\x00\x00\x00WAVEjunkjunkjunk")
+with open("in/short.wav", "wb") as f:
+    pass
+write_wav("in/tiny.wav", wavs[0], 0, 50)       # shorter than one frame
+lst = wavs[:2] + ["in/broken.wav", "in/tiny.wav", "/no/such.wav"] + wavs[2:4]
+with open("one.scp", "w") as f:
+    f.write("\n".join(lst) + "\n")
+for fmt, ext in (("htk", "htk"), ("npy", "npy"), ("raw", "f32"),
+                 ("kaldi", "ark")):
+    rc, _, err = run(["--scp", "one.scp", "-o", "od-" + fmt, "-f", fmt,
+                      "-p", CHAIN, "-j", "3"])
+    check(rc == 1, "%s: broken inputs give exit status 1" % fmt)
+    for bad in ("broken", "tiny", "such"):
+        check(err.count(bad) >= 2,
+              "%s: %s reported and listed in the summary" % (fmt, bad))
+    check("too short for one frame" in err, fmt + ": tiny file's reason")
+    good = [os.path.splitext(os.path.basename(w))[0] for w in
+            wavs[:2] + wavs[2:4]]
+    made = sorted(os.listdir("od-" + fmt))
+    check(made == sorted(g + "." + ext for g in good),
+          "%s: every good input written, nothing else (%s)" % (fmt, made))
+    n = good[-1]
+    check(reference(lst[-1], "ref.%s" % ext, fmt),
+          "%s: gst-launch reference" % fmt)
+    check(read("od-%s/%s.%s" % (fmt, n, ext)) == read("ref.%s" % ext),
+          "%s: output identical to gst-launch-1.0" % fmt)
+    if fmt == "kaldi":
+        e = ark_entries("od-kaldi/%s.ark" % n)
+        check(len(e) == 1 and e[0][0] == n, "kaldi: key is the base name")
+        check(e[0][4] == read("od-raw/%s.f32" % n),
+              "kaldi: values equal the raw output")
+
+# 3. Kaldi list with a command, --ark and its scp
+with open("wav.scp", "w") as f:
+    f.write("utt1 %s\n" % wavs[3])
+    f.write("utt2 cat %s |\n" % wavs[4])
+    f.write("utt3 %s\n" % wavs[5])
+    f.write("bad1 exit 3 |\n")
+rc, _, err = run(["--wav-scp", "wav.scp", "--ark", "a/feats.ark", "-p",
+                  CHAIN, "-j", "2"])
+check(rc == 1 and "bad1" in err and "exit status 3" in err,
+      "failing command reported with its exit status")
+e = ark_entries("a/feats.ark")
+check([k for k, *_ in e] == ["utt1", "utt2", "utt3"],
+      "archive entries in list order, keys are the uttids")
+scp = [l.split() for l in open("a/feats.scp")]
+ok = len(scp) == 3
+arkdata = read("a/feats.ark")
+for (key, loc), entry in zip(scp, e):
+    off = int(loc.rsplit(":", 1)[1])
+    ok = ok and key == entry[0] and off == entry[1] and \
+        arkdata[off:off + 2] == b"\0B" and loc.startswith("a/feats.ark:")
+check(ok, "scp offsets point at each entry's \\0B")
+for i, w in ((0, wavs[3]), (1, wavs[4])):
+    reference(w, "r%d.f32" % i, "raw")
+    check(e[i][4] == read("r%d.f32" % i),
+          "%s (%s) equals the raw pipeline" % (e[i][0],
+                                               "command" if i else "file"))
+
+# 4. segments: each cut alone, as Kaldi's extract-segments rounds
+with open("segments", "w") as f:
+    f.write("utt1-a utt1 0.5 1.5\n")
+    f.write("utt1-b utt1 1.25 -1\n")
+    f.write("utt3-a utt3 0.1 0.9\n")
+    f.write("utt3-x utt3 99 100\n")
+rc, _, err = run(["--wav-scp", "wav.scp", "--segments", "segments", "--ark",
+                  "s/seg.ark", "-f", "ark", "-p", CHAIN])
+check(rc == 1 and "utt3-x" in err and "outside" in err,
+      "a segment outside its recording is reported")
+seg = {k: v for k, _, _, _, v in ark_entries("s/seg.ark")}
+check(sorted(seg) == ["utt1-a", "utt1-b", "utt3-a"], "segment keys")
+for key, src, a, b in (("utt1-a", wavs[3], 0.5, 1.5),
+                       ("utt1-b", wavs[3], 1.25, -1),
+                       ("utt3-a", wavs[5], 0.1, 0.9)):
+    with wave.open(src) as w:
+        rate, n = w.getframerate(), w.getnframes()
+    start = int(a * rate + 0.5)
+    end = n if b < 0 else int(b * rate + 0.5)
+    write_wav("cut.wav", src, start, end)
+    reference(os.path.abspath("cut.wav"), "cut.f32", "raw")
+    check(seg.get(key) == read("cut.f32"),
+          key + " equals its cut recording through the same chain")
+
+# 5. shards partition the list exactly: input i goes to share i % N + 1
+good = {os.path.splitext(os.path.basename(w))[0] + ".f32"
+        for w in wavs[:2] + wavs[2:4]}
+shares = []
+for k in (1, 2, 3):
+    run(["--scp", "one.scp", "-o", "sh%d" % k, "-f", "raw", "-p", "afetmfcc",
+         "--shard", "%d/3" % k])
+    made = set(os.listdir("sh%d" % k)) if os.path.isdir("sh%d" % k) else set()
+    want = {os.path.splitext(os.path.basename(w))[0] + ".f32"
+            for i, w in enumerate(lst) if i % 3 == k - 1} & good
+    check(made == want, "shard %d/3 holds exactly its inputs (%s)" %
+          (k, sorted(made)))
+    shares.append(made)
+check(set().union(*shares) == good and
+      sum(len(s) for s in shares) == len(good),
+      "shards 1/3..3/3 partition the list")
+rc, _, err = run(["--scp", "one.scp", "-o", "x", "--shard", "4/3"])
+check(rc == 2, "--shard 4/3 is refused")
+
+# 6. --skip-existing: per-file outputs and an interrupted archive
+before = {f: read("od-htk/" + f) for f in os.listdir("od-htk")}
+victim = sorted(before)[0]
+with open("od-htk/" + victim, "wb") as f:
+    f.write(b"kept")
+rc, _, err = run(["--scp", "one.scp", "-o", "od-htk", "-p", CHAIN,
+                  "--skip-existing"])
+check(read("od-htk/" + victim) == b"kept", "existing output left alone")
+check("4 skipped" in err, "summary counts the skipped inputs (%s)" %
+      err.strip().splitlines()[-5:])
+full = read("a/feats.ark")
+fullscp = open("a/feats.scp").read()
+# interrupt: the last entry half written, its scp line missing
+lines = fullscp.splitlines(True)
+cut = int(lines[-1].split(":")[-1]) + 100
+with open("a/feats.ark", "r+b") as f:
+    f.truncate(cut)
+with open("a/feats.scp", "w") as f:
+    f.write("".join(lines[:-1]))
+rc, _, err = run(["--wav-scp", "wav.scp", "--ark", "a/feats.ark", "-p", CHAIN,
+                  "--skip-existing"])
+check(read("a/feats.ark") == full and open("a/feats.scp").read() == fullscp,
+      "resumed archive equals the uninterrupted one")
+
+# 7. two devices (PoCL twice): every file as one of the devices alone
+# makes it (two PoCL devices in one process differ in the last bits:
+# docs/limitations.md)
+env = dict(os.environ, POCL_DEVICES="pthread pthread")
+alone = []
+for d in ("0:0", "0:1"):
+    run(["--scp", "one.scp", "-o", "dev" + d[-1], "-p", CHAIN, "--device", d],
+        env=dict(env))
+    alone.append("dev" + d[-1])
+rc, _, err = run(["--scp", "one.scp", "-o", "both", "-p", CHAIN, "--device",
+                  "all", "-j", "4"], env=dict(env))
+check(rc == 1 and "0:0, 0:1" in err, "--device all uses both devices (%s)" %
+      err.strip().splitlines()[-1:])
+made = sorted(os.listdir("both"))
+check(made == sorted(os.listdir("dev0")) and len(made) == 4 and
+      all(read("both/" + f) in (read("dev0/" + f), read("dev1/" + f))
+          for f in made),
+      "two devices: each output is what one device alone makes")
+
+# 8. usage errors
+check(run(["--scp", "two.scp", "-p", "afetnosuch"])[0] == 2,
+      "a chain that does not build is a usage error")
+check(run(["--wav-scp", "wav.scp"])[0] == 2, "--wav-scp without outputs")
+
+shutil.rmtree(tmp)
+print("%d failed" % len(failures))
+sys.exit(1 if failures else 0)
