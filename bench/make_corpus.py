@@ -37,6 +37,7 @@ RATE = 16000
 FORMAT_VERSION = 1
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
+SOURCES_FOR = {8000: "s0*_8k.wav", 16000: "s0*_16k.wav", 44100: "s0*_44k.wav"}
 DEFAULT_SOURCES = os.path.join(REPO, "tests", "data", "audio", "s0*_16k.wav")
 SPEEDS = (0.92, 0.94, 0.96, 0.98, 1.0, 1.02, 1.04, 1.06, 1.08)
 
@@ -163,6 +164,9 @@ def main(argv=None):
                    help="hours of audio in EACH set; sets --long-files and "
                    "--short-files from --long-minutes and the mean short "
                    "length")
+    p.add_argument("--rate", type=int, default=16000, choices=sorted(
+                   SOURCES_FOR), help="sample rate; the sources are the test "
+                   "utterances at that rate unless --sources is given")
     p.add_argument("--seed", type=int, default=20260101)
     p.add_argument("--sources", default=DEFAULT_SOURCES,
                    help="glob of 16 kHz mono S16 WAV utterances to build "
@@ -171,6 +175,11 @@ def main(argv=None):
                    help="regenerate even if corpus.json says the folder is "
                    "up to date")
     args = p.parse_args(argv)
+    global RATE
+    RATE = args.rate
+    if args.sources == DEFAULT_SOURCES:
+        args.sources = os.path.join(REPO, "tests", "data", "audio",
+                                    SOURCES_FOR[RATE])
 
     preset = {"quick": (2, 5.0, 100), "gpu": (60, 10.0, 2400)}[args.preset]
     if args.long_minutes is None:
@@ -197,6 +206,7 @@ def main(argv=None):
     params = {
         "format_version": FORMAT_VERSION,
         "seed": args.seed,
+        "rate": RATE,
         "long_files": args.long_files,
         "long_minutes": args.long_minutes,
         "short_files": args.short_files,
