@@ -23,7 +23,7 @@ wait
 echo "corpus: $(( $(date +%s) - t )) s" >> $out/gpu.txt
 du -sh /tmp/xc/* >> $out/gpu.txt
 python3 bench/extract.py /tmp/xc --rates $rates --tools $tools --jobs $jobs \
-    --repeats 2 --extract $x --python python3 > $out/extract-$rates.md \
-    2> $out/extract-$rates.log
-cat $out/gpu.txt $out/extract-$rates.md
-tail -5 $out/extract-$rates.log
+    --repeats 2 --extract $x --python python3 > $out/extract-${rates//,/-}.md \
+    2> $out/extract-${rates//,/-}.log
+cat $out/gpu.txt $out/extract-${rates//,/-}.md
+tail -5 $out/extract-${rates//,/-}.log

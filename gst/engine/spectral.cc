@@ -9,6 +9,8 @@
 
 #include <clblast_c.h>
 
+#include <mutex>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -213,6 +215,12 @@ Status
 sgemm_abt (cl_command_queue q, size_t m, size_t n, size_t k, cl_mem a,
     size_t lda, cl_mem b, size_t ldb, cl_mem c, size_t c_offset, size_t ldc)
 {
+  /* one thread in CLBlast at a time: its kernel compilation and caches are
+   * not safe against concurrent first use (8 afetplp pipelines starting
+   * together on an H100: status -2039, "unexpected error"); the call only
+   * enqueues, so the lock is held for microseconds once compiled */
+  static std::mutex lock;
+  std::lock_guard<std::mutex> guard (lock);
   CLBlastStatusCode st = CLBlastSgemm (CLBlastLayoutRowMajor,
       CLBlastTransposeNo, CLBlastTransposeYes, m, n, k, 1.0f, a, 0, lda, b,
       0, ldb, 0.0f, c, c_offset, ldc, &q, nullptr);
