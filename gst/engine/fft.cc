@@ -114,8 +114,14 @@ RealFft::reset ()
 std::vector<int>
 RealFft::capacities_for (int max_batch)
 {
+  /* halving near the top, where a file's one partial batch lands (a 15 s
+   * file is 1500 frames: the 2048 plan, not the 4096 one), then eighths for
+   * the small batches of live streams */
   std::vector<int> caps;
-  for (int c = max_batch; c >= 8; c /= 8)
+  int c = max_batch;
+  for (int i = 0; i < 3 && c >= 8; i++, c /= 2)
+    caps.push_back (c);
+  for (; c >= 8; c /= 8)
     caps.push_back (c);
   if (caps.empty ())
     caps.push_back (max_batch);

@@ -41,7 +41,8 @@ public:
   int max_rows () const;
   void reset ();
 
-  /* Capacities for a maximum batch: max, max/8, max/64, ... (>= 8). */
+  /* Capacities for a maximum batch: max, max/2, max/4, then max/8, max/64,
+   * ... (>= 8). */
   static std::vector<int> capacities_for (int max_batch);
 
 private:
