@@ -363,6 +363,7 @@ Reader::feed (const uint8_t * data, size_t len, bool eos,
   for (;;) {
     const uint8_t *d = data + used;
     const size_t n = len - used;
+    const State before = state_;
     size_t k = 0;
     switch (state_) {
       case State::Detect:
@@ -388,17 +389,25 @@ Reader::feed (const uint8_t * data, size_t len, bool eos,
     }
     if (k == (size_t) - 1)
       return k;
-    State before = state_;
     used += k;
     offset_ += k;
     if (k == 0 && before == state_)
       break;
   }
   if (eos && (used < len || !complete ())) {
-    if (state_ == State::Detect || (state_ == State::Header && offset_ == 0))
-      *why = "the file is empty or too short for any feature file header";
+    static const char *const names[] = {
+      "", "HTK", "NumPy", "Kaldi archive", "Kaldi text archive", "raw"
+    };
+    if (state_ == State::Detect && len == 0 && offset_ == 0)
+      *why = "the file is empty (at byte offset 0)";
+    else if (state_ == State::Detect)
+      *why = fmt ("the file ends after %" G_GUINT64_FORMAT " bytes, too "
+          "short for any feature file header (at byte offset %"
+          G_GUINT64_FORMAT ")", offset_ + (len - used), offset_ + (len - used));
     else if (state_ == State::Header)
-      *why = "the file ends inside an entry's header, " + at ();
+      *why = fmt ("the file ends inside the %s header that starts at byte "
+          "offset %" G_GUINT64_FORMAT " (%" G_GSIZE_FORMAT " bytes of it)",
+          names[(int) entry_.format], offset_, len - used);
     else if (state_ == State::TextRows)
       *why = "the text archive ends inside a matrix (no ']'), " + at ();
     else if (entry_.rows >= 0)
@@ -430,6 +439,11 @@ Reader::detect (const uint8_t * d, size_t n, bool eos, std::string * why)
   size_t i = 0;
   while (i < n && i < 65536 && is_key_char (d[i]))
     i++;
+  /* all key characters so far, or a key and a space with the marker not
+   * here yet: wait for more before judging (a key can look like an HTK
+   * header) */
+  if (!eos && i < 65536 && (i == n || (d[i] == ' ' && i + 2 >= n)))
+    return 0;
   if (i > 0 && i < n && d[i] == ' ') {
     if (i + 2 < n && d[i + 1] == 0 && d[i + 2] == 'B') {
       entry_.format = Format::Kaldi;
@@ -453,11 +467,10 @@ Reader::detect (const uint8_t * d, size_t n, bool eos, std::string * why)
       const int32_t period = (int32_t) get_u32 (d + 4, big);
       const int size = (int16_t) get_u16 (d + 8, big);
       const unsigned base = get_u16 (d + 10, big) & 0x3f;
-      bool ok = size > 0 && size % 4 == 0 && period > 0 && base <= kHtkPlp &&
-          frames < (1u << 31);
-      if (ok && opt_.total_bytes >= 0)
-        ok = (uint64_t) opt_.total_bytes ==
-            kHtkHeaderBytes + (uint64_t) frames * size;
+      /* plausible: htk_header_ then checks it against the file size and
+       * names what disagrees (a cut file is still an HTK file) */
+      const bool ok = size > 0 && size % 4 == 0 && period > 0 &&
+          base <= kHtkPlp && frames < (1u << 31);
       if (ok) {
         entry_.format = Format::Htk;
         entry_.htk_little_endian = !big;
@@ -467,10 +480,9 @@ Reader::detect (const uint8_t * d, size_t n, bool eos, std::string * why)
     }
   }
   if (n >= 256 || eos) {
-    *why = "not a feature file afet knows: no NumPy magic, no Kaldi "
-        "archive key ('KEY \\0B' or 'KEY  ['), and the first 12 bytes are "
-        "not an HTK header" + std::string (opt_.total_bytes >= 0 ?
-        " that matches the file size" : "") + " (set format= to force one)";
+    *why = "not a feature file afet knows (at byte offset 0): no NumPy "
+        "magic, no Kaldi archive key ('KEY \\0B' or 'KEY  ['), and the "
+        "first 12 bytes are not an HTK header (set format= to force one)";
     return (size_t) - 1;
   }
   return 0;
@@ -561,9 +573,10 @@ Reader::htk_header_ (const uint8_t * d, size_t n, std::string * why)
     const uint64_t want = kHtkHeaderBytes + (uint64_t) frames * size;
     *why = fmt ("the HTK header says %u frames of %d bytes (%" G_GUINT64_FORMAT
         " bytes with the header) but the file has %" G_GINT64_FORMAT
-        " bytes: %s", frames, size, want, opt_.total_bytes,
-        (uint64_t) opt_.total_bytes < want ? "truncated" : "extra bytes "
-        "after the frames");
+        " bytes: %s at byte offset %" G_GINT64_FORMAT, frames, size, want,
+        opt_.total_bytes, (uint64_t) opt_.total_bytes < want ? "truncated" :
+        "extra bytes after the frames", (gint64) MIN ((uint64_t)
+            opt_.total_bytes, want));
     return (size_t) - 1;
   }
   entry_.htk_little_endian = !big;
@@ -677,8 +690,9 @@ Reader::npy_header_ (const uint8_t * d, size_t n, std::string * why)
   if (opt_.total_bytes >= 0 && (uint64_t) opt_.total_bytes != bytes) {
     *why = fmt ("the NumPy header says %lld x %lld values (%" G_GUINT64_FORMAT
         " bytes with the header) but the file has %" G_GINT64_FORMAT
-        " bytes: %s", rows, cols, bytes, opt_.total_bytes,
-        (uint64_t) opt_.total_bytes < bytes ? "truncated" : "extra bytes");
+        " bytes: %s at byte offset %" G_GINT64_FORMAT, rows, cols, bytes,
+        opt_.total_bytes, (uint64_t) opt_.total_bytes < bytes ? "truncated" :
+        "extra bytes", (gint64) MIN ((uint64_t) opt_.total_bytes, bytes));
     return (size_t) - 1;
   }
   entry_.rows = rows;

@@ -114,6 +114,8 @@ struct GstAfetEncPrivate
   std::string tag_key;
   std::string held;            /* hold mode: bytes from held_start */
   guint64 held_start = 0;
+  bool failed = false;         /* an error was posted: write nothing more */
+  std::string refused;         /* caps refused once (not posted again) */
 };
 /* *INDENT-ON* */
 
@@ -334,31 +336,31 @@ enc_begin_entry (GstAfetEnc * self)
     return ret;
   p->entry_start = p->offset;
   p->entry_frames = 0;
-  p->in_entry = true;
   const int dims = p->info.dims;
+  std::string h;
   switch (p->fmt) {
-    case GST_AFET_ENC_HTK:{
-      std::string h = afetfile::htk_header (0, p->htk_period, dims,
-          p->htk_kind);
-      return enc_write (self, h.data (), h.size ());
-    }
-    case GST_AFET_ENC_NPY:{
-      std::string h = afetfile::npy_header (0, dims);
-      return enc_write (self, h.data (), h.size ());
-    }
+    case GST_AFET_ENC_HTK:
+      h = afetfile::htk_header (0, p->htk_period, dims, p->htk_kind);
+      break;
+    case GST_AFET_ENC_NPY:
+      h = afetfile::npy_header (0, dims);
+      break;
     case GST_AFET_ENC_KALDI:
-    case GST_AFET_ENC_KALDI_TEXT:{
+    case GST_AFET_ENC_KALDI_TEXT:
       if (!enc_resolve_key (self, &p->entry_key))
         return GST_FLOW_ERROR;
-      std::string h = p->fmt == GST_AFET_ENC_KALDI ?
+      h = p->fmt == GST_AFET_ENC_KALDI ?
           afetfile::kaldi_entry_header (p->entry_key, 0, dims) :
           afetfile::kaldi_text_open (p->entry_key);
-      return enc_write (self, h.data (), h.size ());
-    }
+      break;
     case GST_AFET_ENC_RAW:
       break;
   }
-  return GST_FLOW_OK;
+  ret = enc_write (self, h.data (), h.size ());
+  /* an entry exists once its header is out: only then is there one to end */
+  if (ret == GST_FLOW_OK)
+    p->in_entry = true;
+  return ret;
 }
 
 /* Completes the current entry (Kaldi) or the file: the frame count goes
@@ -406,6 +408,10 @@ gst_afet_enc_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
 {
   GstAfetEnc *self = GST_AFET_ENC (parent);
   GstAfetEncPrivate *p = self->priv;
+  if (p->failed) {
+    gst_buffer_unref (buf);
+    return GST_FLOW_ERROR;
+  }
   if (!p->have_info) {
     gst_buffer_unref (buf);
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("A buffer came before its "
@@ -426,12 +432,15 @@ gst_afet_enc_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
   if (!p->in_entry)
     ret = enc_begin_entry (self);
   if (ret != GST_FLOW_OK || n == 0) {
+    if (ret == GST_FLOW_ERROR)
+      p->failed = true;
     gst_buffer_unref (buf);
     return ret;
   }
   const guint64 limit = p->fmt == GST_AFET_ENC_HTK ||
       p->fmt == GST_AFET_ENC_KALDI ? (guint64) G_MAXINT32 : G_MAXUINT64;
   if (p->entry_frames + n > limit) {
+    p->failed = true;
     gst_buffer_unref (buf);
     GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("%s holds at most %d frames "
             "per %s; this stream has more.", format_names[p->fmt], G_MAXINT32,
@@ -475,6 +484,8 @@ gst_afet_enc_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
   gst_buffer_unref (buf);
   p->entry_frames += n;
   p->file_frames += n;
+  if (ret == GST_FLOW_ERROR)
+    p->failed = true;
   return ret;
 }
 
@@ -501,9 +512,12 @@ enc_set_caps (GstAfetEnc * self, GstCaps * caps)
   std::string why;
   if (fmt == GST_AFET_ENC_HTK &&
       !afetfile::htk_kind_for (info, &kind, &period, &why)) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s format=htk cannot "
-            "write this stream: %s.", GST_ELEMENT_NAME (self), why.c_str ()),
-        ("%s", str));
+    /* GStreamer offers the same caps again after a refusal: one error */
+    if (p->refused != str)
+      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s format=htk cannot "
+              "write this stream: %s.", GST_ELEMENT_NAME (self),
+              why.c_str ()), ("%s", str));
+    p->refused = str;
     g_free (str);
     return FALSE;
   }
@@ -551,7 +565,8 @@ gst_afet_enc_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
       gst_event_parse_tag (event, &tags);
       if (gst_tag_list_get_string (tags, GST_AFET_TAG_KEY, &key)) {
         if (is_kaldi (p->fmt) && p->in_entry && p->entry_key != key &&
-            enc_end_entry (self) != GST_FLOW_OK) {
+            !p->failed && enc_end_entry (self) != GST_FLOW_OK) {
+          p->failed = true;
           g_free (key);
           gst_event_unref (event);
           return FALSE;
@@ -562,6 +577,12 @@ gst_afet_enc_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
       return gst_pad_event_default (pad, parent, event);
     }
     case GST_EVENT_EOS:{
+      if (p->failed) {
+        /* the error is on the bus; a header now would look complete */
+        p->held.clear ();
+        gst_event_unref (event);
+        return FALSE;
+      }
       if (p->have_info && !p->in_entry && p->file_frames == 0 &&
           (p->fmt == GST_AFET_ENC_HTK || p->fmt == GST_AFET_ENC_NPY)) {
         /* no frames at all: still a valid, empty file */
@@ -572,7 +593,9 @@ gst_afet_enc_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
       }
       GstFlowReturn ret = enc_end_entry (self);
       if (ret != GST_FLOW_OK) {
-        if (ret != GST_FLOW_FLUSHING && ret < GST_FLOW_EOS)
+        p->failed = true;
+        if (ret != GST_FLOW_FLUSHING && ret != GST_FLOW_ERROR &&
+            ret < GST_FLOW_EOS)
           GST_ELEMENT_FLOW_ERROR (self, ret);
         gst_event_unref (event);
         return FALSE;
@@ -598,6 +621,8 @@ enc_reset (GstAfetEnc * self)
   p->tag_key.clear ();
   p->held.clear ();
   p->held_start = 0;
+  p->failed = false;
+  p->refused.clear ();
 }
 
 static GstStateChangeReturn

@@ -5,10 +5,11 @@
  * afetenc and afetparse: HTK headers byte for byte against HCopy's files,
  * round trips through every format (bit-exact values, frame counts,
  * timestamps, caps), downstream that cannot seek, what HTK cannot say,
- * multi-entry Kaldi archives and their keys, a Kaldi and NumPy reader
- * written here, truncated and corrupt files (errors that name the byte
- * offset, never a quiet EOS), files fed in small pieces, and afetparse's
- * output going on through afetdelta and afetcmvn.
+ * multi-entry Kaldi archives and their keys, a Kaldi archive reader and
+ * NumPy, HTK and Kaldi writers of its own, truncated and corrupt files
+ * (errors that name the byte offset, never a quiet EOS), files fed in
+ * small pieces, and afetparse's output going on through afetdelta and
+ * afetcmvn.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -117,7 +118,7 @@ chain_for (const Kind * k, const gchar * name)
   return s;
 }
 
-/* ---- files --------------------------------------------------------------- */
+/* ---- files -------------------------------------------------------------- */
 
 static gchar *tmpdir;
 
@@ -207,7 +208,15 @@ fill_random (guint8 * p, gsize n, guint64 seed)
   }
 }
 
-/* ---- running pipelines ---------------------------------------------------- */
+/* ---- running pipelines -------------------------------------------------- */
+
+/* A sink that cannot seek, which nobody pulls from: the probe on its pad
+ * sees every buffer; it keeps none (drop) and does not wait for a pull at
+ * EOS (wait-on-eos), and it does not hold the pipeline in PAUSED while
+ * afetenc keeps the file until EOS (async=false: the prerolled sinks of
+ * other tee branches would block the tee). */
+#define APPSINK "appsink name=sink sync=false async=false drop=true " \
+    "max-buffers=1 wait-on-eos=false"
 
 typedef struct
 {
@@ -308,15 +317,31 @@ collect_probe (GstPad * pad, GstPadProbeInfo * pi, gpointer user_data)
 }
 
 /* Runs a launch line to EOS or ERROR (120 s at most).  With @c, collects
- * what reaches the sink pad of the element named "sink".  With @feed, the
- * line has an appsrc named "src" that gets @feed in pieces of 1 to
- * @max_piece bytes (random, from @seed) and then end-of-stream: a source
- * that cannot tell the size.  TRUE for EOS; the first error's text into
+ * what reaches the sink pad of the element named "sink"; after an ERROR,
+ * lets the EOS that upstream sends then pass an element named "enc".  With
+ * @feed, the line has an appsrc named "src" that gets @feed in pieces of 1
+ * to @max_piece bytes (random, from @seed) and then end-of-stream: a
+ * source that cannot tell the size.  TRUE for EOS; the first error's text into
  * *error (NULL for EOS), and the number of errors into *n_errors. */
+/* EOS seen on the sink and src pads of the element named "enc" */
+typedef struct
+{
+  gint in, out;
+} EosSeen;
+
+static GstPadProbeReturn
+eos_probe (GstPad * pad, GstPadProbeInfo * pi, gpointer user_data)
+{
+  if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (pi)) == GST_EVENT_EOS)
+    g_atomic_int_set ((gint *) user_data, 1);
+  return GST_PAD_PROBE_OK;
+}
+
 static gboolean
 run_full (const gchar * launch, Collect * c, GBytes * feed, gint max_piece,
     guint64 seed, gchar ** error, guint * n_errors)
 {
+  EosSeen eos_seen = { 0, 0 };
   GError *perr = NULL;
   GstElement *pipe = gst_parse_launch (launch, &perr);
   fail_unless (pipe != NULL && perr == NULL, "cannot parse %s: %s", launch,
@@ -329,6 +354,17 @@ run_full (const gchar * launch, Collect * c, GBytes * feed, gint max_piece,
             GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM), collect_probe, c, NULL);
     gst_object_unref (pad);
     gst_object_unref (sink);
+  }
+  GstElement *enc = gst_bin_get_by_name (GST_BIN (pipe), "enc");
+  if (enc) {
+    GstPad *in = gst_element_get_static_pad (enc, "sink");
+    GstPad *out = gst_element_get_static_pad (enc, "src");
+    gst_pad_add_probe (in, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, eos_probe,
+        &eos_seen.in, NULL);
+    gst_pad_add_probe (out, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, eos_probe,
+        &eos_seen.out, NULL);
+    gst_object_unref (in);
+    gst_object_unref (out);
   }
   gst_element_set_state (pipe, GST_STATE_PLAYING);
   if (feed) {
@@ -368,7 +404,21 @@ run_full (const gchar * launch, Collect * c, GBytes * feed, gint max_piece,
     g_error_free (e);
   }
   gst_message_unref (msg);
+  if (enc && !eos) {
+    /* upstream sends EOS after the error: let it reach "enc" and finish
+     * there (it has left, or arrived half a second ago), 10 s at most */
+    gint waited = 0, since_in = 0;
+    while (waited < 10000 && !g_atomic_int_get (&eos_seen.out) &&
+        since_in < 500) {
+      g_usleep (10000);
+      waited += 10;
+      if (g_atomic_int_get (&eos_seen.in))
+        since_in += 10;
+    }
+  }
   gst_element_set_state (pipe, GST_STATE_NULL);
+  if (enc)
+    gst_object_unref (enc);
   if (n_errors) {
     /* the errors posted after the first, too */
     guint more = 0;
@@ -470,7 +520,7 @@ check_htk_caps (const AfetFeaturesInfo * got, const AfetFeaturesInfo * want,
       what);
 }
 
-/* ---- HTK headers and frames against HCopy -------------------------------- */
+/* ---- HTK headers and frames against HCopy ------------------------------- */
 
 static const gchar *htk_files[] = { "s01_16k", "s01_8k", "s01_44k" };
 
@@ -533,7 +583,7 @@ GST_START_TEST (test_htk_headers)
 
 GST_END_TEST;
 
-/* ---- round trips ------------------------------------------------------------ */
+/* ---- round trips -------------------------------------------------------- */
 
 static const gchar *formats[] = { "htk", "npy", "kaldi", "kaldi-text", "raw" };
 
@@ -677,6 +727,94 @@ GST_START_TEST (test_parse_in_pieces)
 
 GST_END_TEST;
 
+#define SHORT_CHAIN "audiotestsrc num-buffers=1 samplesperbuffer=1760 " \
+    "wave=pink-noise ! audio/x-raw,rate=16000,channels=1 ! afetmfcc " \
+    "frame-length=20 frame-shift=10 num-ceps=12 c0=true num-filters=23"
+
+/* A file that filesrc hands over in one buffer (10 frames, well under its
+ * 4096-byte blocks), and the same in one piece from a source that cannot
+ * tell the size: every format reads back. */
+GST_START_TEST (test_small_file)
+{
+  const gchar *fmt = formats[__i__];
+  gchar *file = tmp_file ("small.feat");
+  Collect orig, back, one;
+  collect_init (&orig);
+  collect_init (&back);
+  collect_init (&one);
+  gchar *launch = g_strdup_printf (SHORT_CHAIN " ! tee name=t ! queue ! "
+      "afetenc format=%s key=small ! filesink location=\"%s\" t. ! queue ! "
+      "fakesink name=sink sync=false", fmt, file);
+  run_ok (launch, &orig);
+  g_free (launch);
+  fail_unless_equals_int (collect_frames (&orig), 10);
+  const gchar *props = strcmp (fmt, "raw") == 0 ? "format=raw dims=13" : "";
+
+  launch = g_strdup_printf ("filesrc location=\"%s\" ! afetparse %s ! "
+      "fakesink name=sink sync=false", file, props);
+  GBytes *bytes = read_file (file);
+  gchar *error = NULL;
+  gboolean eos = run (launch, &back, &error);
+  fail_unless (eos, "%s, %" G_GSIZE_FORMAT " bytes from filesrc: %s", fmt,
+      g_bytes_get_size (bytes), error);
+  g_free (launch);
+  fail_unless (back.bytes->len == orig.bytes->len &&
+      memcmp (back.bytes->data, orig.bytes->data, orig.bytes->len) == 0,
+      "%s: %d frames back, or other values", fmt, collect_frames (&back));
+
+  launch = g_strdup_printf ("appsrc name=src ! afetparse %s ! fakesink "
+      "name=sink sync=false", props);
+  eos = run_full (launch, &one, bytes, 1 << 20, 1, &error, NULL);
+  fail_unless (eos, "%s in one piece from appsrc: %s", fmt, error);
+  fail_unless (one.bytes->len == orig.bytes->len &&
+      memcmp (one.bytes->data, orig.bytes->data, orig.bytes->len) == 0,
+      "%s in one piece: %d frames back, or other values", fmt,
+      collect_frames (&one));
+  g_free (launch);
+  g_bytes_unref (bytes);
+  collect_clear (&orig);
+  collect_clear (&back);
+  collect_clear (&one);
+  g_free (file);
+}
+
+GST_END_TEST;
+
+/* A Kaldi key long enough to hold 12 bytes that pass for an HTK header
+ * ("speaker_XX_CALL1": a frame count, a positive period, 22616 bytes a
+ * frame, base kind 3), arriving a byte at a time from a source that cannot
+ * tell the size: still a Kaldi archive. */
+GST_START_TEST (test_kaldi_long_key_in_pieces)
+{
+  const gchar *fmt = __i__ == 0 ? "kaldi" : "kaldi-text";
+  gchar *file = tmp_file ("longkey.ark");
+  Collect orig, back;
+  collect_init (&orig);
+  collect_init (&back);
+  gchar *launch = g_strdup_printf (SHORT_CHAIN " ! tee name=t ! queue ! "
+      "afetenc format=%s key=speaker_XX_CALL1 ! filesink location=\"%s\" "
+      "t. ! queue ! fakesink name=sink sync=false", fmt, file);
+  run_ok (launch, &orig);
+  g_free (launch);
+  GBytes *bytes = read_file (file);
+  gchar *error = NULL;
+  gboolean eos = run_full ("appsrc name=src ! afetparse ! fakesink "
+      "name=sink sync=false", &back, bytes, 1, 1, &error, NULL);
+  fail_unless (eos, "%s a byte at a time: %s", fmt, error);
+  fail_unless (back.bytes->len == orig.bytes->len &&
+      memcmp (back.bytes->data, orig.bytes->data, orig.bytes->len) == 0,
+      "%s: %d frames back, or other values", fmt, collect_frames (&back));
+  fail_unless_equals_int (back.keys->len, 1);
+  fail_unless_equals_string (g_ptr_array_index (back.keys, 0),
+      "speaker_XX_CALL1");
+  g_bytes_unref (bytes);
+  collect_clear (&orig);
+  collect_clear (&back);
+  g_free (file);
+}
+
+GST_END_TEST;
+
 /* ---- downstream that cannot seek ---------------------------------------- */
 
 typedef struct
@@ -717,8 +855,9 @@ GST_START_TEST (test_not_seekable)
   collect_init (&app);
   gchar *launch = g_strdup_printf ("%s ! tee name=t "
       "t. ! queue ! afetenc format=%s key=x ! filesink location=\"%s\" "
-      "t. ! queue ! afetenc format=%s key=x ! appsink name=sink sync=false "
-      "t. ! queue ! afetenc format=%s key=x ! fdsink fd=%d sync=false",
+      "t. ! queue ! afetenc format=%s key=x ! " APPSINK " "
+      "t. ! queue ! afetenc format=%s key=x ! fdsink fd=%d "
+      "sync=false async=false",
       chain, fmt, file, fmt, fmt, fds[1]);
   run_ok (launch, &app);
   g_free (launch);
@@ -754,11 +893,11 @@ GST_START_TEST (test_max_hold)
   const gchar *fmt = counted[__i__];
   const Kind *k = find_kind ("MFCC_0");
   gchar *chain = chain_for (k, "s01_16k");
-  gchar *launch = g_strdup_printf ("%s ! afetenc format=%s key=x "
-      "max-hold=1000 ! appsink name=sink sync=false", chain, fmt);
+  gchar *launch = g_strdup_printf ("%s ! afetenc name=enc format=%s key=x "
+      "max-hold=1000 ! " APPSINK, chain, fmt);
   gchar *error = NULL;
   fail_if (run (launch, NULL, &error), "%s: EOS past max-hold", fmt);
-  fail_unless (error && strstr (error, "afetenc") && strstr (error,
+  fail_unless (error && g_str_has_prefix (error, "enc") && strstr (error,
           "max-hold"), "%s: %s", fmt, error);
   g_free (error);
   g_free (launch);
@@ -782,7 +921,43 @@ GST_START_TEST (test_max_hold)
 
 GST_END_TEST;
 
-/* ---- what HTK cannot say ------------------------------------------------- */
+/* A failure while holding (max-hold below the header's size or passed
+ * later, or no Kaldi key) is an ERROR, and the EOS that upstream sends
+ * after it must not finish the entry: neither an abort (an assertion in
+ * enc_rewrite() when nothing was held) nor a file whose header counts the
+ * frames held before the error (a complete-looking, shorter file). */
+static const gchar *hold_failures[] = { "format=htk max-hold=10",
+  "format=npy max-hold=100", "format=kaldi key=k max-hold=12",
+  "format=kaldi", "format=htk max-hold=1000", "format=npy max-hold=1000",
+  "format=kaldi key=k max-hold=1000"
+};
+
+GST_START_TEST (test_hold_failure_then_eos)
+{
+  const gchar **enc = hold_failures;
+  const Kind *k = find_kind ("MFCC_0");
+  gchar *chain = chain_for (k, "s01_16k");
+  gchar *launch = g_strdup_printf ("%s ! afetenc name=enc %s ! " APPSINK,
+      __i__ == 3 ?
+      "audiotestsrc num-buffers=20 ! audio/x-raw,rate=16000,channels=1 ! "
+      "afetmfcc" : chain, enc[__i__]);
+  gchar *error = NULL;
+  Collect c;
+  collect_init (&c);
+  fail_if (run (launch, &c, &error), "%s: EOS", launch);
+  fail_unless (error && g_str_has_prefix (error, "enc"), "%s: %s", launch,
+      error);
+  fail_unless (c.bytes->len == 0, "%s: %u bytes went out after the error",
+      enc[__i__], c.bytes->len);
+  collect_clear (&c);
+  g_free (error);
+  g_free (launch);
+  g_free (chain);
+}
+
+GST_END_TEST;
+
+/* ---- what HTK cannot say ------------------------------------------------ */
 
 static const struct
 {
@@ -858,7 +1033,7 @@ GST_START_TEST (test_htk_refusal_once)
 
 GST_END_TEST;
 
-/* ---- Kaldi archives -------------------------------------------------------- */
+/* ---- Kaldi archives ----------------------------------------------------- */
 
 typedef struct
 {
@@ -974,17 +1149,30 @@ GST_END_TEST;
 /* No key anywhere, or a key with white space: an ERROR that says so. */
 GST_START_TEST (test_kaldi_key_refused)
 {
-  gchar *error = NULL;
-  fail_if (run ("audiotestsrc num-buffers=20 ! audio/x-raw,rate=16000,"
-          "channels=1 ! afetmfcc ! afetenc format=kaldi ! fakesink", NULL,
-          &error));
-  fail_unless (error && strstr (error, "key"), "%s", error);
-  g_free (error);
-  fail_if (run ("audiotestsrc num-buffers=20 ! audio/x-raw,rate=16000,"
-          "channels=1 ! afetmfcc ! afetenc format=kaldi-text key=\"a b\" ! "
-          "fakesink", NULL, &error));
-  fail_unless (error && strstr (error, "white space"), "%s", error);
-  g_free (error);
+  static const gchar *cases[][2] = {
+    {"format=kaldi", "needs a key"},
+    {"format=kaldi-text", "needs a key"},
+    {"format=kaldi key=\"a b\"", "white space"},
+    {"format=kaldi-text key=\"a\tb\"", "white space"},
+  };
+  gchar *file = tmp_file ("nokey.ark");
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    gchar *launch = g_strdup_printf ("audiotestsrc num-buffers=20 ! "
+        "audio/x-raw,rate=16000,channels=1 ! afetmfcc ! afetenc name=enc "
+        "%s ! filesink location=\"%s\"", cases[i][0], file);
+    gchar *error = NULL;
+    fail_if (run (launch, NULL, &error), "%s: EOS", launch);
+    fail_unless (error && g_str_has_prefix (error, "enc") &&
+        strstr (error, cases[i][1]), "%s: %s", launch, error);
+    g_free (error);
+    /* and nothing was written, before the error or after it */
+    GBytes *b = read_file (file);
+    fail_unless (g_bytes_get_size (b) == 0, "%s: %" G_GSIZE_FORMAT
+        " bytes written", launch, g_bytes_get_size (b));
+    g_bytes_unref (b);
+    g_free (launch);
+  }
+  g_free (file);
 }
 
 GST_END_TEST;
@@ -1031,16 +1219,16 @@ GST_START_TEST (test_kaldi_two_entries)
   fail_unless_equals_int (c.info.dims, 13);
   fail_unless_equals_int (collect_frames (&c), xa->rows + xb->rows);
   /* the runs: DISCONT at the start of each entry, nowhere else */
-  gint second = -1;
+  gint second_buf = -1;
   for (guint i = 0; i < c.bufs->len; i++) {
     const Buf *r = &g_array_index (c.bufs, Buf, i);
     const gint frame = (gint) (r->start / (13 * 4));
     fail_unless (r->discont == (frame == 0 || frame == xa->rows),
         "buffer %u at frame %d: DISCONT %d", i, frame, r->discont);
     if (frame == xa->rows)
-      second = (gint) i;
+      second_buf = (gint) i;
   }
-  fail_unless (second > 0, "no buffer starts the second entry");
+  fail_unless (second_buf > 0, "no buffer starts the second entry");
   /* stamped on: frame i of the archive at i x 10 ms */
   AfetFeaturesInfo tl = c.info;
   for (guint i = 0; i < c.bufs->len; i++) {
@@ -1055,7 +1243,7 @@ GST_START_TEST (test_kaldi_two_entries)
   fail_unless_equals_string (g_ptr_array_index (c.keys, 0), "a");
   fail_unless_equals_string (g_ptr_array_index (c.keys, 1), "b");
   fail_unless_equals_int (g_array_index (c.key_at, gint, 0), 0);
-  fail_unless_equals_int (g_array_index (c.key_at, gint, 1), second);
+  fail_unless_equals_int (g_array_index (c.key_at, gint, 1), second_buf);
   /* the values, bit for bit */
   const gfloat *v = collect_floats (&c);
   for (gsize i = 0; i < (gsize) xa->rows * 13; i++)
@@ -1074,7 +1262,7 @@ GST_START_TEST (test_kaldi_two_entries)
   launch = g_strdup_printf ("filesrc location=\"%s\" ! afetparse ! tee "
       "name=t ! queue ! afetenc format=%s ! filesink location=\"%s\" t. ! "
       "queue ! afetenc format=%s max-hold=%" G_GSIZE_FORMAT " ! "
-      "appsink name=sink sync=false", fab, fmt, fab2, fmt, larger + 16);
+      APPSINK, fab, fmt, fab2, fmt, larger + 16);
   run_ok (launch, &app);
   g_free (launch);
   GBytes *again = read_file (fab2);
@@ -1122,7 +1310,7 @@ GST_START_TEST (test_kaldi_two_entries)
 
 GST_END_TEST;
 
-/* ---- files written by others ----------------------------------------------- */
+/* ---- files written by others -------------------------------------------- */
 
 /* Reads @bytes (written here) with afetparse @props: the frames, which
  * must equal @want (@frames x @dims). */
@@ -1264,7 +1452,7 @@ GST_START_TEST (test_files_from_elsewhere)
 
 GST_END_TEST;
 
-/* ---- truncated and corrupt files ------------------------------------------ */
+/* ---- truncated and corrupt files ---------------------------------------- */
 
 typedef enum
 {
@@ -1453,7 +1641,7 @@ GST_START_TEST (test_htk_properties_refused)
 
 GST_END_TEST;
 
-/* ---- afetparse's output goes on ---------------------------------------------- */
+/* ---- afetparse's output goes on ----------------------------------------- */
 
 /* HCopy's MFCC_0 file, read and given deltas, accelerations and HTK's mean
  * removal, is HCopy's MFCC_0_D_A_Z file: the same header and size, and the
@@ -1543,8 +1731,12 @@ main (int argc, char **argv)
   tcase_add_test (tc, test_htk_headers);
   tcase_add_loop_test (tc, test_round_trip, 0, G_N_ELEMENTS (formats));
   tcase_add_loop_test (tc, test_parse_in_pieces, 0, G_N_ELEMENTS (formats));
+  tcase_add_loop_test (tc, test_small_file, 0, G_N_ELEMENTS (formats));
+  tcase_add_loop_test (tc, test_kaldi_long_key_in_pieces, 0, 2);
   tcase_add_loop_test (tc, test_not_seekable, 0, G_N_ELEMENTS (formats));
   tcase_add_loop_test (tc, test_max_hold, 0, 3);
+  tcase_add_loop_test (tc, test_hold_failure_then_eos, 0,
+      G_N_ELEMENTS (hold_failures));
   tcase_add_loop_test (tc, test_htk_refuses, 0, G_N_ELEMENTS (unsayable));
   tcase_add_test (tc, test_htk_refusal_once);
   tcase_add_test (tc, test_kaldi_independent_reader);
