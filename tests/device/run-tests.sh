@@ -32,7 +32,7 @@ run plp "$build/tests/engine/test_plp"
 run cache "$build/tests/engine/test_cache"
 run stream "$build/tests/engine/test_stream"
 for t in afetframer afetmfcc afetplp afetdelta afettraps afetcmvn \
-    devicememory reliability matrix; do
+    devicememory reliability matrix afetfile; do
   run $t "$build/tests/check/elements/check_$t"
 done
 AFET_GOLDEN_SET=synthetic run golden "$build/tests/check/elements/check_golden"
