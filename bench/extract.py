@@ -12,7 +12,8 @@ PLP_0_D_A_Z: 20 ms window, 10 ms shift, 15/23/25 filters at 8/16/44.1 kHz,
 12 cepstra + c0, deltas and accelerations with window 3, mean removed):
 
   read     every input file read once (the floor: they are in the page cache)
-  afet     afet-extract --scp LIST -o DIR -p CHAIN -j JOBS: whole process,
+  afet     afet-extract --scp LIST -o DIR -p CHAIN -j JOBS (also MFCC_0
+           alone with --features MFCC_0, beside sphinx_fe): whole process,
            HTK files out; best of --repeats after one untimed run
   torch    extract_torch.py (MFCC only: torchaudio has no PLP) on CUDA:
            whole process (import and CUDA start-up included), and its loop
@@ -36,6 +37,7 @@ REPO = os.path.dirname(HERE)
 FILTERS = {8000: 15, 16000: 23, 44100: 25}
 DYN = "afetdelta order=2 delta-window=3 accel-window=3 ! afetcmvn columns=htk"
 CHAINS = {
+    "MFCC_0": "afetmfcc frame-length=20 num-ceps=12 num-filters=%d",
     "MFCC_0_D_A_Z": "afetmfcc frame-length=20 num-ceps=12 num-filters=%d ! " +
     DYN,
     "PLP_0_D_A_Z": "afetplp frame-length=20 num-ceps=12 lpc-order=12 "
@@ -155,7 +157,7 @@ def main():
                         row(rate, st, feat, "afet-extract -j %d" % a.jobs,
                             min(runs[1:]), audio, "whole process, best of %d"
                             % a.repeats)
-                if feat.startswith("MFCC") and "torch" in tools:
+                if feat == "MFCC_0_D_A_Z" and "torch" in tools:
                     shutil.rmtree(out, ignore_errors=True)
                     s, pr = timed([a.python, os.path.join(
                         HERE, "extract_torch.py"), lst, out, str(rate),
@@ -166,10 +168,10 @@ def main():
                             "whole process; file loop %s s" % loop)
                     else:
                         log("torch: " + pr.stderr[-500:])
-                if feat.startswith("MFCC") and "sphinx" in tools and \
+                if feat == "MFCC_0" and "sphinx" in tools and \
                         shutil.which("sphinx_fe"):
                     sphinx(a, rate, st, files, audio, row)
-                if feat.startswith("MFCC") and "knf" in tools:
+                if feat == "MFCC_0_D_A_Z" and "knf" in tools:
                     knf(a, rate, st, files, audio, row)
 
 
