@@ -69,9 +69,7 @@ struct GstAfetBaseState
   /* between start and stop */
   std::shared_ptr<afet::Device> device;
   std::string device_name;
-  /* the element's own queue and its device, kept across READY */
-  std::shared_ptr<afet::Device> queue_device;
-  afet::ClQueue queue;
+  afet::ClQueue queue;               /* this element's own queue */
   std::shared_ptr<afet::TransferStats> stats =
       std::make_shared<afet::TransferStats> ();
 

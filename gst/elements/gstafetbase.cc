@@ -341,16 +341,10 @@ gst_afet_base_start (GstBaseTransform * trans)
 
   std::shared_ptr<afet::Device> device =
       gst_afet_context_get_device (p->context);
-  /* the queue outlives READY: a pipeline reused file after file (the
-   * corpus case) does not pay for a new one each time */
-  if (!p->queue || p->queue_device != device) {
-    p->queue.reset ();
-    afet::Status st = device->create_queue (&p->queue);
-    if (!st.ok ()) {
-      afet_base_post_engine_error (self, st.message ().c_str ());
-      return FALSE;
-    }
-    p->queue_device = device;
+  afet::Status st = device->create_queue (&p->queue);
+  if (!st.ok ()) {
+    afet_base_post_engine_error (self, st.message ().c_str ());
+    return FALSE;
   }
   GST_DEBUG_OBJECT (self, "running on %s", device->info ().describe ().
       c_str ());
@@ -377,6 +371,7 @@ gst_afet_base_stop (GstBaseTransform * trans)
   reset_stream (p);
   if (p->queue)
     clFinish (p->queue.get ());
+  p->queue.reset ();
   GST_OBJECT_LOCK (self);
   p->device.reset ();
   GstAfetContext *ctx = p->context;
