@@ -85,23 +85,18 @@ htk_kind_name (uint16_t kind)
   unsigned base = kind & 0x3f;
   std::string s = base < G_N_ELEMENTS (bases) ? bases[base] :
       fmt ("KIND%u", base);
+  /* _E and _0 first, as HTK prints them, then the others in its order */
   static const struct
   {
     uint16_t flag;
     const char *name;
   } quals[] = {
-    {kHtkE, "_E"}, {kHtkN, "_N"}, {kHtkD, "_D"}, {kHtkA, "_A"},
-    {kHtkT, "_T"}, {kHtkC, "_C"}, {kHtkZ, "_Z"}, {kHtkK, "_K"},
-    {kHtk0, "_0"}, {kHtkV, "_V"}
+    {kHtkE, "_E"}, {kHtk0, "_0"}, {kHtkN, "_N"}, {kHtkD, "_D"},
+    {kHtkA, "_A"}, {kHtkT, "_T"}, {kHtkC, "_C"}, {kHtkZ, "_Z"},
+    {kHtkK, "_K"}, {kHtkV, "_V"}
   };
-  /* HTK's own order: _E _N _D _A _T _C _Z _K _0 _V; it prints _0 after _E
-   * but before _D, so keep that order for familiar names */
-  if (kind & kHtkE)
-    s += "_E";
-  if (kind & kHtk0)
-    s += "_0";
   for (const auto & q:quals)
-    if ((kind & q.flag) && q.flag != kHtkE && q.flag != kHtk0)
+    if (kind & q.flag)
       s += q.name;
   return s;
 }

@@ -68,9 +68,6 @@ bool htk_kind_for (const AfetFeaturesInfo & info, uint16_t * kind,
 std::string htk_header (uint32_t frames, int32_t period, int dims,
     uint16_t kind);
 
-/* Byte offset of the frame count in an HTK header. */
-constexpr size_t kHtkFramesOffset = 0;
-
 /* An NPY 1.0 header for float32 [frames, dims] whose length does not
  * depend on @frames, so that it can be rewritten in place. */
 std::string npy_header (uint64_t frames, int dims);
@@ -144,7 +141,6 @@ public:
   /* true when the input ended at a boundary (call after feed(..., eos)) */
   bool complete () const;
   uint64_t offset () const { return offset_; }
-  Format format () const { return entry_.format; }
 
 private:
   enum class State

@@ -321,6 +321,16 @@ audio_caps (const Options & o)
   return caps;
 }
 
+/* afetenc and what takes its bytes: a file, or memory (an archive entry;
+ * the entry is held whole, so no max-hold limit) */
+std::string
+encoder_text (const Options & o, bool to_memory)
+{
+  return "afetenc name=afetx_enc format=" + o.format + (to_memory ?
+      " max-hold=18446744073709551615 ! appsink name=afetx_sink sync=false "
+      "wait-on-eos=false" : " ! filesink name=afetx_sink");
+}
+
 std::string
 pipeline_text (const Options & o, const char *src, bool to_memory,
     bool for_launch = false)
@@ -328,9 +338,7 @@ pipeline_text (const Options & o, const char *src, bool to_memory,
   return std::string (src) + " ! decodebin name=afetx_dec " +
       (for_launch ? "! " : " ") + "audioconvert name=afetx_conv ! "
       "audioresample ! capsfilter name=afetx_caps caps=\"" + audio_caps (o) +
-      "\" ! " + o.chain + " ! afetenc name=afetx_enc format=" + o.format +
-      (to_memory ? " max-hold=18446744073709551615 ! appsink "
-          "name=afetx_sink sync=false wait-on-eos=false" : " ! filesink name=afetx_sink");
+      "\" ! " + o.chain + " ! " + encoder_text (o, to_memory);
 }
 
 void
@@ -372,8 +380,8 @@ count_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user)
 class Runner
 {
 public:
-  Runner (const Options & o, const std::string & device, int kind)
-  :opt_ (o), device_ (device), kind_ (kind)
+  Runner (const Options & o, const std::string & device)
+  :opt_ (o), device_ (device)
   {
   }
   ~Runner ()
@@ -387,6 +395,9 @@ public:
       std::string * why);
 
   /* --segments: the decoded audio of a recording, and one segment. */
+  /* points the source at a file, or at a started command's output */
+  bool set_source (const std::string & input, bool command, int *fd,
+      GPid * pid, std::string * why);
   bool decode (const std::string & input, bool command, GstCaps ** caps,
       std::vector<guint8> *pcm, std::string * why);
   bool run_segment (GstCaps * caps, const guint8 * data, size_t bytes,
@@ -401,7 +412,6 @@ private:
 
   const Options & opt_;
   std::string device_;
-  int kind_;                    /* 0 filesrc, 1 fdsrc, 2 appsrc, 3 decoder */
   GstElement *pipe_ = nullptr;
   GstElement *src_ = nullptr, *enc_ = nullptr, *sink_ = nullptr;
   Counters counts_;
@@ -588,6 +598,25 @@ drain_appsink (GstElement * sink)
 }
 
 bool
+Runner::set_source (const std::string & input, bool command, int *fd,
+    GPid * pid, std::string * why)
+{
+  if (command) {
+    if (!spawn_command (input, fd, pid, why))
+      return false;
+    g_object_set (src_, "fd", *fd, nullptr);
+    return true;
+  }
+  if (!g_file_test (input.c_str (), G_FILE_TEST_IS_REGULAR)) {
+    *why = "cannot read " + input + ": " + (g_file_test (input.c_str (),
+            G_FILE_TEST_EXISTS) ? "not a regular file" : "no such file");
+    return false;
+  }
+  g_object_set (src_, "location", input.c_str (), nullptr);
+  return true;
+}
+
+bool
 Runner::run (const std::string & input, bool command, const std::string & key,
     const std::string & out, std::string * entry, double *audio_s,
     std::string * why)
@@ -601,18 +630,8 @@ Runner::run (const std::string & input, bool command, const std::string & key,
   }
   int fd = -1;
   GPid pid = 0;
-  if (command) {
-    if (!spawn_command (input, &fd, &pid, why))
-      return false;
-    g_object_set (src_, "fd", fd, nullptr);
-  } else {
-    if (!g_file_test (input.c_str (), G_FILE_TEST_IS_REGULAR)) {
-      *why = "cannot read " + input + ": " + (g_file_test (input.c_str (),
-              G_FILE_TEST_EXISTS) ? "not a regular file" : "no such file");
-      return false;
-    }
-    g_object_set (src_, "location", input.c_str (), nullptr);
-  }
+  if (!set_source (input, command, &fd, &pid, why))
+    return false;
   g_object_set (enc_, "key", key.c_str (), nullptr);
   if (!to_memory) {
     /* filesink keeps its file open in READY: close it alone */
@@ -658,17 +677,8 @@ Runner::decode (const std::string & input, bool command, GstCaps ** caps,
     return false;
   int fd = -1;
   GPid pid = 0;
-  if (command) {
-    if (!spawn_command (input, &fd, &pid, why))
-      return false;
-    g_object_set (src_, "fd", fd, nullptr);
-  } else {
-    if (!g_file_test (input.c_str (), G_FILE_TEST_IS_REGULAR)) {
-      *why = "cannot read " + input;
-      return false;
-    }
-    g_object_set (src_, "location", input.c_str (), nullptr);
-  }
+  if (!set_source (input, command, &fd, &pid, why))
+    return false;
   pcm->clear ();
   *caps = nullptr;
   if (gst_element_set_state (pipe_, GST_STATE_PLAYING) ==
@@ -714,9 +724,7 @@ Runner::run_segment (GstCaps * caps, const guint8 * data, size_t bytes,
   const bool to_memory = out.empty ();
   if (!pipe_) {
     std::string text = "appsrc name=afetx_src format=time ! " + opt_.chain +
-        " ! afetenc name=afetx_enc format=" + opt_.format +
-        (to_memory ? " max-hold=18446744073709551615 ! appsink "
-        "name=afetx_sink sync=false wait-on-eos=false" : " ! filesink name=afetx_sink");
+        " ! " + encoder_text (opt_, to_memory);
     if (!build (text, why))
       return false;
   }
@@ -790,7 +798,7 @@ process_item (Shared * sh, Runner * files, Runner * commands,
 {
   const Options & o = *sh->opt;
   auto finish_file = [&](const std::string & out, bool ok,
-      const std::string & key, const std::string & why) {
+      const std::string & key) {
     if (out.empty ())
       return;
     if (ok) {
@@ -800,7 +808,6 @@ process_item (Shared * sh, Runner * files, Runner * commands,
     } else {
       g_unlink (part_name (out).c_str ());
     }
-    (void) why;
   };
   if (it.segments.empty ()) {
     if (o.skip_existing && !it.out.empty () &&
@@ -817,7 +824,7 @@ process_item (Shared * sh, Runner * files, Runner * commands,
     Runner *run = it.command ? commands : files;
     bool ok = run->run (it.input, it.command, it.key,
         it.out.empty ()? "" : part_name (it.out), &entry, &secs, &why);
-    finish_file (it.out, ok, it.key, why);
+    finish_file (it.out, ok, it.key);
     r->audio_s = secs;
     if (!ok)
       r->errors.push_back (it.key + " (" + it.input + "): " + why);
@@ -864,7 +871,7 @@ process_item (Shared * sh, Runner * files, Runner * commands,
     bool ok = segs->run_segment (caps, pcm.data () + a * bpf,
         (size_t) (b - a) * bpf, s.id, out.empty ()? "" : part_name (out),
         &entry, &w);
-    finish_file (out, ok, s.id, w);
+    finish_file (out, ok, s.id);
     if (!ok)
       r->errors.push_back (s.id + " (" + it.key + "): " + w);
     else if (out.empty ())
@@ -879,8 +886,7 @@ worker (Shared * sh, int w)
   const Options & o = *sh->opt;
   std::string dev = sh->devices.empty ()? "" :
       sh->devices[w % sh->devices.size ()];
-  Runner files (o, dev, 0), commands (o, dev, 1), decoder (o, dev, 3),
-      segs (o, dev, 2);
+  Runner files (o, dev), commands (o, dev), decoder (o, dev), segs (o, dev);
   const size_t window = 4 * (size_t) o.jobs + 4;
   for (;;) {
     const size_t i = sh->next++;
@@ -1232,7 +1238,7 @@ main (int argc, char **argv)
     threads.emplace_back (worker, &sh, w);
 
   /* the main thread: the archive in list order, and the progress line */
-  size_t n_failed = 0, n_skipped = 0;
+  size_t n_skipped = 0;
   std::vector<std::string> failures;
   double last_draw = 0;
   for (;;) {
@@ -1256,7 +1262,6 @@ main (int argc, char **argv)
             e.c_str ());
         failures.push_back (e);
       }
-      n_failed += r.errors.empty ()? 0 : 1;
       n_skipped += r.skipped ? 1 : 0;
       sh.written++;
     }
