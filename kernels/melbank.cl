@@ -27,10 +27,11 @@
 static float
 afet_filter (__global const float *row, __global const int *first,
     __global const int *count, __global const int *offset,
-    __global const float *weights, uint c, int use_power, float floor_v)
+    __global const float *weights, uint c, int use_power, float floor_v,
+    float log_mul)
 {
   return log (fmax (afet_filter_sum (row, first, count, offset, weights, c,
-              use_power), floor_v));
+              use_power), floor_v)) * log_mul;
 }
 
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
@@ -38,8 +39,8 @@ void
 afet_melbank (__global const float *spec, uint spec_stride,
     __global const int *first, __global const int *count,
     __global const int *offset, __global const float *weights, uint M,
-    int use_power, float floor_v, __global float *out, uint out_offset,
-    uint out_stride, uint n_frames)
+    int use_power, float floor_v, float log_mul, __global float *out,
+    uint out_offset, uint out_stride, uint n_frames)
 {
   uint gid = get_global_id (0);
   uint t = gid / M;
@@ -48,7 +49,7 @@ afet_melbank (__global const float *spec, uint spec_stride,
     return;
   out[out_offset + (size_t) t * out_stride + c] = afet_filter (spec +
       (size_t) t * spec_stride, first, count, offset, weights, c, use_power,
-      floor_v);
+      floor_v, log_mul);
 }
 
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
@@ -56,7 +57,8 @@ void
 afet_melbank_dct (__global const float *spec, uint spec_stride,
     __global const int *first, __global const int *count,
     __global const int *offset, __global const float *weights, uint M,
-    int use_power, float floor_v, __global const float *dct, uint ncols,
+    int use_power, float floor_v, float log_mul, __global const float *dct,
+    uint ncols,
     __global float *out, uint out_offset, uint out_stride, uint n_frames)
 {
   __local float fb[AFET_MAX_FILTERS];
@@ -67,7 +69,7 @@ afet_melbank_dct (__global const float *spec, uint spec_stride,
   __global const float *row = spec + (size_t) t * spec_stride;
   for (uint c = lid; c < M; c += AFET_LSZ)
     fb[c] = afet_filter (row, first, count, offset, weights, c, use_power,
-        floor_v);
+        floor_v, log_mul);
   barrier (CLK_LOCAL_MEM_FENCE);
   if (t >= n_frames)
     return;

@@ -34,6 +34,9 @@ GST_DEBUG_CATEGORY_EXTERN (afet_transfer_debug);
 #define DEFAULT_PREEMPHASIS 0.97
 #define DEFAULT_PAD FALSE
 #define DEFAULT_DEVICE_MEMORY TRUE
+#define DEFAULT_DITHER 0.0
+#define DEFAULT_DITHER_SEED 0
+#define DEFAULT_FRAMING_PRESET GST_AFET_PRESET_HTK
 
 /* the framing properties (gstafetframing.cc), numbered apart from the base
  * class' own */
@@ -45,6 +48,13 @@ enum
   PROP_WINDOW,
   PROP_PREEMPHASIS,
   PROP_PAD,
+  PROP_REMOVE_DC,
+  PROP_SNIP_EDGES,
+  PROP_DITHER,
+  PROP_DITHER_SEED,
+  PROP_SAMPLE_RANGE,
+  PROP_PRESET,
+  PROP_FRAMING_LAST = PROP_PRESET,
 };
 
 /* *INDENT-OFF* */
@@ -60,7 +70,15 @@ struct GstAfetBaseState
   afet::Window window = DEFAULT_WINDOW;
   gdouble preemphasis = DEFAULT_PREEMPHASIS;
   gboolean pad = DEFAULT_PAD;
-  guint framing_set = 0;             /* 1 << (prop - PROP_FRAMING_FIRST) */
+  /* the presets' framing steps (see afet_base_effective_framing) */
+  GstAfetPreset preset = DEFAULT_FRAMING_PRESET;
+  gboolean remove_dc = FALSE, snip_edges = TRUE;
+  GstAfetSampleRange sample_range = GST_AFET_SAMPLE_RANGE_INT16;
+  gdouble dither = DEFAULT_DITHER;
+  guint64 dither_seed = DEFAULT_DITHER_SEED;
+  /* 1 << (prop - PROP_FRAMING_FIRST): set by the application; the others
+   * follow the preset */
+  guint framing_set = 0;
 
   /* the shared device context (set by the application, found through a
    * neighbour, or made in start), object lock */
@@ -118,6 +136,11 @@ PRIV (GstAfetBase * self)
 
 /* gstafetframing.cc */
 afet::Window afet_base_window_from_caps (AfetFeaturesWindow w);
+/* The framing properties in effect (set, or the preset's), into in;
+ * frame-length and frame-shift into *length / *shift (ms). Object lock
+ * held. */
+void afet_base_effective_framing (GstAfetBaseState * p, GstAfetInput * in,
+    double *length, double *shift);
 
 /* gstafetnegotiate.cc */
 gboolean afet_base_describe (GstAfetBase * self, GstCaps * caps,

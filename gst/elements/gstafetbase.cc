@@ -511,7 +511,8 @@ gst_afet_base_submit_input_buffer (GstBaseTransform * trans,
     gst_buffer_unref (input);
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
         ("%s needs the whole stream before its first output, which a live "
-            "source never ends: use a sliding or running scope there.",
+            "source never ends: use a sliding or running scope there "
+            "(afetcmvn scope, afetmfcc clamp=running).",
             GST_ELEMENT_NAME (self)), ("live upstream"));
     return GST_FLOW_ERROR;
   }

@@ -35,7 +35,20 @@ GType gst_afet_preset_get_type (void);
 typedef enum
 {
   GST_AFET_PRESET_HTK = AFET_FEATURES_PRESET_HTK,
+  GST_AFET_PRESET_KALDI = AFET_FEATURES_PRESET_KALDI,
+  GST_AFET_PRESET_WHISPER = AFET_FEATURES_PRESET_WHISPER,
+  GST_AFET_PRESET_LHOTSE = AFET_FEATURES_PRESET_LHOTSE,
 } GstAfetPreset;
+
+/* the sample-range property: the scale samples are taken in */
+#define GST_TYPE_AFET_SAMPLE_RANGE (gst_afet_sample_range_get_type ())
+GType gst_afet_sample_range_get_type (void);
+
+typedef enum
+{
+  GST_AFET_SAMPLE_RANGE_INT16 = 0,      /* -32768 .. 32767 (HTK, Kaldi) */
+  GST_AFET_SAMPLE_RANGE_UNIT,           /* -1 .. 1 (lhotse, Whisper) */
+} GstAfetSampleRange;
 
 G_END_DECLS
 
@@ -53,6 +66,13 @@ struct GstAfetInput
   int in_dims = 0;                  /* floats a frame (feature input) */
   afet::Window window = afet::Window::HAMMING;
   float preemph = 0.97f;
+  /* the preset's and the framing properties' (audio) */
+  GstAfetPreset preset = GST_AFET_PRESET_HTK;
+  bool remove_dc = false;
+  float scale = 1.0f;
+  float dither = 0.0f;
+  guint64 dither_seed = 0;
+  afet::Edges edges = afet::Edges::SNIP;
   /* how the audio is held and uploaded: 16-bit input as it came (half the
    * bytes), anything else as floats in 16-bit scale */
   afet::SampleFormat samples = afet::SampleFormat::F32;
@@ -133,7 +153,8 @@ struct _GstAfetBaseClass
   gboolean takes_audio;
 };
 
-/* Installs frame-length, frame-shift, window, preemphasis and pad on an
+/* Installs frame-length, frame-shift, window, preemphasis, pad,
+ * remove-dc, snip-edges, dither, dither-seed, sample-range and preset on an
  * element class that frames audio. They are owned by the subclass, which
  * forwards them from its set/get_property to the two functions below
  * (they return FALSE for other properties). */
@@ -162,7 +183,16 @@ void gst_afet_base_class_set_element (GstElementClass * klass,
     AFET_FEATURES_CAPS_MAKE_WITH_FEATURES (AFET_CAPS_FEATURE_MEMORY_CL, \
         kinds) "; " AFET_FEATURES_CAPS_MAKE (kinds)
 
-/* The engine's framing for an input (rate, W, S, window, pre-emphasis). */
+/* The preset in effect (elements that frame audio). */
+GstAfetPreset gst_afet_base_get_preset (GstAfetBase * self);
+
+/* Whether the application set the framing property prop_name (otherwise it
+ * follows the preset). */
+gboolean gst_afet_base_framing_is_set (GstAfetBase * self,
+    const gchar * prop_name);
+
+/* The engine's framing for an input (rate, W, S, window, pre-emphasis, and
+ * the preset's conventions). */
 afet::FramingConfig gst_afet_base_framing_config (const GstAfetInput * in);
 
 /* For elements that take audio or afetframer's frames: FALSE with a reason

@@ -70,7 +70,7 @@ gst_afet_framer_describe (GstAfetBase * base, const GstAfetInput * in,
       in->W, in->S, in->W + (energy ? 1 : 0), 0);
   out->energy_index = energy ? in->W : -1;
   out->window = gst_afet_base_caps_window (in->window);
-  out->preset = AFET_FEATURES_PRESET_HTK;
+  out->preset = (AfetFeaturesPreset) in->preset;
   return TRUE;
 }
 
@@ -100,7 +100,8 @@ gst_afet_framer_process (GstAfetBase * base, const GstAfetBatch * in, gint n,
     cl_mem out, gsize out_row, gchar ** why)
 {
   GstAfetFramer *self = GST_AFET_FRAMER (base);
-  afet::Status st = self->priv->stage.enqueue (in->host, n, out, out_row);
+  afet::Status st = self->priv->stage.enqueue (in->host, n, out, out_row,
+      in->out_first);
   if (!st.ok ()) {
     *why = g_strdup (st.message ().c_str ());
     return FALSE;

@@ -27,6 +27,8 @@ gst_afet_window_get_type (void)
     {(gint) afet::Window::RECTANGULAR, "Rectangular (no window)",
         "rectangular"},
     {(gint) afet::Window::BLACKMAN, "Blackman (0.42, 0.5, 0.08)", "blackman"},
+    {(gint) afet::Window::HANN_PERIODIC, "Periodic Hann (0.5 - 0.5 cos (2 pi "
+          "i / W), torch's and Whisper's)", "hann-periodic"},
     {0, nullptr, nullptr},
   };
   if (g_once_init_enter (&id))
@@ -41,11 +43,125 @@ gst_afet_preset_get_type (void)
   static const GEnumValue values[] = {
     {GST_AFET_PRESET_HTK, "HTK 3.4 HCopy conventions and column order",
         "htk"},
+    {GST_AFET_PRESET_KALDI, "Kaldi's compute-mfcc-feats / compute-fbank-"
+          "feats (as kaldi-native-fbank): povey window, DC removal, power, "
+          "Kaldi's mel bank, energy or c0 first", "kaldi"},
+    {GST_AFET_PRESET_WHISPER, "Whisper's log-mel spectrogram: centred "
+          "periodic-Hann frames, 400-point FFT, slaney mel bank, log10, "
+          "clamped to the maximum - 8, (x + 4) / 4", "whisper"},
+    {GST_AFET_PRESET_LHOTSE, "lhotse's Fbank / Mfcc (icefall, sherpa-onnx): "
+          "Kaldi's with 80 bins, snip-edges=false, high-freq=-400, samples "
+          "in [-1, 1]", "lhotse"},
     {0, nullptr, nullptr},
   };
   if (g_once_init_enter (&id))
     g_once_init_leave (&id, g_enum_register_static ("GstAfetPreset", values));
   return (GType) id;
+}
+
+GType
+gst_afet_sample_range_get_type (void)
+{
+  static gsize id = 0;
+  static const GEnumValue values[] = {
+    {GST_AFET_SAMPLE_RANGE_INT16, "16-bit integer scale, -32768 .. 32767 "
+          "(HTK, Kaldi)", "int16"},
+    {GST_AFET_SAMPLE_RANGE_UNIT, "-1 .. 1 (lhotse, Whisper, torchaudio)",
+        "unit"},
+    {0, nullptr, nullptr},
+  };
+  if (g_once_init_enter (&id))
+    g_once_init_leave (&id, g_enum_register_static ("GstAfetSampleRange",
+            values));
+  return (GType) id;
+}
+
+/* What each preset's framing properties default to. */
+struct FramingDefaults
+{
+  GstAfetPreset preset;
+  double frame_length, frame_shift;
+  afet::Window window;
+  double preemphasis;
+  gboolean remove_dc, snip_edges;
+  GstAfetSampleRange range;
+};
+
+static const FramingDefaults kFramingDefaults[] = {
+  {GST_AFET_PRESET_HTK, DEFAULT_FRAME_LENGTH, DEFAULT_FRAME_SHIFT,
+      DEFAULT_WINDOW, DEFAULT_PREEMPHASIS, FALSE, TRUE,
+      GST_AFET_SAMPLE_RANGE_INT16},
+  {GST_AFET_PRESET_KALDI, 25.0, 10.0, afet::Window::POVEY, 0.97, TRUE, TRUE,
+      GST_AFET_SAMPLE_RANGE_INT16},
+  {GST_AFET_PRESET_WHISPER, 25.0, 10.0, afet::Window::HANN_PERIODIC, 0.0,
+      FALSE, FALSE, GST_AFET_SAMPLE_RANGE_UNIT},
+  {GST_AFET_PRESET_LHOTSE, 25.0, 10.0, afet::Window::POVEY, 0.97, TRUE,
+      FALSE, GST_AFET_SAMPLE_RANGE_UNIT},
+};
+
+static const FramingDefaults &
+framing_defaults (GstAfetPreset preset)
+{
+  for (const auto &d : kFramingDefaults)
+    if (d.preset == preset)
+      return d;
+  return kFramingDefaults[0];
+}
+
+static bool
+framing_set (const GstAfetBaseState * p, guint prop)
+{
+  return (p->framing_set & (1u << (prop - PROP_FRAMING_FIRST))) != 0;
+}
+
+void
+afet_base_effective_framing (GstAfetBaseState * p, GstAfetInput * in,
+    double *length, double *shift)
+{
+  const FramingDefaults &d = framing_defaults (p->preset);
+  auto pick = [p](guint prop, auto set, auto preset) {
+    return framing_set (p, prop) ? set : preset;
+  };
+  *length = pick (PROP_FRAME_LENGTH, p->frame_length, d.frame_length);
+  *shift = pick (PROP_FRAME_SHIFT, p->frame_shift, d.frame_shift);
+  in->window = pick (PROP_WINDOW, p->window, d.window);
+  in->preemph = (float) pick (PROP_PREEMPHASIS, p->preemphasis,
+      d.preemphasis);
+  in->pad = p->pad;
+  in->preset = p->preset;
+  in->remove_dc = pick (PROP_REMOVE_DC, p->remove_dc, d.remove_dc);
+  gboolean snip = pick (PROP_SNIP_EDGES, p->snip_edges, d.snip_edges);
+  in->edges = snip ? afet::Edges::SNIP :
+      p->preset == GST_AFET_PRESET_WHISPER ? afet::Edges::REFLECT :
+      p->preset == GST_AFET_PRESET_LHOTSE ? afet::Edges::MIRROR_LHOTSE :
+      afet::Edges::MIRROR;
+  in->scale = pick (PROP_SAMPLE_RANGE, p->sample_range, d.range) ==
+      GST_AFET_SAMPLE_RANGE_UNIT ? 1.0f / 32768.0f : 1.0f;
+  in->dither = (float) p->dither;
+  in->dither_seed = p->dither_seed;
+}
+
+GstAfetPreset
+gst_afet_base_get_preset (GstAfetBase * self)
+{
+  GST_OBJECT_LOCK (self);
+  GstAfetPreset preset = PRIV (self)->preset;
+  GST_OBJECT_UNLOCK (self);
+  return preset;
+}
+
+gboolean
+gst_afet_base_framing_is_set (GstAfetBase * self, const gchar * prop_name)
+{
+  GParamSpec *spec = g_object_class_find_property (G_OBJECT_GET_CLASS (self),
+      prop_name);
+  if (!spec || spec->param_id < PROP_FRAMING_FIRST ||
+      spec->param_id > PROP_FRAMING_LAST)
+    return FALSE;
+  GST_OBJECT_LOCK (self);
+  gboolean set = framing_set (PRIV (self), spec->param_id);
+  GST_OBJECT_UNLOCK (self);
+  return set;
 }
 
 void
@@ -54,36 +170,69 @@ gst_afet_base_class_install_framing_properties (GObjectClass * klass)
   GstAfetBaseClass *base = (GstAfetBaseClass *) klass;
   base->takes_audio = TRUE;
 
+  const GParamFlags flags = (GParamFlags) (G_PARAM_READWRITE |
+      G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+  /* the defaults shown are HTK's; a property left unset follows the
+   * preset (docs/compat.md), and reads back what is in effect */
+  g_object_class_install_property (klass, PROP_PRESET,
+      g_param_spec_enum ("preset", "Preset",
+          "Conventions: the defaults of the other properties, the formulas, "
+          "column order and quirks of this tool; properties set explicitly "
+          "still win (the caps' preset field)", GST_TYPE_AFET_PRESET,
+          DEFAULT_FRAMING_PRESET, flags));
   g_object_class_install_property (klass, PROP_FRAME_LENGTH,
       g_param_spec_double ("frame-length", "Frame length",
           "Analysis window in milliseconds; W = (int) (ms x rate / 1000) "
           "samples, as HTK truncates it", 1.0, 1000.0, DEFAULT_FRAME_LENGTH,
-          (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-              GST_PARAM_MUTABLE_READY)));
+          flags));
   g_object_class_install_property (klass, PROP_FRAME_SHIFT,
       g_param_spec_double ("frame-shift", "Frame shift",
           "Frame period in milliseconds; S = (int) (ms x rate / 1000) "
-          "samples", 0.1, 1000.0, DEFAULT_FRAME_SHIFT,
-          (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-              GST_PARAM_MUTABLE_READY)));
+          "samples", 0.1, 1000.0, DEFAULT_FRAME_SHIFT, flags));
   g_object_class_install_property (klass, PROP_WINDOW,
-      g_param_spec_enum ("window", "Window", "Window function",
-          GST_TYPE_AFET_WINDOW, (gint) DEFAULT_WINDOW,
-          (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-              GST_PARAM_MUTABLE_READY)));
+      g_param_spec_enum ("window", "Window", "Window function (default: "
+          "the preset's)", GST_TYPE_AFET_WINDOW, (gint) DEFAULT_WINDOW,
+          flags));
   g_object_class_install_property (klass, PROP_PREEMPHASIS,
       g_param_spec_double ("preemphasis", "Pre-emphasis",
           "Pre-emphasis coefficient k, applied inside each frame as HTK "
-          "does: y[i] = x[i] - k x[i-1], y[0] = (1 - k) x[0]; 0 = none",
-          0.0, 1.0, DEFAULT_PREEMPHASIS,
-          (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-              GST_PARAM_MUTABLE_READY)));
+          "and Kaldi do: y[i] = x[i] - k x[i-1], y[0] = (1 - k) x[0]; 0 = "
+          "none (Whisper's)", 0.0, 1.0, DEFAULT_PREEMPHASIS, flags));
   g_object_class_install_property (klass, PROP_PAD,
       g_param_spec_boolean ("pad", "Pad",
           "At EOS or DISCONT, zero-fill the incomplete last frame and emit "
-          "it (false: drop it, as HTK does)", DEFAULT_PAD,
-          (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-              GST_PARAM_MUTABLE_READY)));
+          "it (false: drop it, as HTK does); only with snip-edges=true",
+          DEFAULT_PAD, flags));
+  g_object_class_install_property (klass, PROP_REMOVE_DC,
+      g_param_spec_boolean ("remove-dc", "Remove DC",
+          "Subtract each frame's mean before its energy and pre-emphasis "
+          "(Kaldi's remove-dc-offset, HTK's ZMEANSOURCE; default: the "
+          "preset's, true for kaldi and lhotse)", FALSE, flags));
+  g_object_class_install_property (klass, PROP_SNIP_EDGES,
+      g_param_spec_boolean ("snip-edges", "Snip edges",
+          "true: only frames that fit in the run, from its first sample "
+          "(HTK, Kaldi's default); false: frames over the run's edges with "
+          "the samples outside mirrored, Kaldi's and lhotse's way ((N + S/2) "
+          "/ S frames, frame t centred near t S + S/2), or under "
+          "preset=whisper reflected and centred on t S (N / S frames)",
+          TRUE, flags));
+  g_object_class_install_property (klass, PROP_DITHER,
+      g_param_spec_double ("dither", "Dither",
+          "Standard deviation of Gaussian noise added to each sample (in "
+          "sample-range's units) before framing's other steps, as Kaldi's "
+          "dither; reproducible: drawn from (dither-seed, the sample's "
+          "position in the run), whatever the buffer sizes; 0 = none",
+          0.0, 1e6, DEFAULT_DITHER, flags));
+  g_object_class_install_property (klass, PROP_DITHER_SEED,
+      g_param_spec_uint64 ("dither-seed", "Dither seed",
+          "Seed of the dither's generator", 0, G_MAXUINT64,
+          DEFAULT_DITHER_SEED, flags));
+  g_object_class_install_property (klass, PROP_SAMPLE_RANGE,
+      g_param_spec_enum ("sample-range", "Sample range",
+          "The scale samples are taken in, whatever their format: 16-bit "
+          "integer (HTK, Kaldi) or [-1, 1] (lhotse, Whisper); default: the "
+          "preset's", GST_TYPE_AFET_SAMPLE_RANGE, GST_AFET_SAMPLE_RANGE_INT16,
+          flags));
 }
 
 gboolean
@@ -95,7 +244,7 @@ gst_afet_base_set_framing_property (GObject * object, guint prop_id,
   gboolean handled = TRUE;
 
   GST_OBJECT_LOCK (self);
-  if (prop_id >= PROP_FRAME_LENGTH && prop_id <= PROP_PAD)
+  if (prop_id >= PROP_FRAMING_FIRST && prop_id <= PROP_FRAMING_LAST)
     p->framing_set |= 1u << (prop_id - PROP_FRAMING_FIRST);
   switch (prop_id) {
     case PROP_FRAME_LENGTH:
@@ -112,6 +261,24 @@ gst_afet_base_set_framing_property (GObject * object, guint prop_id,
       break;
     case PROP_PAD:
       p->pad = g_value_get_boolean (value);
+      break;
+    case PROP_REMOVE_DC:
+      p->remove_dc = g_value_get_boolean (value);
+      break;
+    case PROP_SNIP_EDGES:
+      p->snip_edges = g_value_get_boolean (value);
+      break;
+    case PROP_DITHER:
+      p->dither = g_value_get_double (value);
+      break;
+    case PROP_DITHER_SEED:
+      p->dither_seed = g_value_get_uint64 (value);
+      break;
+    case PROP_SAMPLE_RANGE:
+      p->sample_range = (GstAfetSampleRange) g_value_get_enum (value);
+      break;
+    case PROP_PRESET:
+      p->preset = (GstAfetPreset) g_value_get_enum (value);
       break;
     default:
       handled = FALSE;
@@ -130,21 +297,43 @@ gst_afet_base_get_framing_property (GObject * object, guint prop_id,
   gboolean handled = TRUE;
 
   GST_OBJECT_LOCK (self);
+  GstAfetInput in;
+  double length = 0, shift = 0;
+  afet_base_effective_framing (p, &in, &length, &shift);
   switch (prop_id) {
     case PROP_FRAME_LENGTH:
-      g_value_set_double (value, p->frame_length);
+      g_value_set_double (value, length);
       break;
     case PROP_FRAME_SHIFT:
-      g_value_set_double (value, p->frame_shift);
+      g_value_set_double (value, shift);
       break;
     case PROP_WINDOW:
-      g_value_set_enum (value, (gint) p->window);
+      g_value_set_enum (value, (gint) in.window);
       break;
     case PROP_PREEMPHASIS:
-      g_value_set_double (value, p->preemphasis);
+      g_value_set_double (value, in.preemph);
       break;
     case PROP_PAD:
       g_value_set_boolean (value, p->pad);
+      break;
+    case PROP_REMOVE_DC:
+      g_value_set_boolean (value, in.remove_dc);
+      break;
+    case PROP_SNIP_EDGES:
+      g_value_set_boolean (value, in.edges == afet::Edges::SNIP);
+      break;
+    case PROP_DITHER:
+      g_value_set_double (value, p->dither);
+      break;
+    case PROP_DITHER_SEED:
+      g_value_set_uint64 (value, p->dither_seed);
+      break;
+    case PROP_SAMPLE_RANGE:
+      g_value_set_enum (value, in.scale == 1.0f ?
+          GST_AFET_SAMPLE_RANGE_INT16 : GST_AFET_SAMPLE_RANGE_UNIT);
+      break;
+    case PROP_PRESET:
+      g_value_set_enum (value, p->preset);
       break;
     default:
       handled = FALSE;
@@ -165,6 +354,7 @@ static const struct
   {afet::Window::POVEY, AFET_FEATURES_WINDOW_POVEY},
   {afet::Window::RECTANGULAR, AFET_FEATURES_WINDOW_RECTANGULAR},
   {afet::Window::BLACKMAN, AFET_FEATURES_WINDOW_BLACKMAN},
+  {afet::Window::HANN_PERIODIC, AFET_FEATURES_WINDOW_HANN_PERIODIC},
 };
 
 afet::FramingConfig
@@ -177,6 +367,14 @@ gst_afet_base_framing_config (const GstAfetInput * in)
   f.window = in->window;
   f.preemph = in->preemph;
   f.samples = in->samples;
+  f.scale = in->scale;
+  f.remove_dc = in->remove_dc;
+  f.dither = in->dither;
+  f.dither_seed = in->dither_seed;
+  f.edges = in->edges;
+  f.energy_mode = in->preset == GST_AFET_PRESET_HTK ? afet::EnergyMode::HTK :
+      in->preset == GST_AFET_PRESET_LHOTSE ? afet::EnergyMode::LHOTSE :
+      afet::EnergyMode::KALDI;
   return f;
 }
 
@@ -208,6 +406,14 @@ framing_conflict (GstAfetBase * self, const GstAfetInput * in)
     what = "preemphasis";
   else if (is_set (PROP_PAD))
     what = "pad";
+  else if (is_set (PROP_REMOVE_DC))
+    what = "remove-dc";
+  else if (is_set (PROP_SNIP_EDGES))
+    what = "snip-edges";
+  else if (is_set (PROP_DITHER))
+    what = "dither";
+  else if (is_set (PROP_SAMPLE_RANGE))
+    what = "sample-range";
   if (!what)
     return nullptr;
   return g_strdup_printf ("%s is set on %s, but its input is frames already "

@@ -27,10 +27,8 @@ parse_input (GstAfetBase * self, GstCaps * caps, GstAfetInput * in,
   GstStructure *s = gst_caps_get_structure (caps, 0);
 
   GST_OBJECT_LOCK (self);
-  double frame_length = p->frame_length, frame_shift = p->frame_shift;
-  in->window = p->window;
-  in->preemph = (float) p->preemphasis;
-  in->pad = p->pad;
+  double frame_length = 0, frame_shift = 0;
+  afet_base_effective_framing (p, in, &frame_length, &frame_shift);
   in->max_batch = (int) p->max_batch;
   GST_OBJECT_UNLOCK (self);
 
@@ -57,6 +55,12 @@ parse_input (GstAfetBase * self, GstCaps * caps, GstAfetInput * in,
       *why = g_strdup_printf ("frame-length %.3f ms / frame-shift %.3f ms "
           "give %d / %d samples at %d Hz: each must be at least 2 / 1",
           frame_length, frame_shift, in->W, in->S, in->rate);
+      return FALSE;
+    }
+    if (in->edges != afet::Edges::SNIP && (in->S > in->W || in->pad)) {
+      *why = g_strdup_printf ("snip-edges=false makes frames over the "
+          "run's edges, which needs frame-shift <= frame-length and "
+          "pad=false (%s)", in->pad ? "pad is set" : "the shift is longer");
       return FALSE;
     }
     if (!klass->takes_audio) {

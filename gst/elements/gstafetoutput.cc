@@ -72,6 +72,7 @@ afet_base_setup_output (GstAfetBase * self, GstCaps * outcaps)
   shape.row = in.in_dims;
   shape.max_batch = in.max_batch;
   shape.pad = in.pad;
+  shape.edges = in.edges;
   shape.unit = (int) afet::sample_bytes (in.samples);
   p->stream.configure (shape);
   return st;

@@ -106,6 +106,10 @@ gst_afet_plp_setup (GstAfetSpectral * base, const afet::SpectralConfig & common,
   GstAfetPlp *self = GST_AFET_PLP (base);
   afet::PlpConfig c;
   static_cast<afet::SpectralConfig &> (c) = common;
+  if (c.mel_layout != afet::MelLayout::HTK)
+    return afet::Status (afet::Status::BAD_CONFIG, "afetplp computes HTK's "
+        "PLP (preset=htk); Kaldi's compute-plp-feats conventions are not "
+        "implemented (docs/limitations.md)");
   GST_OBJECT_LOCK (self);
   c.lpc_order = (int) self->lpc_order;
   c.compression = self->compression;

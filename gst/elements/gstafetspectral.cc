@@ -12,7 +12,10 @@
 
 #include "gstafetspectral.h"
 
+#include "clamp.h"
 #include "combine.h"
+
+#include <cfloat>
 
 /* the base class' category: this is the base of the spectral elements */
 GST_DEBUG_CATEGORY_EXTERN (gst_afet_base_debug);
@@ -20,8 +23,10 @@ GST_DEBUG_CATEGORY_EXTERN (gst_afet_base_debug);
 
 #define DEFAULT_LOW_FREQ 0.0
 #define DEFAULT_HIGH_FREQ 0.0
-#define DEFAULT_PRESET GST_AFET_PRESET_HTK
 #define DEFAULT_COMBINE_STREAMS TRUE
+#define DEFAULT_HTK_COMPAT FALSE
+#define DEFAULT_ENERGY_FLOOR 0.0
+#define DEFAULT_CLAMP GST_AFET_CLAMP_NONE
 /* batches this small (live input) go through the shared combiner */
 #define COMBINE_MAX_FRAMES 64
 /* the most frames a combined launch computes at once */
@@ -39,9 +44,52 @@ enum
   PROP_USE_POWER,
   PROP_C0,
   PROP_ENERGY,
-  PROP_PRESET,
+  PROP_HTK_COMPAT,
+  PROP_ENERGY_FLOOR,
+  PROP_CLAMP,
+  PROP_SPECTRAL_LAST = PROP_CLAMP,     /* the ones a preset sets */
   PROP_COMBINE_STREAMS,
   PROP_MERGED_BATCHES,
+};
+
+/* clamp: Whisper's dynamic-range clamp of the log-mel values */
+typedef enum
+{
+  GST_AFET_CLAMP_NONE = 0,
+  GST_AFET_CLAMP_UTTERANCE = 1 + (int) afet::ClampScope::UTTERANCE,
+  GST_AFET_CLAMP_RUNNING = 1 + (int) afet::ClampScope::RUNNING,
+} GstAfetClamp;
+
+#define GST_TYPE_AFET_CLAMP (gst_afet_clamp_get_type ())
+static GType
+gst_afet_clamp_get_type (void)
+{
+  static gsize id = 0;
+  static const GEnumValue values[] = {
+    {GST_AFET_CLAMP_NONE, "No clamp", "none"},
+    {GST_AFET_CLAMP_UTTERANCE, "Clamp at the maximum of the run (until EOS "
+          "or DISCONT) - 8, as Whisper does; output waits for the run's end",
+        "utterance"},
+    {GST_AFET_CLAMP_RUNNING, "Clamp at the maximum so far - 8 (live input; "
+          "equal to utterance from the frame with the run's maximum on)",
+        "running"},
+    {0, nullptr, nullptr},
+  };
+  if (g_once_init_enter (&id))
+    g_once_init_leave (&id, g_enum_register_static ("GstAfetClamp", values));
+  return (GType) id;
+}
+
+/* The shared properties in effect for a preset: those set, else the
+ * preset's (for HTK, the subclass' own defaults). */
+struct SpectralValues
+{
+  guint num_filters, num_ceps;
+  gdouble low_freq, high_freq;
+  guint lifter;
+  gboolean use_power, c0, energy, htk_compat;
+  gdouble energy_floor;
+  GstAfetClamp clamp;
 };
 
 /* *INDENT-OFF* */
@@ -55,10 +103,14 @@ struct GstAfetSpectralState
   gboolean use_power = FALSE;
   gboolean c0 = FALSE;
   gboolean energy = FALSE;
-  GstAfetPreset preset = DEFAULT_PRESET;
+  gboolean htk_compat = DEFAULT_HTK_COMPAT;
+  gdouble energy_floor = DEFAULT_ENERGY_FLOOR;
+  GstAfetClamp clamp = DEFAULT_CLAMP;
+  guint set = 0;                /* 1 << (prop - PROP_SPECTRAL_FIRST) */
   gboolean combine_streams = DEFAULT_COMBINE_STREAMS;
 
   std::unique_ptr<afet::SpectralStage> stage;
+  std::unique_ptr<afet::ClampStage> clamp_stage;  /* clamp != none */
   /* audio input: small batches through the process' combiner for this
    * configuration (whole frames copied into frames) */
   std::shared_ptr<afet::StageCombiner> combiner;
@@ -79,37 +131,145 @@ G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstAfetSpectral, gst_afet_spectral,
 #define STATE(self) (((GstAfetSpectralPrivate *) \
       gst_afet_spectral_get_instance_private (GST_AFET_SPECTRAL (self)))->state)
 
-/* The engine config for an input: the input's part and the shared
- * properties. */
-static afet::SpectralConfig
-common_config (GstAfetSpectral * self, const GstAfetInput * in)
+/* The shared properties in effect under a preset. Object lock held. */
+static void
+effective_values (GstAfetSpectral * self, GstAfetPreset preset,
+    SpectralValues * v)
 {
+  const GstAfetSpectralSpec *spec = GST_AFET_SPECTRAL_GET_CLASS (self)->spec;
   GstAfetSpectralState *p = STATE (self);
+  auto set = [p](guint prop) {
+    return (p->set & (1u << (prop - PROP_SPECTRAL_FIRST))) != 0;
+  };
+  const bool htk = preset == GST_AFET_PRESET_HTK;
+  const bool kaldi = preset == GST_AFET_PRESET_KALDI;
+  const bool whisper = preset == GST_AFET_PRESET_WHISPER;
+  /* lhotse: Fbank (80 bins) unless cepstra are asked for (its Mfcc: 23) */
+  v->num_ceps = set (PROP_NUM_CEPS) ? p->num_ceps : htk ? spec->num_ceps :
+      kaldi ? 12 : 0;
+  v->num_filters = set (PROP_NUM_FILTERS) ? p->num_filters : htk ?
+      spec->num_filters : kaldi ? 23 : whisper ? 80 : v->num_ceps > 0 ? 23 :
+      80;
+  v->low_freq = set (PROP_LOW_FREQ) ? p->low_freq : htk || whisper ?
+      DEFAULT_LOW_FREQ : 20.0;
+  v->high_freq = set (PROP_HIGH_FREQ) ? p->high_freq :
+      preset == GST_AFET_PRESET_LHOTSE ? -400.0 : DEFAULT_HIGH_FREQ;
+  v->lifter = set (PROP_LIFTER) ? p->lifter : htk ? spec->lifter : 22;
+  v->use_power = set (PROP_USE_POWER) ? p->use_power : htk ?
+      spec->use_power : TRUE;
+  /* Kaldi's use-energy (its MFCC default): the energy takes c0's column */
+  gboolean c0_asked = set (PROP_C0) && p->c0;
+  v->energy = set (PROP_ENERGY) ? p->energy : htk ? spec->energy :
+      kaldi && v->num_ceps > 0 && !c0_asked;
+  v->c0 = set (PROP_C0) ? p->c0 : htk ? spec->c0 : !whisper && !v->energy;
+  v->htk_compat = p->htk_compat;
+  v->energy_floor = set (PROP_ENERGY_FLOOR) ? p->energy_floor :
+      preset == GST_AFET_PRESET_LHOTSE ? 1e-10 : DEFAULT_ENERGY_FLOOR;
+  v->clamp = set (PROP_CLAMP) ? p->clamp : whisper ?
+      GST_AFET_CLAMP_UTTERANCE : GST_AFET_CLAMP_NONE;
+}
+
+/* The preset that applies to an input: the element's, or, when it was not
+ * set and frames arrive, the one they were cut with. FALSE (with a reason)
+ * when both are set and differ. */
+static gboolean
+input_preset (GstAfetSpectral * self, const GstAfetInput * in,
+    GstAfetPreset * preset, gchar ** why)
+{
+  *preset = in->preset;
+  if (in->audio)
+    return TRUE;
+  AfetFeaturesPreset theirs = in->features.preset;
+  if (theirs == AFET_FEATURES_PRESET_NONE)
+    return TRUE;
+  if (!gst_afet_base_framing_is_set (GST_AFET_BASE (self), "preset")) {
+    *preset = (GstAfetPreset) theirs;
+    return TRUE;
+  }
+  if ((AfetFeaturesPreset) * preset == theirs)
+    return TRUE;
+  *why = g_strdup_printf ("%s has preset=%s, but its frames were cut with "
+      "preset=%s: set the same preset on both elements",
+      GST_ELEMENT_NAME (self), afet_features_preset_to_string (
+          (AfetFeaturesPreset) * preset),
+      afet_features_preset_to_string (theirs));
+  return FALSE;
+}
+
+/* The engine config for an input: the input's part, the shared properties
+ * and the preset's conventions. */
+static afet::SpectralConfig
+common_config (GstAfetSpectral * self, const GstAfetInput * in,
+    GstAfetPreset preset)
+{
   afet::SpectralConfig c;
   c.framing = gst_afet_base_framing_config (in);
   c.max_batch = in->max_batch;
   c.frames_input = !in->audio;
   c.input_has_energy = !in->audio && in->features.energy_index == in->W;
+  SpectralValues v;
   GST_OBJECT_LOCK (self);
-  c.num_filters = (int) p->num_filters;
-  c.num_ceps = (int) p->num_ceps;
-  c.low_freq = p->low_freq;
-  c.high_freq = p->high_freq;
-  c.lifter = (int) p->lifter;
-  c.use_power = p->use_power;
-  c.c0 = p->c0;
-  c.energy = p->energy;
+  effective_values (self, preset, &v);
   GST_OBJECT_UNLOCK (self);
+  c.num_filters = (int) v.num_filters;
+  c.num_ceps = (int) v.num_ceps;
+  c.low_freq = v.low_freq;
+  c.high_freq = v.high_freq;
+  c.lifter = (int) v.lifter;
+  c.use_power = v.use_power;
+  c.c0 = v.c0;
+  c.energy = v.energy;
+  c.framing.energy_floor = v.energy_floor;
+  switch (preset) {
+    case GST_AFET_PRESET_HTK:
+      break;
+    case GST_AFET_PRESET_WHISPER:
+      c.htk_period_quirk = false;
+      c.mel_layout = afet::MelLayout::SLANEY;
+      c.fft_points = in->W;
+      c.log_floor = 1e-10f;
+      c.log10 = true;
+      break;
+    default:                   /* Kaldi's, lhotse's */
+      c.htk_period_quirk = false;
+      c.mel_layout = afet::MelLayout::KALDI;
+      c.log_floor = FLT_EPSILON;
+      c.leading = !v.htk_compat;
+      break;
+  }
   return c;
+}
+
+/* The clamp in effect (a property under the lock). */
+static GstAfetClamp
+effective_clamp (GstAfetSpectral * self, GstAfetPreset preset)
+{
+  SpectralValues v;
+  GST_OBJECT_LOCK (self);
+  effective_values (self, preset, &v);
+  GST_OBJECT_UNLOCK (self);
+  return v.clamp;
 }
 
 static afet::Status
 setup (GstAfetSpectral * self, const GstAfetInput * in,
-    GstAfetSpectralOutput * out, const GstAfetEnv * env)
+    GstAfetPreset preset, GstAfetSpectralOutput * out,
+    const GstAfetEnv * env)
 {
   GstAfetSpectralClass *klass = GST_AFET_SPECTRAL_GET_CLASS (self);
-  return klass->setup (self, common_config (self, in), out, env,
-      &STATE (self)->stage);
+  AFET_RETURN_IF_ERROR (klass->setup (self, common_config (self, in, preset),
+          out, env, &STATE (self)->stage));
+  GstAfetClamp clamp = effective_clamp (self, preset);
+  if (clamp == GST_AFET_CLAMP_NONE)
+    return afet::Status::Ok ();
+  if (out->kind != AFET_FEATURES_KIND_FBANK || out->energy_index >= 0)
+    return afet::Status (afet::Status::BAD_CONFIG, "clamp applies to a log "
+        "filter bank without energy (num-ceps=0, energy=false): set "
+        "clamp=none");
+  if (!in->audio)
+    return afet::Status (afet::Status::BAD_CONFIG, "clamp needs audio "
+        "input: feed this element audio, not frames, or set clamp=none");
+  return afet::Status::Ok ();
 }
 
 static gboolean
@@ -117,10 +277,12 @@ gst_afet_spectral_describe (GstAfetBase * base, const GstAfetInput * in,
     AfetFeaturesInfo * out, gchar ** why)
 {
   GstAfetSpectral *self = GST_AFET_SPECTRAL (base);
-  if (!gst_afet_base_check_frames_input (base, in, why))
+  GstAfetPreset preset;
+  if (!gst_afet_base_check_frames_input (base, in, why) ||
+      !input_preset (self, in, &preset, why))
     return FALSE;
   GstAfetSpectralOutput o;
-  afet::Status st = setup (self, in, &o, nullptr);
+  afet::Status st = setup (self, in, preset, &o, nullptr);
   if (!st.ok ()) {
     *why = g_strdup (st.message ().c_str ());
     return FALSE;
@@ -130,9 +292,7 @@ gst_afet_spectral_describe (GstAfetBase * base, const GstAfetInput * in,
   out->c0_index = o.c0_index;
   out->energy_index = o.energy_index;
   out->window = gst_afet_base_caps_window (in->window);
-  GST_OBJECT_LOCK (self);
-  out->preset = (AfetFeaturesPreset) STATE (self)->preset;
-  GST_OBJECT_UNLOCK (self);
+  out->preset = (AfetFeaturesPreset) preset;
   return TRUE;
 }
 
@@ -140,10 +300,11 @@ gst_afet_spectral_describe (GstAfetBase * base, const GstAfetInput * in,
  * with S = W (frames come whole), its stage on a queue of its own. */
 static afet::Status
 get_combiner (GstAfetSpectral * self, const GstAfetInput * in,
-    const GstAfetEnv * env, std::shared_ptr<afet::StageCombiner> *out)
+    GstAfetPreset preset, const GstAfetEnv * env,
+    std::shared_ptr<afet::StageCombiner> *out)
 {
   GstAfetSpectralClass *klass = GST_AFET_SPECTRAL_GET_CLASS (self);
-  afet::SpectralConfig c = common_config (self, in);
+  afet::SpectralConfig c = common_config (self, in, preset);
   c.framing.S = c.framing.W;
   GstAfetSpectralOutput o;
   AFET_RETURN_IF_ERROR (klass->setup (self, c, &o, nullptr, nullptr));
@@ -171,14 +332,33 @@ gst_afet_spectral_configure (GstAfetBase * base, const GstAfetEnv * env,
   GstAfetSpectral *self = GST_AFET_SPECTRAL (base);
   GstAfetSpectralState *p = STATE (self);
   GstAfetSpectralOutput o;
-  afet::Status st = setup (self, in, &o, env);
+  GstAfetPreset preset;
+  if (!input_preset (self, in, &preset, why))
+    return FALSE;
+  afet::Status st = setup (self, in, preset, &o, env);
   GST_OBJECT_LOCK (self);
   gboolean combine = p->combine_streams;
   GST_OBJECT_UNLOCK (self);
+  GstAfetClamp clamp = effective_clamp (self, preset);
   p->combiner.reset ();
+  p->clamp_stage.reset ();
   p->stats = env->stats;
-  if (st.ok () && in->audio && combine)
-    st = get_combiner (self, in, env, &p->combiner);
+  if (st.ok () && clamp != GST_AFET_CLAMP_NONE) {
+    /* the spectral stage's rows go to the base class' history
+     * (pre_process), the clamp reads them from there (process) */
+    afet::ClampConfig cc;
+    cc.dims = o.dims;
+    cc.scope = (afet::ClampScope) (clamp - 1);
+    cc.max_batch = in->max_batch;
+    p->clamp_stage = std::make_unique<afet::ClampStage> ();
+    st = p->clamp_stage->init (env->device, cc, env->queue);
+    gst_afet_needs_context (needs, 0, 0, o.dims,
+        clamp == GST_AFET_CLAMP_UTTERANCE ? -1 : 0);
+  } else if (st.ok () && in->audio && combine && in->dither == 0.0f) {
+    /* (the combiner computes whole frames apart from their place in the
+     * run, which the dither's noise depends on) */
+    st = get_combiner (self, in, preset, env, &p->combiner);
+  }
   if (!st.ok ()) {
     *why = g_strdup (st.message ().c_str ());
     return FALSE;
@@ -193,11 +373,15 @@ static gboolean
 gst_afet_spectral_process (GstAfetBase * base, const GstAfetBatch * in,
     gint n, cl_mem out, gsize out_row, gchar ** why)
 {
-  afet::SpectralStage *stage = STATE (base)->stage.get ();
-  afet::Status st = stage->spectral ().frames_input ?
+  GstAfetSpectralState *p = STATE (base);
+  afet::SpectralStage *stage = p->stage.get ();
+  afet::Status st = p->clamp_stage && in->block.rows ?
+      p->clamp_stage->enqueue (in->block, in->out_first, n, out, out_row) :
+      stage->spectral ().frames_input ?
       stage->enqueue_frames ((const float *) in->host, in->device,
       in->in_row, n, out,
-      out_row) : stage->enqueue_samples (in->host, n, out, out_row);
+      out_row) : stage->enqueue_samples (in->host, n, out, out_row,
+      in->out_first);
   if (!st.ok ()) {
     *why = g_strdup (st.message ().c_str ());
     return FALSE;
@@ -251,6 +435,7 @@ gst_afet_spectral_release (GstAfetBase * base)
 {
   STATE (base)->stage.reset ();
   STATE (base)->combiner.reset ();
+  STATE (base)->clamp_stage.reset ();
 }
 
 void
@@ -274,8 +459,10 @@ gst_afet_spectral_class_install_properties (GObjectClass * klass,
           DEFAULT_LOW_FREQ, flags));
   g_object_class_install_property (klass, PROP_HIGH_FREQ,
       g_param_spec_double ("high-freq", "High cut-off",
-          "Upper edge of the filter bank in Hz (HTK HIFREQ); 0 = Nyquist",
-          0.0, 96000.0, DEFAULT_HIGH_FREQ, flags));
+          "Upper edge of the filter bank in Hz (HTK HIFREQ); 0 = Nyquist, "
+          "below 0: that far below the Nyquist frequency (Kaldi's "
+          "high-freq; lhotse's -400)", -96000.0, 96000.0, DEFAULT_HIGH_FREQ,
+          flags));
   g_object_class_install_property (klass, PROP_LIFTER,
       g_param_spec_uint ("lifter", "Lifter", spec->lifter_blurb, 0, 1000,
           spec->lifter, flags));
@@ -298,11 +485,23 @@ gst_afet_spectral_class_install_properties (GObjectClass * klass,
           "Batches of this element computed in one launch with other "
           "streams' frames so far", 0, G_MAXUINT64, 0,
           (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
-  g_object_class_install_property (klass, PROP_PRESET,
-      g_param_spec_enum ("preset", "Preset",
-          "Conventions: formulas, column order and quirks of this tool "
-          "(the caps' preset field)", GST_TYPE_AFET_PRESET, DEFAULT_PRESET,
-          flags));
+  g_object_class_install_property (klass, PROP_HTK_COMPAT,
+      g_param_spec_boolean ("htk-compat", "HTK compatible order",
+          "Kaldi's htk-compat (presets kaldi and lhotse): c0 (scaled as "
+          "HTK's) or the energy after the cepstra instead of in column 0",
+          DEFAULT_HTK_COMPAT, flags));
+  g_object_class_install_property (klass, PROP_ENERGY_FLOOR,
+      g_param_spec_double ("energy-floor", "Energy floor",
+          "Kaldi's energy-floor: the raw log energy is at least ln of this "
+          "(0 = none; presets kaldi and lhotse, lhotse's default 1e-10)",
+          0.0, G_MAXDOUBLE, DEFAULT_ENERGY_FLOOR, flags));
+  g_object_class_install_property (klass, PROP_CLAMP,
+      g_param_spec_enum ("clamp", "Clamp",
+          "Whisper's dynamic-range clamp of a log filter bank: values below "
+          "the maximum - 8 raised to it, then (x + 4) / 4 (default: "
+          "utterance under preset=whisper, else none)", GST_TYPE_AFET_CLAMP,
+          DEFAULT_CLAMP, flags));
+  gst_type_mark_as_plugin_api (GST_TYPE_AFET_CLAMP, (GstPluginAPIFlags) 0);
 }
 
 gboolean
@@ -315,6 +514,8 @@ gst_afet_spectral_set_property (GObject * object, guint prop_id,
   if (gst_afet_base_set_framing_property (object, prop_id, value))
     return TRUE;
   GST_OBJECT_LOCK (object);
+  if (prop_id >= PROP_SPECTRAL_FIRST && prop_id <= PROP_SPECTRAL_LAST)
+    p->set |= 1u << (prop_id - PROP_SPECTRAL_FIRST);
   switch (prop_id) {
     case PROP_NUM_FILTERS:
       p->num_filters = g_value_get_uint (value);
@@ -340,8 +541,14 @@ gst_afet_spectral_set_property (GObject * object, guint prop_id,
     case PROP_ENERGY:
       p->energy = g_value_get_boolean (value);
       break;
-    case PROP_PRESET:
-      p->preset = (GstAfetPreset) g_value_get_enum (value);
+    case PROP_HTK_COMPAT:
+      p->htk_compat = g_value_get_boolean (value);
+      break;
+    case PROP_ENERGY_FLOOR:
+      p->energy_floor = g_value_get_double (value);
+      break;
+    case PROP_CLAMP:
+      p->clamp = (GstAfetClamp) g_value_get_enum (value);
       break;
     case PROP_COMBINE_STREAMS:
       p->combine_streams = g_value_get_boolean (value);
@@ -363,34 +570,44 @@ gst_afet_spectral_get_property (GObject * object, guint prop_id,
 
   if (gst_afet_base_get_framing_property (object, prop_id, value))
     return TRUE;
+  /* what is in effect: set, or the preset's */
+  GstAfetPreset preset = gst_afet_base_get_preset (GST_AFET_BASE (object));
   GST_OBJECT_LOCK (object);
+  SpectralValues v;
+  effective_values (GST_AFET_SPECTRAL (object), preset, &v);
   switch (prop_id) {
     case PROP_NUM_FILTERS:
-      g_value_set_uint (value, p->num_filters);
+      g_value_set_uint (value, v.num_filters);
       break;
     case PROP_NUM_CEPS:
-      g_value_set_uint (value, p->num_ceps);
+      g_value_set_uint (value, v.num_ceps);
       break;
     case PROP_LOW_FREQ:
-      g_value_set_double (value, p->low_freq);
+      g_value_set_double (value, v.low_freq);
       break;
     case PROP_HIGH_FREQ:
-      g_value_set_double (value, p->high_freq);
+      g_value_set_double (value, v.high_freq);
       break;
     case PROP_LIFTER:
-      g_value_set_uint (value, p->lifter);
+      g_value_set_uint (value, v.lifter);
       break;
     case PROP_USE_POWER:
-      g_value_set_boolean (value, p->use_power);
+      g_value_set_boolean (value, v.use_power);
       break;
     case PROP_C0:
-      g_value_set_boolean (value, p->c0);
+      g_value_set_boolean (value, v.c0);
       break;
     case PROP_ENERGY:
-      g_value_set_boolean (value, p->energy);
+      g_value_set_boolean (value, v.energy);
       break;
-    case PROP_PRESET:
-      g_value_set_enum (value, p->preset);
+    case PROP_HTK_COMPAT:
+      g_value_set_boolean (value, v.htk_compat);
+      break;
+    case PROP_ENERGY_FLOOR:
+      g_value_set_double (value, v.energy_floor);
+      break;
+    case PROP_CLAMP:
+      g_value_set_enum (value, v.clamp);
       break;
     case PROP_COMBINE_STREAMS:
       g_value_set_boolean (value, p->combine_streams);
@@ -440,6 +657,7 @@ gst_afet_spectral_class_init (GstAfetSpectralClass * klass)
   base_class->describe = gst_afet_spectral_describe;
   base_class->configure = gst_afet_spectral_configure;
   base_class->process = gst_afet_spectral_process;
+  base_class->pre_process = gst_afet_spectral_process;
   base_class->release = gst_afet_spectral_release;
   base_class->process_host = gst_afet_spectral_process_host;
   gst_type_mark_as_plugin_api (GST_TYPE_AFET_SPECTRAL, (GstPluginAPIFlags) 0);

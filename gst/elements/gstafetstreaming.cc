@@ -39,7 +39,8 @@ context_room (GstAfetBase * self, gint64 m)
   afet::Status st = p->history.grow (m);
   if (!st.ok ()) {
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("%s: %s: use a sliding or running scope for runs this long.",
+        ("%s: %s: use a sliding or running scope for runs this long "
+            "(afetcmvn scope, afetmfcc clamp=running).",
             GST_ELEMENT_NAME (self), st.message ().c_str ()), (nullptr));
     return GST_FLOW_ERROR;
   }
@@ -62,6 +63,7 @@ context_pre_process (GstAfetBase * self, gint64 n)
       return ret;
     GstAfetBatch batch;
     batch.host = p->stream.at (done);
+    batch.out_first = (gint64) p->stream.consumed () + done;
     gchar *why = nullptr;
     if (!klass->pre_process (self, &batch, b, p->history.tail (),
             p->history.tail_row (), &why)) {
@@ -157,6 +159,7 @@ emit_frames (GstAfetBase * self, gint64 n)
   } else {
     GstAfetBatch batch;
     batch.host = p->stream.at (0);
+    batch.out_first = (gint64) p->stream.consumed ();
     ret = afet_base_compute (self, n, &batch, nullptr, &buf);
   }
   if (ret != GST_FLOW_OK)
@@ -205,8 +208,8 @@ afet_base_drain (GstAfetBase * self)
   if (!p->configured)
     return GST_FLOW_OK;
   GstFlowReturn ret = afet_base_process_pending (self, true);
-  if (ret == GST_FLOW_OK && p->have_data && p->stream.pad_tail ())
-    ret = emit_frames (self, 1);
+  if (ret == GST_FLOW_OK && p->have_data && p->stream.finish ())
+    ret = afet_base_process_pending (self, true);
   if (ret == GST_FLOW_OK && p->context_mode)
     ret = context_emit (self, true, false);
   if (ret != GST_FLOW_OK)

@@ -125,6 +125,11 @@ gst_afet_traps_describe (GstAfetBase * base, const GstAfetInput * in,
         "(afetmfcc num-ceps=0)");
     return FALSE;
   }
+  if (in->audio && in->preset != GST_AFET_PRESET_HTK) {
+    *why = g_strdup ("afettraps frames audio with HTK's conventions only: "
+        "for another preset's bands feed it afetmfcc preset=... num-ceps=0");
+    return FALSE;
+  }
   afet::TrapsConfig c = make_config (self, in);
   afet::Status st = c.validate ();
   if (st.ok () && in->audio)
@@ -136,7 +141,7 @@ gst_afet_traps_describe (GstAfetBase * base, const GstAfetInput * in,
   afet_features_info_set_format (out, AFET_FEATURES_KIND_TRAPS, in->rate,
       in->W, in->S, c.dims (), 0);
   out->window = gst_afet_base_caps_window (in->window);
-  out->preset = AFET_FEATURES_PRESET_HTK;
+  out->preset = in->audio ? AFET_FEATURES_PRESET_HTK : in->features.preset;
   return TRUE;
 }
 

@@ -8,6 +8,9 @@
 #include "afet-kernels.h"
 
 #include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 
 namespace afet {
@@ -21,6 +24,19 @@ stage_build_options (size_t lsz, SampleFormat fmt)
 }
 
 /* ---- framing ---------------------------------------------------------- */
+
+std::string
+FramingConfig::key () const
+{
+  char buf[256];
+  snprintf (buf, sizeof buf, "rate=%d W=%d S=%d window=%d preemph=%.9g "
+      "samples=%d scale=%.9g dc=%d dither=%.9g seed=%llu energy=%d "
+      "floor=%.17g edges=%d", rate, W, S, (int) window, preemph,
+      (int) samples, scale, remove_dc ? 1 : 0, dither,
+      (unsigned long long) dither_seed, (int) energy_mode, energy_floor,
+      (int) edges);
+  return buf;
+}
 
 Status
 FramingKernel::init (Device &device, const FramingConfig &cfg, int max_batch)
@@ -55,7 +71,7 @@ Status
 FramingKernel::enqueue (cl_command_queue q, const void *samples, int n,
     cl_mem out, size_t out_offset, int out_stride, cl_mem energy_buf,
     size_t energy_offset, int energy_stride, bool energy,
-    TransferStats *stats)
+    TransferStats *stats, long long first_frame)
 {
   size_t count = (size_t) (n - 1) * cfg_.S + cfg_.W;
   if (n < 1 || count > samples_cap_)
@@ -85,7 +101,13 @@ FramingKernel::enqueue (cl_command_queue q, const void *samples, int n,
   a (samples_mem) ((cl_uint) cfg_.W) ((cl_uint) cfg_.S) (cfg_.preemph)
       (window_mem) (out) ((cl_uint) out_offset) ((cl_uint) out_stride)
       ((cl_uint) n) (energy_buf) ((cl_uint) energy_offset)
-      ((cl_uint) energy_stride) ((cl_int) (energy ? 1 : 0));
+      ((cl_uint) energy_stride) ((cl_int) (energy ? 1 : 0)) (cfg_.scale)
+      ((cl_int) (cfg_.remove_dc ? 1 : 0)) (cfg_.dither)
+      ((cl_ulong) cfg_.dither_seed)
+      ((cl_long) (first_frame * cfg_.S - edge_lead (cfg_.edges, cfg_.W,
+                  cfg_.S))) ((cl_int) cfg_.energy_mode)
+      ((float) (cfg_.energy_floor > 0 ? std::log (cfg_.energy_floor) :
+              -FLT_MAX));
   AFET_RETURN_IF_ERROR (a.status ("afet_frame"));
   return launch (q, kernel_.get (), n, lsz_, "afet_frame");
 }
@@ -107,13 +129,14 @@ FramerStage::init (std::shared_ptr<Device> device, const FramerConfig &cfg,
 
 Status
 FramerStage::enqueue (const void *samples, int n, cl_mem out,
-    size_t out_row)
+    size_t out_row, long long first_frame)
 {
   const int dims = cfg_.dims ();
   if (n > cfg_.max_batch)
     return Status (Status::BAD_CONFIG, "batch larger than max-batch");
   return framing_.enqueue (queue_, samples, n, out, out_row * dims, dims,
-      out, out_row * dims + cfg_.framing.W, dims, cfg_.energy, stats_);
+      out, out_row * dims + cfg_.framing.W, dims, cfg_.energy, stats_,
+      first_frame);
 }
 
 Status
@@ -122,7 +145,7 @@ FramerStage::run (const void *samples, long long n, float *out)
   return run_host_batches (*device_, queue_, &out_, n, cfg_.max_batch,
       cfg_.dims (), out, stats_, [&](long long done, int b, cl_mem o) {
         return enqueue ((const char *) samples + done * cfg_.framing.S *
-            cfg_.framing.sample_bytes (), b, o, 0);
+            cfg_.framing.sample_bytes (), b, o, 0, done);
       });
 }
 

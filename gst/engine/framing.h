@@ -30,6 +30,14 @@ sample_bytes (SampleFormat f)
   return f == SampleFormat::S16 ? sizeof (int16_t) : sizeof (float);
 }
 
+/* How a frame's raw log energy is taken from its sum of squares e. */
+enum class EnergyMode
+{
+  HTK = 0,      /* ln e; -1e10 for an all-zero frame */
+  KALDI,        /* ln max(e, FLT_EPSILON), then at least ln energy_floor */
+  LHOTSE,       /* ln (e + 1e-15), then at least ln energy_floor */
+};
+
 /* How frames are cut from audio. W and S come from frame_samples(). */
 struct FramingConfig
 {
@@ -39,8 +47,21 @@ struct FramingConfig
   Window window = Window::HAMMING;
   float preemph = 0.97f;
   SampleFormat samples = SampleFormat::F32;
+  /* samples (in 16-bit scale) are multiplied by this: 1, or 1/32768 for
+   * [-1, 1] as lhotse and Whisper take them */
+  float scale = 1.0f;
+  bool remove_dc = false;       /* subtract each frame's mean */
+  /* standard deviation of the Gaussian dither (0 = none), in the scaled
+   * samples' units; keyed on (seed, position in the run) */
+  float dither = 0.0f;
+  uint64_t dither_seed = 0;
+  EnergyMode energy_mode = EnergyMode::HTK;
+  double energy_floor = 0.0;    /* KALDI: linear floor, 0 = none */
+  Edges edges = Edges::SNIP;    /* the FrameStream pads; dither positions */
 
   size_t sample_bytes () const { return afet::sample_bytes (samples); }
+  /* Every field that changes a result, as text. */
+  std::string key () const;
 };
 
 /* Every stage enqueues its work on a queue it is given (the element's: each
@@ -66,11 +87,12 @@ public:
   Status init (Device &device, const FramingConfig &cfg, int max_batch);
   /* Uploads the (n - 1) S + W samples of n frames and enqueues the kernel:
    * rows of out_stride floats at out[out_offset], energies to
-   * energy_buf[energy_offset + t * energy_stride] when energy. */
+   * energy_buf[energy_offset + t * energy_stride] when energy. The first
+   * frame is frame first_frame of its run (dither positions). */
   Status enqueue (cl_command_queue q, const void *samples, int n,
       cl_mem out, size_t out_offset, int out_stride, cl_mem energy_buf,
       size_t energy_offset, int energy_stride, bool energy,
-      TransferStats *stats);
+      TransferStats *stats, long long first_frame = 0);
 
 private:
   static constexpr int kSlots = 2;
@@ -112,8 +134,9 @@ public:
   Status init (std::shared_ptr<Device> device, const FramerConfig &cfg,
       cl_command_queue queue = nullptr, TransferStats *stats = nullptr);
   /* n <= max_batch frames from (n - 1) S + W samples into rows out_row.. of
-   * out (dims floats a row). */
-  Status enqueue (const void *samples, int n, cl_mem out, size_t out_row);
+   * out (dims floats a row); the first is frame first_frame of its run. */
+  Status enqueue (const void *samples, int n, cl_mem out, size_t out_row,
+      long long first_frame = 0);
   /* Host to host, any n; blocking. */
   Status run (const void *samples, long long n, float *out);
   const FramerConfig &config () const { return cfg_; }

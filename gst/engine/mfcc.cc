@@ -7,6 +7,8 @@
 
 #include "afet-kernels.h"
 
+#include <cmath>
+
 namespace afet {
 
 int
@@ -19,13 +21,17 @@ MfccConfig::dims () const
 int
 MfccConfig::c0_index () const
 {
-  return (num_ceps > 0 && c0) ? num_ceps : -1;
+  if (num_ceps == 0 || !c0)
+    return -1;
+  return leading ? 0 : num_ceps;
 }
 
 int
 MfccConfig::energy_index () const
 {
-  return energy ? dims () - 1 : -1;
+  if (!energy)
+    return -1;
+  return leading ? 0 : dims () - 1;
 }
 
 std::string
@@ -42,6 +48,10 @@ MfccConfig::validate () const
     return Status (Status::BAD_CONFIG, "num-ceps (" +
         std::to_string (num_ceps) + ") must not exceed num-filters (" +
         std::to_string (num_filters) + ")");
+  if (leading && energy && c0 && num_ceps > 0)
+    return Status (Status::BAD_CONFIG, "Kaldi's column order has room for "
+        "either the energy or c0 in column 0 (its use-energy): set "
+        "energy=false or c0=false, or htk-compat=true for both at the end");
   return Status::Ok ();
 }
 
@@ -61,8 +71,9 @@ MfccStage::init_kind ()
   md.low_freq = cfg.low_freq;
   md.high_freq = cfg.high_freq;
   md.htk_period_quirk = cfg.htk_period_quirk;
+  md.layout = cfg.mel_layout;
   FilterBank fb;
-  AFET_RETURN_IF_ERROR (design_htk_melbank (md, &fb));
+  AFET_RETURN_IF_ERROR (design_melbank (md, &fb));
 
   const int rows = cfg.max_batch;
 
@@ -73,7 +84,9 @@ MfccStage::init_kind ()
           &melbank_kernel_));
   if (cfg.num_ceps > 0) {
     ncols_dct_ = cfg.num_ceps + (cfg.c0 ? 1 : 0);
-    std::vector<float> D = make_htk_dct (M, cfg.num_ceps, cfg.lifter, cfg.c0);
+    std::vector<float> D = cfg.leading ? make_kaldi_dct (M, cfg.num_ceps,
+        cfg.lifter, cfg.c0) : make_htk_dct (M, cfg.num_ceps, cfg.lifter,
+        cfg.c0);
     AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY,
             D.size () * sizeof (float), D.data (), &dct_));
     if (cfg.dct == DctMode::FUSED) {
@@ -105,18 +118,22 @@ MfccStage::spectra_to_features (int n, cl_mem out, size_t out_row)
   const cl_uint stride = (cl_uint) front_.stride ();
   const int dims = c.dims ();
   const int M = c.num_filters;
-  const cl_uint out_offset = (cl_uint) (out_row * dims);
+  /* Kaldi's order: the energy in column 0 before the cepstra or channels */
+  const cl_uint out_offset = (cl_uint) (out_row * dims +
+      (c.leading && c.energy ? 1 : 0));
   cl_mem spec = front_.spectra ();
 
   cl_mem first = bank_.first.get (), count = bank_.count.get (), offset = bank_.offset.get (),
       weights = bank_.weights.get ();
-  const float floor_v = 1.0f;
+  const float floor_v = c.log_floor;
+  const float log_mul = c.log10 ? (float) (1.0 / std::log (10.0)) : 1.0f;
   const cl_int use_power = c.use_power ? 1 : 0;
   if (c.num_ceps > 0 && c.dct == DctMode::FUSED) {
     cl_mem dct = dct_.get ();
     ArgSetter a (melbank_dct_kernel_.get ());
     a (spec) (stride) (first) (count) (offset) (weights) ((cl_uint) M)
-        (use_power) (floor_v) (dct) ((cl_uint) ncols_dct_) (out) (out_offset)
+        (use_power) (floor_v) (log_mul) (dct) ((cl_uint) ncols_dct_) (out)
+        (out_offset)
         ((cl_uint) dims) ((cl_uint) n);
     AFET_RETURN_IF_ERROR (a.status ("afet_melbank_dct"));
     return launch (q, melbank_dct_kernel_.get (), n, lsz_,
@@ -128,7 +145,8 @@ MfccStage::spectra_to_features (int n, cl_mem out, size_t out_row)
   cl_uint fb_stride = gemm ? (cl_uint) M : (cl_uint) dims;
   ArgSetter a (melbank_kernel_.get ());
   a (spec) (stride) (first) (count) (offset) (weights) ((cl_uint) M)
-      (use_power) (floor_v) (fb_out) (fb_offset) (fb_stride) ((cl_uint) n);
+      (use_power) (floor_v) (log_mul) (fb_out) (fb_offset) (fb_stride)
+      ((cl_uint) n);
   AFET_RETURN_IF_ERROR (a.status ("afet_melbank"));
   size_t groups = ((size_t) n * M + lsz_ - 1) / lsz_;
   AFET_RETURN_IF_ERROR (launch (q, melbank_kernel_.get (), groups, lsz_,

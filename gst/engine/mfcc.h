@@ -14,13 +14,15 @@ enum class DctMode
   GEMM,         /* afet_melbank, then a CLBlast SGEMM */
 };
 
-/* MFCC / log mel filter bank with HTK's conventions. num_ceps = 0: the
- * log filter bank. */
+/* MFCC / log mel filter bank. num_ceps = 0: the log filter bank. */
 struct MfccConfig : SpectralConfig
 {
   DctMode dct = DctMode::FUSED;
 
-  /* HTK column order: c1..cN, c0, E; or M channels, E. */
+  /* columns in the order of leading (see SpectralConfig): c0 (Kaldi's
+   * orthonormal scale sqrt(1/M)) or the energy first, then c1..cN or the M
+   * channels, not both c0 and energy; or HTK's: c1..cN, c0 (sqrt(2/M)), E;
+   * or M channels, E */
   int dims () const;
   int c0_index () const;
   int energy_index () const;

@@ -4,6 +4,7 @@
  */
 #include "params.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -41,20 +42,73 @@ check_fft_size (int W, int rate)
       " Hz");
 }
 
+double
+band_high (double high, int rate)
+{
+  return high > 0 ? high : rate / 2.0 + high;
+}
+
 Status
 check_band (double low, double high, int rate)
 {
   const double nyquist = rate / 2.0;
-  if (low < 0 || high < 0)
-    return Status (Status::BAD_CONFIG, "low-freq and high-freq must be >= 0");
+  if (low < 0)
+    return Status (Status::BAD_CONFIG, "low-freq must be >= 0");
   if (high > nyquist + 1e-9)
     return Status (Status::BAD_CONFIG, "high-freq " +
         std::to_string ((int) high) + " Hz is above the Nyquist frequency " +
         std::to_string ((int) nyquist) + " Hz of the input");
-  if (low >= (high > 0 ? high : nyquist))
-    return Status (Status::BAD_CONFIG, "low-freq must be below high-freq "
-        "(or the Nyquist frequency)");
+  if (low >= band_high (high, rate))
+    return Status (Status::BAD_CONFIG, "low-freq (" + std::to_string ((int)
+            low) + " Hz) must be below high-freq (" + std::to_string ((int)
+            band_high (high, rate)) + " Hz at " + std::to_string (rate) +
+        " Hz; high-freq <= 0 counts down from the Nyquist frequency)");
   return Status::Ok ();
+}
+
+int
+edge_lead (Edges e, int W, int S)
+{
+  switch (e) {
+    case Edges::MIRROR:
+      return W / 2 - S / 2;
+    case Edges::MIRROR_LHOTSE:
+      return (W - S) / 2;
+    case Edges::REFLECT:
+      return W / 2;
+    default:
+      return 0;
+  }
+}
+
+long long
+edge_frames (Edges e, long long n, int W, int S)
+{
+  switch (e) {
+    case Edges::MIRROR:
+    case Edges::MIRROR_LHOTSE:
+      return n > 0 ? (n + S / 2) / S : 0;
+    case Edges::REFLECT:
+      return n / S;
+    default:
+      return num_frames (n, W, S);
+  }
+}
+
+long long
+edge_source (Edges e, long long i, long long n)
+{
+  if (n <= 1)
+    return 0;
+  /* the reflection of either kind repeats every 2 n (mirror) or 2 n - 2
+   * (reflect) samples */
+  const long long period = e == Edges::REFLECT ? 2 * n - 2 : 2 * n;
+  i %= period;
+  if (i < 0)
+    i += period;
+  if (i < n)
+    return i;
+  return e == Edges::REFLECT ? period - i : period - 1 - i;
 }
 
 std::vector<float>
@@ -80,6 +134,9 @@ make_window (Window w, int W)
         break;
       case Window::BLACKMAN:
         v = 0.42 - 0.5 * std::cos (a) + 0.08 * std::cos (2.0 * a);
+        break;
+      case Window::HANN_PERIODIC:
+        v = 0.5 - 0.5 * std::cos (2.0 * M_PI * i / W);
         break;
     }
     out[i] = (float) v;
@@ -132,6 +189,25 @@ mel_to_hz (double m)
 }
 
 double
+slaney_mel (double hz)
+{
+  const double f_sp = 200.0 / 3.0;
+  if (hz < 1000.0)
+    return hz / f_sp;
+  return 1000.0 / f_sp + std::log (hz / 1000.0) / (std::log (6.4) / 27.0);
+}
+
+double
+slaney_mel_to_hz (double m)
+{
+  const double f_sp = 200.0 / 3.0;
+  const double m_break = 1000.0 / f_sp;
+  if (m < m_break)
+    return m * f_sp;
+  return 1000.0 * std::exp ((std::log (6.4) / 27.0) * (m - m_break));
+}
+
+double
 design_rate (int rate, bool htk_period_quirk)
 {
   double period = 1e7 / (double) rate;        /* 100 ns units */
@@ -157,7 +233,8 @@ design_htk_melbank (const MelDesign &d, FilterBank *out)
   if (M < 1)
     return Status (Status::BAD_CONFIG, "num-filters must be at least 1");
   AFET_RETURN_IF_ERROR (check_band (d.low_freq, d.high_freq, d.rate));
-  double hi = d.high_freq > 0 ? d.high_freq : 0.0;
+  /* 0: HTK's default, the top bin; below 0: counted from the Nyquist */
+  double hi = d.high_freq != 0 ? band_high (d.high_freq, d.rate) : 0.0;
 
   /* Bins in HTK's 1-based numbering: bin k is at (k - 1) fs / N Hz. */
   auto bin_mel = [&](int k) { return mel ((k - 1) * fs / N); };
@@ -215,6 +292,102 @@ design_htk_melbank (const MelDesign &d, FilterBank *out)
             dense, "mel"));
   }
   return Status::Ok ();
+}
+
+/* Fills channel c of a bank from its weights over bins 0 .. nbins - 1,
+ * keeping the span of the non-zero ones. */
+static Status
+set_dense_channel (FilterBank *out, int c, double centre,
+    const std::vector<double> &w, const char *kind)
+{
+  int a = 0, b = (int) w.size () - 1;
+  while (a <= b && w[a] == 0.0)
+    a++;
+  while (b >= a && w[b] == 0.0)
+    b--;
+  std::vector<float> span;
+  for (int k = a; k <= b; k++)
+    span.push_back ((float) w[k]);
+  return out->set_channel (c, centre, a, span, kind);
+}
+
+/* Kaldi's MelBanks (see MelLayout::KALDI). */
+static Status
+design_kaldi_melbank (const MelDesign &d, FilterBank *out)
+{
+  const int N = d.fft_size, M = d.num_filters;
+  const double fs = d.rate;
+  const double mlo = mel (d.low_freq), mhi = mel (band_high (d.high_freq,
+          d.rate));
+  const double step = (mhi - mlo) / (M + 1);
+  out->reset (M, N);
+  for (int c = 0; c < M; c++) {
+    const double left = mlo + c * step, centre = left + step,
+        right = centre + step;
+    std::vector<double> w (N / 2, 0.0);
+    for (int k = 0; k < N / 2; k++) {
+      double m = mel (k * fs / N);
+      if (m > left && m < right)
+        w[k] = m <= centre ? (m - left) / (centre - left) :
+            (right - m) / (right - centre);
+    }
+    AFET_RETURN_IF_ERROR (set_dense_channel (out, c, mel_to_hz (centre), w,
+            "mel"));
+  }
+  return Status::Ok ();
+}
+
+/* librosa's slaney-normalised bank (see MelLayout::SLANEY). */
+static Status
+design_slaney_melbank (const MelDesign &d, FilterBank *out)
+{
+  const int N = d.fft_size, M = d.num_filters;
+  const double fs = d.rate;
+  const double mlo = slaney_mel (d.low_freq),
+      mhi = slaney_mel (band_high (d.high_freq, d.rate));
+  std::vector<double> f (M + 2);
+  for (int i = 0; i < M + 2; i++)
+    f[i] = slaney_mel_to_hz (mlo + (mhi - mlo) * i / (M + 1));
+  out->reset (M, N);
+  for (int c = 0; c < M; c++) {
+    const double area = 2.0 / (f[c + 2] - f[c]);
+    std::vector<double> w (N / 2 + 1, 0.0);
+    for (int k = 0; k <= N / 2; k++) {
+      double hz = k * fs / N;
+      double rise = (hz - f[c]) / (f[c + 1] - f[c]);
+      double fall = (f[c + 2] - hz) / (f[c + 2] - f[c + 1]);
+      w[k] = std::max (0.0, std::min (rise, fall)) * area;
+    }
+    AFET_RETURN_IF_ERROR (set_dense_channel (out, c, f[c + 1], w, "mel"));
+  }
+  return Status::Ok ();
+}
+
+Status
+design_melbank (const MelDesign &d, FilterBank *out)
+{
+  if (d.num_filters < 1)
+    return Status (Status::BAD_CONFIG, "num-filters must be at least 1");
+  AFET_RETURN_IF_ERROR (check_band (d.low_freq, d.high_freq, d.rate));
+  switch (d.layout) {
+    case MelLayout::KALDI:
+      return design_kaldi_melbank (d, out);
+    case MelLayout::SLANEY:
+      return design_slaney_melbank (d, out);
+    default:
+      return design_htk_melbank (d, out);
+  }
+}
+
+std::vector<float>
+make_kaldi_dct (int M, int num_ceps, int lifter, bool with_c0)
+{
+  std::vector<float> htk = make_htk_dct (M, num_ceps, lifter, false);
+  std::vector<float> D;
+  if (with_c0)
+    D.assign (M, (float) std::sqrt (1.0 / M));
+  D.insert (D.end (), htk.begin (), htk.end ());
+  return D;
 }
 
 std::vector<float>

@@ -35,14 +35,14 @@ FilterBankBuffers::upload (cl_context ctx, const FilterBank &fb)
 
 Status
 SpectrumFront::init (Device &device, const FramingConfig &framing,
-    bool frames_input, bool input_has_energy, int max_batch)
+    bool frames_input, bool input_has_energy, int max_batch, int fft_size)
 {
   context_ = device.context ();
   framing_cfg_ = framing;
   frames_input_ = frames_input;
   in_stride_ = framing.W + (input_has_energy ? 1 : 0);
   max_batch_ = max_batch;
-  fft_size_ = next_pow2 (framing.W);
+  fft_size_ = fft_size;
   lsz_ = pick_local_size (device);
   if (frames_input) {
     AFET_RETURN_IF_ERROR (make_kernel (device, "framing", kernels::framing,
@@ -67,7 +67,7 @@ SpectrumFront::transform (cl_command_queue q, int n)
 Status
 SpectrumFront::enqueue_samples (cl_command_queue q, const void *samples,
     int n, cl_mem out, size_t out_row, int out_dims, int energy_col,
-    TransferStats *stats)
+    TransferStats *stats, long long first_frame)
 {
   if (frames_input_)
     return Status (Status::BAD_CONFIG, "enqueue_samples: this stage was "
@@ -77,7 +77,7 @@ SpectrumFront::enqueue_samples (cl_command_queue q, const void *samples,
         " frames, want 1.." + std::to_string (max_batch_));
   AFET_RETURN_IF_ERROR (framing_.enqueue (q, samples, n, spec_.get (), 0,
           stride (), out, out_row * out_dims + (energy_col >= 0 ? energy_col :
-              0), out_dims, energy_col >= 0, stats));
+              0), out_dims, energy_col >= 0, stats, first_frame));
   return transform (q, n);
 }
 
@@ -129,6 +129,14 @@ SpectralConfig::validate_front () const
   if (framing.rate < 1)
     return Status (Status::BAD_CONFIG, "the sample rate must be positive");
   AFET_RETURN_IF_ERROR (check_fft_size (framing.W, framing.rate));
+  if (fft_points > 0 && (fft_points < framing.W || fft_points % 2 != 0 ||
+          fft_points > kMaxFftSize))
+    return Status (Status::BAD_CONFIG, "the FFT size (" +
+        std::to_string (fft_points) + ") must be even, at least the frame's "
+        + std::to_string (framing.W) + " samples and at most " +
+        std::to_string (kMaxFftSize));
+  if (!(log_floor > 0.0f))
+    return Status (Status::BAD_CONFIG, "the log floor must be positive");
   AFET_RETURN_IF_ERROR (check_band (low_freq, high_freq, framing.rate));
   if (lifter < 0)
     return Status (Status::BAD_CONFIG, "lifter must be >= 0 (0 = none)");
@@ -145,14 +153,13 @@ std::string
 SpectralConfig::front_key () const
 {
   char buf[400];
-  std::snprintf (buf, sizeof buf, "rate=%d W=%d S=%d window=%d preemph=%a "
-      "samples=%d frames=%d/%d filters=%d ceps=%d band=%a-%a lifter=%d "
-      "power=%d c0=%d energy=%d quirk=%d", framing.rate, framing.W,
-      framing.S, (int) framing.window, (double) framing.preemph,
-      (int) framing.samples, frames_input, input_has_energy, num_filters,
+  std::snprintf (buf, sizeof buf, " frames=%d/%d filters=%d ceps=%d "
+      "band=%a-%a lifter=%d power=%d c0=%d energy=%d quirk=%d mel=%d fft=%d "
+      "floor=%a log10=%d leading=%d", frames_input, input_has_energy, num_filters,
       num_ceps, low_freq, high_freq, lifter, use_power, c0, energy,
-      htk_period_quirk);
-  return buf;
+      htk_period_quirk, (int) mel_layout, fft_size (), (double) log_floor,
+      log10, leading);
+  return framing.key () + buf;
 }
 
 SpectralStage::~SpectralStage () = default;
@@ -170,15 +177,15 @@ SpectralStage::init_front (std::shared_ptr<Device> device,
   lsz_ = pick_local_size (*device_);
   AFET_RETURN_IF_ERROR (use_queue (*device_, queue, &own_queue_, &queue_));
   return front_.init (*device_, cfg.framing, cfg.frames_input,
-      cfg.input_has_energy, cfg.max_batch);
+      cfg.input_has_energy, cfg.max_batch, cfg.fft_size ());
 }
 
 Status
 SpectralStage::enqueue_samples (const void *samples, int n, cl_mem out,
-    size_t out_row)
+    size_t out_row, long long first_frame)
 {
   AFET_RETURN_IF_ERROR (front_.enqueue_samples (queue_, samples, n, out,
-          out_row, dims_, energy_index_, stats_));
+          out_row, dims_, energy_index_, stats_, first_frame));
   return spectra_to_features (n, out, out_row);
 }
 
@@ -197,7 +204,8 @@ SpectralStage::run_samples (const void *samples, long long n, float *out)
   return run_host_batches (*device_, queue_, &out_, n, base_->max_batch,
       dims_, out, stats_, [&](long long done, int b, cl_mem o) {
         return enqueue_samples ((const char *) samples + done *
-            base_->framing.S * base_->framing.sample_bytes (), b, o, 0);
+            base_->framing.S * base_->framing.sample_bytes (), b, o, 0,
+            done);
       });
 }
 

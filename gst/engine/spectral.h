@@ -19,13 +19,14 @@ public:
   /* frames_input: given frames of W (+ 1 energy when input_has_energy)
    * floats; else audio. */
   Status init (Device &device, const FramingConfig &framing,
-      bool frames_input, bool input_has_energy, int max_batch);
+      bool frames_input, bool input_has_energy, int max_batch, int fft_size);
   /* n <= max_batch frames into spectra (); energy_col >= 0: each frame's
    * energy to out[(out_row + t) * out_dims + energy_col]. Audio from the
-   * host, or frames from the host (uploaded) or from device rows in_row.. */
+   * host, or frames from the host (uploaded) or from device rows in_row..;
+   * audio's first frame is frame first_frame of its run. */
   Status enqueue_samples (cl_command_queue q, const void *samples, int n,
       cl_mem out, size_t out_row, int out_dims, int energy_col,
-      TransferStats *stats);
+      TransferStats *stats, long long first_frame);
   Status enqueue_frames (cl_command_queue q, const float *host, cl_mem frames,
       size_t in_row, int n, cl_mem out, size_t out_row, int out_dims,
       int energy_col, TransferStats *stats);
@@ -75,9 +76,19 @@ struct SpectralConfig
   bool c0 = true;
   bool energy = false;
   bool htk_period_quirk = true;
+  MelLayout mel_layout = MelLayout::HTK;
+  int fft_points = 0;             /* 0: the next power of two >= W */
+  float log_floor = 1.0f;         /* filter-bank values floored before log */
+  bool log10 = false;             /* log10 instead of ln (Whisper) */
+  /* Kaldi's column order: c0 or the energy in column 0 (its use-energy),
+   * not HTK's c0 and E after the cepstra */
+  bool leading = false;
   int max_batch = 4096;
 
-  int fft_size () const { return next_pow2 (framing.W); }
+  int fft_size () const
+  {
+    return fft_points > 0 ? fft_points : next_pow2 (framing.W);
+  }
   int input_stride () const { return framing.W + (input_has_energy ? 1 : 0); }
   /* The checks every kind needs (frame and FFT size, filter count, band,
    * energy of given frames, batch); the message names what to change. */
@@ -94,9 +105,10 @@ class SpectralStage
 {
 public:
   virtual ~SpectralStage ();
-  /* Audio input: n <= max_batch frames from (n - 1) S + W host samples. */
+  /* Audio input: n <= max_batch frames from (n - 1) S + W host samples,
+   * the first frame being frame first_frame of its run. */
   Status enqueue_samples (const void *samples, int n, cl_mem out,
-      size_t out_row);
+      size_t out_row, long long first_frame = 0);
   /* Frames input, n <= max_batch rows of input_stride () floats, from the
    * host (uploaded) or, when host is null, from device rows in_row.. of
    * frames. */

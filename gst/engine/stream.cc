@@ -20,6 +20,9 @@ FrameStream::configure (const Shape &shape)
   shape_ = shape;
   if (!shape_.audio || shape_.unit < 1)
     shape_.unit = (int) sizeof (float);
+  if (!shape_.audio)
+    shape_.edges = Edges::SNIP;
+  lead_ = edge_lead (shape_.edges, shape_.W, shape_.S);
   reset ();
 }
 
@@ -30,11 +33,26 @@ FrameStream::reset ()
   partial_.clear ();
   consumed_ = 0;
   skip_ = 0;
+  head_done_ = lead_ == 0;
+  run_samples_ = 0;
 }
 
 void
 FrameStream::settle () const
 {
+  const size_t unit = (size_t) shape_.unit;
+  if (!head_done_ && held_.size () / unit > (size_t) lead_) {
+    /* padded position j < lead_ is sample j - lead_ of the run, mirrored
+     * or reflected into samples 0 .. lead_ (all here) */
+    std::vector<uint8_t> head ((size_t) lead_ * unit);
+    for (int j = 0; j < lead_; j++) {
+      long long src = edge_source (shape_.edges, j - lead_, lead_ + 1);
+      std::memcpy (head.data () + (size_t) j * unit, held_.data () +
+          (size_t) src * unit, unit);
+    }
+    held_.insert (held_.begin (), head.begin (), head.end ());
+    head_done_ = true;
+  }
   if (skip_ == 0 || held_.empty ())
     return;
   size_t have = held_.size () / (size_t) shape_.unit;
@@ -55,6 +73,7 @@ FrameStream::append_samples (size_t n)
 {
   size_t old = held_.size ();
   held_.resize (old + n * (size_t) shape_.unit);
+  run_samples_ += (long long) n;
   return held_.data () + old;
 }
 
@@ -79,9 +98,18 @@ FrameStream::append_row_bytes (const uint8_t *data, size_t bytes,
 long long
 FrameStream::frames () const
 {
-  if (shape_.audio)
-    return num_frames ((long long) units (), shape_.W, shape_.S);
-  return (long long) (units () / (size_t) shape_.row);
+  if (!shape_.audio)
+    return (long long) (units () / (size_t) shape_.row);
+  long long whole = num_frames ((long long) units (), shape_.W, shape_.S);
+  if (shape_.edges == Edges::SNIP)
+    return whole;
+  if (!head_done_)
+    return 0;
+  /* no frame past the run's last, which the samples so far already give:
+   * edge_frames grows with the run */
+  long long last = edge_frames (shape_.edges, run_samples_, shape_.W,
+      shape_.S) - (long long) consumed_;
+  return std::max (0LL, std::min (whole, last));
 }
 
 int
@@ -111,6 +139,44 @@ FrameStream::consume (long long n)
    * before the next one's start arrived */
   skip_ += (want - used) / (size_t) shape_.unit;
   consumed_ += (unsigned long long) n;
+}
+
+bool
+FrameStream::finish ()
+{
+  if (!shape_.audio)
+    return false;
+  return shape_.edges == Edges::SNIP ? pad_tail () : finish_edges ();
+}
+
+bool
+FrameStream::finish_edges ()
+{
+  const long long n = run_samples_;
+  const int W = shape_.W, S = shape_.S;
+  const long long total = edge_frames (shape_.edges, n, W, S);
+  if ((long long) consumed_ >= total || n == 0)
+    return false;
+  settle ();
+  const size_t unit = (size_t) shape_.unit;
+  /* held_ starts at padded position consumed_ S (S <= W: nothing skipped)
+   * once the head is in; before that (a run shorter than the head) it
+   * holds the run's samples from 0, at padded position lead_ */
+  const long long start = head_done_ ? (long long) consumed_ * S : lead_;
+  const long long from = (long long) consumed_ * S;
+  const long long to = (total - 1) * S + W;
+  const long long have = (long long) (held_.size () / unit);
+  std::vector<uint8_t> out ((size_t) (to - from) * unit, 0);
+  for (long long j = from; j < to; j++) {
+    long long pos = edge_source (shape_.edges, j - lead_, n) + lead_ - start;
+    /* the samples a mirrored position reads are held (see stream.h) */
+    if (pos >= 0 && pos < have)
+      std::memcpy (out.data () + (size_t) (j - from) * unit,
+          held_.data () + (size_t) pos * unit, unit);
+  }
+  held_.swap (out);
+  head_done_ = true;
+  return true;
 }
 
 bool

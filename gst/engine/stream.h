@@ -8,6 +8,7 @@
 #include "status.h"
 #include "transfer.h"
 #include "context.h"
+#include "params.h"
 
 #include <CL/cl.h>
 
@@ -39,6 +40,10 @@ public:
     int max_batch = 4096;
     bool pad = false;           /* audio: zero-fill the last partial frame */
     int unit = 4;               /* bytes a sample (audio: 2 or 4) */
+    /* audio: frames at the run's edges (see afet::Edges; not SNIP needs
+     * S <= W). The samples before the run's start are made as soon as
+     * enough have arrived, those after its end by finish (). */
+    Edges edges = Edges::SNIP;
   };
 
   void configure (const Shape &shape);
@@ -72,10 +77,11 @@ public:
   /* The first n held frames were computed: drop their input (audio keeps
    * the overlap of the next frame). */
   void consume (long long n);
-  /* At the end of a run with pad set: if samples remain that no frame of
-   * the run covered, zero-fills them into one whole frame and returns
-   * true. */
-  bool pad_tail ();
+  /* At the end of a run: with pad set, if samples remain that no frame of
+   * the run covered, zero-fills them into one whole frame; with mirrored or
+   * reflected edges, makes the samples past the end that the run's last
+   * frames need. True if frames were added. */
+  bool finish ();
   /* Anything held, partial rows included. */
   bool empty () const { return held_.empty () && partial_.empty (); }
   /* Frames consumed since the run started. */
@@ -85,8 +91,15 @@ private:
   Shape shape_;
   unsigned long long consumed_ = 0;
   size_t units () const;
-  /* Drops the samples a consume () could not drop yet (see skip_). */
+  /* Drops the samples a consume () could not drop yet (see skip_), and
+   * puts the samples before the run's start in front once enough have
+   * arrived. */
   void settle () const;
+  bool pad_tail ();
+  bool finish_edges ();
+  int lead_ = 0;                        /* samples before the run's start */
+  mutable bool head_done_ = true;       /* they are in held_ */
+  long long run_samples_ = 0;           /* samples of the run so far */
 
   /* floats or 16-bit samples; mutable for settle () */
   mutable std::vector<uint8_t> held_;

@@ -77,7 +77,7 @@ static const gchar *const norm_names[] = {
 };
 
 static const gchar *const preset_names[] = {
-  "none", "htk", "kaldi", "whisper"
+  "none", "htk", "kaldi", "whisper", "lhotse"
 };
 
 static const gchar *const norm_columns_names[] = {
@@ -85,7 +85,8 @@ static const gchar *const norm_columns_names[] = {
 };
 
 static const gchar *const window_names[] = {
-  NULL, "hamming", "hann", "povey", "rectangular", "blackman"
+  NULL, "hamming", "hann", "povey", "rectangular", "blackman",
+  "hann-periodic"
 };
 
 /* Position of @str in @names, or -1. */
@@ -422,13 +423,13 @@ validate_info (const AfetFeaturesInfo * info, GstDebugLevel level)
     return FALSE;
   }
   if (preset < AFET_FEATURES_PRESET_NONE ||
-      preset > AFET_FEATURES_PRESET_WHISPER) {
+      preset > AFET_FEATURES_PRESET_LHOTSE) {
     GST_CAT_LEVEL_LOG (GST_CAT_DEFAULT, level, NULL,
         "field 'preset': %d is not a known preset", preset);
     return FALSE;
   }
   if (window < AFET_FEATURES_WINDOW_UNKNOWN ||
-      window > AFET_FEATURES_WINDOW_BLACKMAN) {
+      window > AFET_FEATURES_WINDOW_HANN_PERIODIC) {
     GST_CAT_LEVEL_LOG (GST_CAT_DEFAULT, level, NULL,
         "field 'window': %d is not a known window", window);
     return FALSE;

@@ -165,6 +165,8 @@ typedef enum {
  * @AFET_FEATURES_PRESET_HTK: configured to match HTK's HCopy
  * @AFET_FEATURES_PRESET_KALDI: configured to match Kaldi's feature tools
  * @AFET_FEATURES_PRESET_WHISPER: configured to match the Whisper front end
+ * @AFET_FEATURES_PRESET_LHOTSE: configured to match lhotse's Kaldi-style
+ *   extractors (icefall, sherpa-onnx)
  *
  * The reference tool whose conventions the producer followed (the `preset`
  * caps field).  Informational only.
@@ -175,7 +177,8 @@ typedef enum {
   AFET_FEATURES_PRESET_NONE = 0,
   AFET_FEATURES_PRESET_HTK,
   AFET_FEATURES_PRESET_KALDI,
-  AFET_FEATURES_PRESET_WHISPER
+  AFET_FEATURES_PRESET_WHISPER,
+  AFET_FEATURES_PRESET_LHOTSE
 } AfetFeaturesPreset;
 
 /**
@@ -187,6 +190,8 @@ typedef enum {
  * @AFET_FEATURES_WINDOW_POVEY: Kaldi's "povey" window
  * @AFET_FEATURES_WINDOW_RECTANGULAR: no tapering
  * @AFET_FEATURES_WINDOW_BLACKMAN: Blackman window
+ * @AFET_FEATURES_WINDOW_HANN_PERIODIC: periodic Hann window (W in the
+ *   denominator, as torch's and Whisper's)
  *
  * The analysis window applied to every frame (the `window` caps field).
  * Informational only.
@@ -199,7 +204,8 @@ typedef enum {
   AFET_FEATURES_WINDOW_HANN,
   AFET_FEATURES_WINDOW_POVEY,
   AFET_FEATURES_WINDOW_RECTANGULAR,
-  AFET_FEATURES_WINDOW_BLACKMAN
+  AFET_FEATURES_WINDOW_BLACKMAN,
+  AFET_FEATURES_WINDOW_HANN_PERIODIC
 } AfetFeaturesWindow;
 
 /**

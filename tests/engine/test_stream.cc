@@ -62,7 +62,7 @@ frame_starts (const afet::FrameStream::Shape &shape, long long n,
     take (live);
   }
   take (true);
-  if (fs.pad_tail ()) {
+  if (fs.finish ()) {
     starts.push_back (sample_at (fs, 0));
     fs.consume (1);
   }
@@ -280,10 +280,86 @@ test_row_history (afet::Device &device)
   }
 }
 
+/* Frames over a run's edges (Kaldi's mirror, lhotse's, Whisper's
+ * reflection), fed in random splits, against frames cut directly from the
+ * run with the samples outside it folded back in, as the tools describe
+ * it: every sample of every frame, and the frame count. */
+static void
+test_frame_stream_edges ()
+{
+  const struct
+  {
+    afet::Edges edges;
+    const char *name;
+  } modes[] = {
+    {afet::Edges::MIRROR, "mirror"},
+    {afet::Edges::MIRROR_LHOTSE, "mirror (lhotse)"},
+    {afet::Edges::REFLECT, "reflect"},
+  };
+  for (auto m : modes)
+  for (int W : {400, 401, 200, 1102})
+  for (long long n : {1LL, 50LL, 121LL, 250LL, 399LL, 400LL, 401LL, 1000LL,
+          12345LL}) {
+    const int S = W == 200 ? 80 : W == 1102 ? 441 : 160;
+    if (m.edges == afet::Edges::REFLECT && n < 2)
+      continue;
+    int lead = m.edges == afet::Edges::REFLECT ? W / 2 :
+        m.edges == afet::Edges::MIRROR ? W / 2 - S / 2 : (W - S) / 2;
+    long long want = m.edges == afet::Edges::REFLECT ? n / S :
+        (n + S / 2) / S;
+    auto fold = [&](long long j) {
+      while (j < 0 || j >= n) {
+        if (m.edges == afet::Edges::REFLECT)
+          j = j < 0 ? -j : 2 * n - 2 - j;
+        else
+          j = j < 0 ? -j - 1 : 2 * n - 1 - j;
+      }
+      return j;
+    };
+    afet::FrameStream::Shape sh;
+    sh.W = W;
+    sh.S = S;
+    sh.max_batch = 7;
+    sh.edges = m.edges;
+    afet::FrameStream fs;
+    fs.configure (sh);
+    std::mt19937 rng ((unsigned) (n * 31 + W));
+    long long got = 0;
+    bool same = true;
+    auto take = [&]() {
+      for (int b; (b = fs.next_batch (true)) > 0;) {
+        for (int t = 0; t < b; t++)
+          for (int i = 0; i < W; i++) {
+            float v = ((const float *) fs.at (t))[i];
+            if (v != (float) fold ((got + t) * S - lead + i))
+              same = false;
+          }
+        got += b;
+        fs.consume (b);
+      }
+    };
+    for (long long done = 0; done < n;) {
+      long long len = std::min<long long> (n - done, 1 + rng () % 300);
+      float *dst = (float *) fs.append_samples ((size_t) len);
+      for (long long i = 0; i < len; i++)
+        dst[i] = (float) (done + i);
+      done += len;
+      take ();
+    }
+    fs.finish ();
+    take ();
+    check (got == want && same, std::string ("FrameStream ") + m.name +
+        ", W " + std::to_string (W) + ", " + std::to_string (n) +
+        " samples: " + std::to_string (got) + " frames (want " +
+        std::to_string (want) + ")" + (same ? "" : ", samples differ"));
+  }
+}
+
 int
 main ()
 {
   test_frame_stream ();
+  test_frame_stream_edges ();
   std::shared_ptr<afet::Device> device;
   afet::Status st = afet::acquire_device ("auto", &device, nullptr);
   if (!st.ok ())

@@ -257,6 +257,101 @@ check(run(["--scp", "two.scp", "-p", "afetnosuch"])[0] == 2,
       "a chain that does not build is a usage error")
 check(run(["--wav-scp", "wav.scp"])[0] == 2, "--wav-scp without outputs")
 
+# 9. -C: HCopy's own configs build the chain; the files are HCopy's
+CONFIGS = os.path.join(DATA, "htk", "configs")
+
+
+def htk_file(path):
+    """(header bytes, frames, dims, floats) of an HTK parameter file."""
+    d = read(path)
+    n, period, size, kind = struct.unpack(">iihh", d[:12])
+    return d[:12], n, size // 4, struct.unpack(">%df" % (n * size // 4),
+                                               d[12:12 + n * size])
+
+
+def worst_rel_l2(a, b, dims, groups):
+    """The largest relative L2 error over the column groups."""
+    worst = 0.0
+    for g, start in enumerate(groups):
+        end = groups[g + 1] if g + 1 < len(groups) else dims
+        num = den = 0.0
+        for i in range(0, len(b), dims):
+            for c in range(start, end):
+                num += (a[i + c] - b[i + c]) ** 2
+                den += b[i + c] ** 2
+        worst = max(worst, (num / den) ** 0.5 if den else num ** 0.5)
+    return worst
+
+
+for kind, rate, groups in (("MFCC_0_D_A_Z", "16k", [0, 13, 26]),
+                           ("MFCC_E_D_A_enorm", "8k", [0, 13, 26]),
+                           ("PLP_0", "44k", [0, 12]),
+                           ("FBANK", "16k", [0])):
+    cfg = os.path.join(CONFIGS, "%s_%s.cfg" % (kind, rate))
+    srcs = [w for w in wavs if w.endswith("_%s.wav" % rate)]
+    with open("c.scp", "w") as f:
+        f.write("\n".join(srcs) + "\n")
+    rc, _, err = run(["--scp", "c.scp", "-C", cfg, "-o", "C-" + kind, "-q"])
+    check(rc == 0, "-C %s: exit 0 (%s)" % (os.path.basename(cfg),
+                                         err.strip()[-300:]))
+    for w in srcs:
+        n = os.path.splitext(os.path.basename(w))[0]
+        ours = "C-%s/%s.htk" % (kind, n)
+        if not os.path.exists(ours):
+            check(False, "-C %s: %s written" % (kind, n))
+            continue
+        h, frames, dims, got = htk_file(ours)
+        rh, rframes, rdims, ref = htk_file(
+            os.path.join(DATA, "htk", kind, n + ".htk"))
+        check(h == rh, "-C %s %s: header equals HCopy's byte for byte "
+              "(%s / %s)" % (kind, n, h.hex(), rh.hex()))
+        e = worst_rel_l2(got, ref, dims, groups) if \
+            (frames, dims) == (rframes, rdims) else 1.0
+        check(e <= 1e-5, "-C %s %s: %d frames, rel L2 %.2e <= 1e-5 per "
+              "column group" % (kind, n, frames, e))
+# the chain it prints runs the same under gst-launch-1.0
+rc, text, _ = run(["--print-pipeline", "--scp", "/dev/null", "-o", "x",
+                   "-C", os.path.join(CONFIGS, "MFCC_0_D_A_Z_16k.cfg")])
+w16 = [w for w in wavs if w.endswith("_16k.wav")][0]
+desc = text.strip().replace("filesrc location=IN",
+                            'filesrc location="%s"' % w16)
+desc = desc.replace("name=afetx_sink", 'location="ref-C.htk"')
+check(rc == 0 and "afetdelta order=2 delta-window=3 accel-window=3 ! "
+      "afetcmvn mode=mean scope=utterance columns=htk" in text and
+      launch(shlex.split(desc)) == 0 and read("ref-C.htk") ==
+      read("C-MFCC_0_D_A_Z/%s.htk" %
+           os.path.splitext(os.path.basename(w16))[0]),
+      "-C --print-pipeline: the same bytes under gst-launch-1.0")
+
+cfg16 = os.path.join(CONFIGS, "MFCC_0_16k.cfg")
+rc, _, err = run(["--scp", "c.scp", "-o", "x", "-C", cfg16, "-p",
+                  "afetmfcc"])
+check(rc == 2 and "--config" in err and "--pipeline" in err,
+      "-C with --pipeline is refused (%s)" % err.strip())
+with open("unknown.cfg", "w") as f:
+    f.write(open(cfg16).read() + "HPARM: NUMCHANELS = 23\n")
+nlines = open("unknown.cfg").read().count("\n")
+rc, _, err = run(["--scp", "c.scp", "-o", "x", "-C", "unknown.cfg"])
+check(rc == 2 and "NUMCHANELS" in err and
+      "unknown.cfg:%d:" % nlines in err,
+      "-C: an unknown key is named with its line (%s)" % err.strip())
+check(not os.path.exists("x"), "-C: nothing written after a bad config")
+with open("sr.cfg", "w") as f:
+    f.write(open(cfg16).read() + "SOURCERATE = 625\n")
+w8 = [w for w in wavs if w.endswith("_8k.wav")][0]
+with open("sr.scp", "w") as f:
+    f.write("%s\n%s\n" % (w16, w8))
+rc, _, err = run(["--scp", "sr.scp", "-o", "sr", "-C", "sr.cfg"])
+check(rc == 1 and "SOURCERATE = 625" in err and "8000 Hz" in err and
+      sorted(os.listdir("sr")) ==
+      [os.path.splitext(os.path.basename(w16))[0] + ".htk"],
+      "-C: an input at another rate than SOURCERATE fails, the others are "
+      "written (%s)" % err.strip().splitlines()[:1])
+rc, _, err = run(["--scp", "sr.scp", "-o", "sr2", "-C", "sr.cfg", "--rate",
+                  "8000"])
+check(rc == 2 and "SOURCERATE" in err, "-C: --rate against SOURCERATE is "
+      "a usage error")
+
 shutil.rmtree(tmp)
 print("%d failed" % len(failures))
 sys.exit(1 if failures else 0)

@@ -8,9 +8,10 @@
  *   filesrc ! decodebin ! audioconvert ! audioresample !
  *       audio/x-raw,channels=1[,rate=R] ! CHAIN ! afetenc format=F ! filesink
  *
- * (--print-pipeline shows it).  Kaldi archives (--ark) are written by the
- * main thread in list order from the workers' entries; with --segments a
- * recording is decoded once and each segment goes through the chain alone.
+ * (--print-pipeline shows it; -C builds CHAIN from an HCopy config).
+ * Kaldi archives (--ark) are written by the main thread in list order from
+ * the workers' entries; with --segments a recording is decoded once and
+ * each segment goes through the chain alone.
  * A failed input is reported and listed at the end; the others go on.
  */
 
@@ -40,6 +41,7 @@
 #include <unistd.h>
 
 #include "afetfeatures.h"
+#include "afethtkconfig.h"
 
 namespace
 {
@@ -50,6 +52,10 @@ struct Options
 {
   std::string chain = "afetmfcc";
   int rate = 0;
+  /* -C: the HCopy config the chain comes from (SOURCERATE is checked
+   * against every input) */
+  bool htk = false;
+  afet::HtkConfig htk_config;
   std::string scp, out_dir, wav_scp, segments, ark;
   std::string format = "htk";
   int jobs = 2;
@@ -364,6 +370,7 @@ struct Counters
   std::atomic<guint64> audio_bytes { 0 };
   std::atomic<guint64> feature_bytes { 0 };
   int bytes_per_second = 0;
+  int rate = 0;                 /* of the audio entering the chain */
   int frame_bytes = 0;
 };
 
@@ -374,6 +381,19 @@ count_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user)
   if (GST_PAD_PROBE_INFO_TYPE (info) & GST_PAD_PROBE_TYPE_BUFFER)
     *c += gst_buffer_get_size (GST_PAD_PROBE_INFO_BUFFER (info));
   return GST_PAD_PROBE_OK;
+}
+
+/* -C: an input whose rate is not the config's SOURCERATE is refused, as
+ * HCopy would not resample it. */
+bool
+rate_agrees (const Options & o, int rate, std::string * why)
+{
+  if (!o.htk)
+    return true;
+  afet::Status st = afet::htk_config_check_rate (o.htk_config, rate);
+  if (!st.ok ())
+    *why = st.message ();
+  return st.ok ();
 }
 
 /* A pipeline of one worker, reused from input to input. */
@@ -523,14 +543,16 @@ Runner::wait (std::string * why, int child_fd, GPid child)
   }
   gst_object_unref (bus);
   /* the caps of the audio, for the hours of the progress line */
-  counts_.bytes_per_second = 0;
+  counts_.bytes_per_second = counts_.rate = 0;
   GstElement *caps = gst_bin_get_by_name (GST_BIN (pipe_), "afetx_caps");
   if (caps) {
     GstPad *pad = gst_element_get_static_pad (caps, "src");
     GstCaps *c = gst_pad_get_current_caps (pad);
     GstAudioInfo ai;
-    if (c && gst_audio_info_from_caps (&ai, c))
+    if (c && gst_audio_info_from_caps (&ai, c)) {
       counts_.bytes_per_second = GST_AUDIO_INFO_BPF (&ai) * ai.rate;
+      counts_.rate = ai.rate;
+    }
     if (c)
       gst_caps_unref (c);
     gst_object_unref (pad);
@@ -659,6 +681,8 @@ Runner::run (const std::string & input, bool command, const std::string & key,
         " s of audio)";
     ok = false;
   }
+  if (ok && !rate_agrees (opt_, counts_.rate, why))
+    ok = false;                 /* the file is not kept */
   if (!ok)
     drop ();                    /* a fresh pipeline for the next input */
   return ok;
@@ -846,6 +870,12 @@ process_item (Shared * sh, Runner * files, Runner * commands,
   const size_t bpf = GST_AUDIO_INFO_BPF (&ai);
   const int64_t n = (int64_t) (pcm.size () / bpf);
   r->audio_s = (double) n / ai.rate;
+  if (!rate_agrees (o, ai.rate, &why)) {
+    for (const auto & s:it.segments)
+      r->errors.push_back (s.id + " (" + it.key + "): " + why);
+    gst_caps_unref (caps);
+    return;
+  }
   for (const auto & s:it.segments) {
     const std::string out = o.ark.empty ()? o.out_dir + "/" + s.id + "." +
         extension_of (o.format) : "";
@@ -974,15 +1004,19 @@ int
 main (int argc, char **argv)
 {
   Options o;
-  gchar *chain = nullptr, *scp = nullptr, *out_dir = nullptr,
-      *wav_scp = nullptr, *segments = nullptr, *ark = nullptr,
-      *format = nullptr, *device = nullptr, *shard = nullptr;
+  gchar *chain = nullptr, *config = nullptr, *scp = nullptr,
+      *out_dir = nullptr, *wav_scp = nullptr, *segments = nullptr,
+      *ark = nullptr, *format = nullptr, *device = nullptr, *shard = nullptr;
   gint jobs = o.jobs, rate = 0;
   gboolean skip = FALSE, quiet = FALSE, progress = FALSE, print = FALSE;
   GOptionEntry entries[] = {
     {"pipeline", 'p', 0, G_OPTION_ARG_STRING, &chain,
         "The afet elements to run, as in gst-launch-1.0 (default: afetmfcc)",
         "CHAIN"},
+    {"config", 'C', 0, G_OPTION_ARG_FILENAME, &config,
+          "Build the chain from an HCopy configuration file, as HCopy -C "
+          "FILE does (TARGETKIND, WINDOWSIZE, TARGETRATE, NUMCHANS, ...: "
+          "docs/files.md); instead of --pipeline", "FILE"},
     {"rate", 'r', 0, G_OPTION_ARG_INT, &rate,
         "Resample the audio to HZ first (default: keep its rate)", "HZ"},
     {"scp", 0, 0, G_OPTION_ARG_FILENAME, &scp,
@@ -1038,6 +1072,8 @@ main (int argc, char **argv)
       "line, HTK MFCC\n"
       "  afet-extract --scp wavs.txt -o feats -p 'afetmfcc ! afetdelta ! "
       "afetcmvn columns=htk'\n"
+      "  afet-extract -C hcopy.cfg --scp list.scp      # HCopy -C hcopy.cfg "
+      "-S list.scp\n"
       "  afet-extract --wav-scp wav.scp --ark data/feats.ark -p "
       "'afetmfcc num-ceps=0 num-filters=80'\n"
       "  afet-extract --wav-scp wav.scp --segments segments --ark "
@@ -1049,8 +1085,14 @@ main (int argc, char **argv)
       "frame, a failing command) is reported with its reason and listed "
       "again at the end; the others go on, and the exit status is 1.  "
       "Outputs are written under a temporary name and renamed when "
-      "complete, so --skip-existing never keeps a partial file.  Exit "
-      "status: 0 all done, 1 some inputs failed, 2 bad usage.");
+      "complete, so --skip-existing never keeps a partial file.\n\n"
+      "-C FILE reads an HCopy configuration and builds the chain that "
+      "computes HCopy's numbers (afetmfcc or afetplp, afetcmvn for "
+      "ENORMALISE, afetdelta, afetcmvn for _Z); the output is an HTK file "
+      "unless --format says otherwise, its header HCopy's.  A setting afet "
+      "cannot reproduce is a usage error that names the line; an input "
+      "whose rate is not the config's SOURCERATE fails.\n\n"
+      "Exit status: 0 all done, 1 some inputs failed, 2 bad usage.");
   g_option_context_add_group (ctx, gst_init_get_option_group ());
   GError *err = nullptr;
   if (!g_option_context_parse (ctx, &argc, &argv, &err)) {
@@ -1066,9 +1108,26 @@ main (int argc, char **argv)
   };
   if (argc > 1)
     return usage (std::string ("unexpected argument '") + argv[1] + "'");
+  if (chain && config)
+    return usage ("-C/--config builds the chain from the HTK config and "
+        "-p/--pipeline gives it: use one of them, not both");
   if (chain)
     o.chain = chain;
   o.rate = rate;
+  if (config) {
+    /* the reader's message names the file, line, key and value */
+    afet::Status st = afet::htk_config_read (config, &o.htk_config);
+    if (st.ok ())
+      st = afet::htk_config_chain (o.htk_config, &o.chain);
+    if (st.ok () && o.rate > 0)
+      st = afet::htk_config_check_rate (o.htk_config, o.rate);
+    if (!st.ok ())
+      return usage (st.message ());
+    o.htk = true;
+    if (!quiet)
+      for (const auto & n:o.htk_config.notes)
+        g_printerr ("afet-extract: note: %s\n", n.c_str ());
+  }
   if (scp)
     o.scp = scp;
   if (out_dir)
@@ -1120,6 +1179,7 @@ main (int argc, char **argv)
   o.progress = !quiet && (progress || isatty (2));
   o.print_pipeline = print;
   g_free (chain);
+  g_free (config);
   g_free (scp);
   g_free (out_dir);
   g_free (wav_scp);
@@ -1141,8 +1201,9 @@ main (int argc, char **argv)
     GstElement *test = gst_parse_launch_full (o.chain.c_str (), nullptr,
         GST_PARSE_FLAG_FATAL_ERRORS, &perr);
     if (!test) {
-      std::string m = "--pipeline '" + o.chain + "': " + (perr ?
-          perr->message : "cannot be built");
+      std::string m = (o.htk ? "the chain from " + o.htk_config.origin +
+          " ('" + o.chain + "')" : "--pipeline '" + o.chain + "'") + ": " +
+          (perr ? perr->message : "cannot be built");
       g_clear_error (&perr);
       return usage (m);
     }

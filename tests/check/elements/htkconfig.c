@@ -1,0 +1,203 @@
+/* afet — speech features on OpenCL
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * HCopy's own configuration files, read by afet: for every config in
+ * tests/data/htk/configs, the chain the reader builds from it
+ * (afethtkconfig.h, through htkconfig-chain.cc) runs as
+ *   filesrc ! wavparse ! CHAIN ! afetenc ! filesink
+ * on the recordings of the config's rate, and the file must be HCopy's:
+ * the 12-byte header identical byte for byte (frame count, period, frame
+ * size, parameter kind with its qualifiers), and the numbers within a
+ * relative L2 of 1e-5 per column group, as golden.c requires of the
+ * hand-written chains.  The synthetic s01..s03 are in tests/data; the real
+ * recordings are read from the shared refdata ($AFET_REFDATA or
+ * ../shared/refdata) and reported skipped when it is absent.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "afetcheck.h"
+
+#include <glib/gstdio.h>
+#include <unistd.h>
+#include <string.h>
+
+/* htkconfig-chain.cc */
+gchar *htkconfig_chain (const gchar * path, gchar ** error);
+
+static const gchar *names[] = {
+  "s01", "s02", "s03",          /* every rate, in tests/data */
+  "lv01", "lv02", "en01",       /* shared refdata only */
+};
+
+/* The first 12 bytes of a file, or FALSE. */
+static gboolean
+read_header (const gchar * path, guint8 header[12])
+{
+  gchar *contents = NULL;
+  gsize len = 0;
+  gboolean ok = g_file_get_contents (path, &contents, &len, NULL) &&
+      len >= 12;
+  if (ok)
+    memcpy (header, contents, 12);
+  g_free (contents);
+  return ok;
+}
+
+/* Column groups as golden.c has them: statics / deltas / accelerations,
+ * else cepstra / c0, else one group. */
+static gint
+column_groups (const gchar * kind, gint dims, gint starts[4])
+{
+  if (strstr (kind, "_D")) {
+    starts[0] = 0;
+    starts[1] = dims / 3;
+    starts[2] = 2 * dims / 3;
+    return 3;
+  }
+  starts[0] = 0;
+  if (strstr (kind, "_0")) {
+    starts[1] = dims - 1;
+    return 2;
+  }
+  return 1;
+}
+
+/* Runs the config's chain on one recording; FALSE when its data is not
+ * here (which fails the test for the synthetic ones). */
+static gboolean
+check_recording (const gchar * cfg, const gchar * kind, const gchar * chain,
+    const gchar * name, gboolean must_exist)
+{
+  gchar *wav = NULL, *htk = NULL;
+  if (!afetcheck_find_pair (kind, name, &wav, &htk)) {
+    fail_if (must_exist, "missing test data for %s/%s", kind, name);
+    g_print ("skipped: %s %s (no HCopy file: the real recordings are in "
+        "the shared refdata only, and not for every kind)\n", kind, name);
+    return FALSE;
+  }
+  gchar *out = g_build_filename (g_get_tmp_dir (), "afet-htkconfig-XXXXXX",
+      NULL);
+  gint fd = g_mkstemp (out);
+  fail_unless (fd >= 0);
+  close (fd);
+  gchar *launch = g_strdup_printf ("filesrc location=\"%s\" ! wavparse ! "
+      "%s ! afetenc ! filesink location=\"%s\"", wav, chain, out);
+  gchar *error = NULL;
+  fail_unless (afetcheck_run_launch (launch, &error), "%s: %s (%s)", cfg,
+      error, launch);
+
+  guint8 ours[12], theirs[12];
+  fail_unless (read_header (out, ours) && read_header (htk, theirs));
+  GString *hex = g_string_new (NULL);
+  for (gint i = 0; i < 12; i++)
+    g_string_append_printf (hex, "%02x%02x ", ours[i], theirs[i]);
+  fail_unless (memcmp (ours, theirs, 12) == 0, "%s %s: HTK header differs "
+      "from HCopy's (ours/theirs per byte: %s)", cfg, name, hex->str);
+  g_string_free (hex, TRUE);
+
+  gint frames = 0, dims = 0, period = 0, parm = 0;
+  gint ref_frames = 0, ref_dims = 0;
+  gfloat *got = afetref_read_htk (out, &frames, &dims, &period, &parm);
+  gfloat *ref = afetref_read_htk (htk, &ref_frames, &ref_dims, &period,
+      &parm);
+  fail_unless (got != NULL && ref != NULL);
+  fail_unless_equals_int (frames, ref_frames);
+  fail_unless_equals_int (dims, ref_dims);
+
+  gint starts[4];
+  gint n = column_groups (kind, dims, starts);
+  GString *line = g_string_new (NULL);
+  g_string_append_printf (line, "%-22s %-9s %4d frames  header = HCopy's",
+      cfg, name, frames);
+  for (gint g = 0; g < n; g++) {
+    gint a = starts[g], b = g + 1 < n ? starts[g + 1] : dims;
+    gdouble e = afetref_rel_l2_strided (got, NULL, dims, a, ref, NULL, dims,
+        a, frames, b - a);
+    g_string_append_printf (line, "  cols %d..%d rel L2 %.2e", a, b - 1, e);
+    fail_unless (e <= 1e-5, "%s %s columns %d..%d: rel L2 %.3e > 1e-5", cfg,
+        name, a, b - 1, e);
+  }
+  g_print ("%s\n", line->str);
+  g_string_free (line, TRUE);
+  g_unlink (out);
+  g_free (out);
+  g_free (launch);
+  g_free (got);
+  g_free (ref);
+  g_free (wav);
+  g_free (htk);
+  return TRUE;
+}
+
+static gint
+compare_names (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const gchar * const *) a, *(const gchar * const *) b);
+}
+
+GST_START_TEST (test_htk_configs)
+{
+  gchar *dir = g_build_filename (afetcheck_testdata_dir (), "htk", "configs",
+      NULL);
+  GDir *d = g_dir_open (dir, 0, NULL);
+  fail_unless (d != NULL, "no configs in %s", dir);
+  GPtrArray *cfgs = g_ptr_array_new_with_free_func (g_free);
+  for (const gchar * f; (f = g_dir_read_name (d));)
+    if (g_str_has_suffix (f, ".cfg"))
+      g_ptr_array_add (cfgs, g_strdup (f));
+  g_dir_close (d);
+  g_ptr_array_sort (cfgs, compare_names);
+  fail_unless_equals_int (cfgs->len, 24);
+
+  guint runs = 0, skipped = 0;
+  for (guint c = 0; c < cfgs->len; c++) {
+    /* KIND_RATE.cfg: the kind is the reference folder */
+    const gchar *cfg = g_ptr_array_index (cfgs, c);
+    const gchar *us = strrchr (cfg, '_');
+    gchar *kind = g_strndup (cfg, us - cfg);
+    gchar *rate = g_strndup (us, strlen (us) - 4);      /* "_16k" */
+    gchar *path = g_build_filename (dir, cfg, NULL);
+    gchar *error = NULL;
+    gchar *chain = htkconfig_chain (path, &error);
+    fail_unless (chain != NULL, "%s: %s", cfg, error);
+    for (guint i = 0; i < G_N_ELEMENTS (names); i++) {
+      gchar *name = g_strconcat (names[i], rate, NULL);
+      /* the synthetic recordings exist at every rate, the real ones at
+       * theirs only (lv: 16k, en: 8k) */
+      gboolean real = i >= 3;
+      gboolean exists = !real || (g_str_has_prefix (name, "lv") &&
+          strcmp (rate, "_16k") == 0) || (g_str_has_prefix (name, "en") &&
+          strcmp (rate, "_8k") == 0);
+      if (exists && check_recording (cfg, kind, chain, name, !real))
+        runs++;
+      else if (exists)
+        skipped++;
+      g_free (name);
+    }
+    g_free (chain);
+    g_free (path);
+    g_free (kind);
+    g_free (rate);
+  }
+  g_print ("%u runs matched HCopy, %u skipped\n", runs, skipped);
+  fail_unless (runs >= 72, "only %u of the 72 synthetic runs", runs);
+  g_ptr_array_unref (cfgs);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+int
+main (int argc, char **argv)
+{
+  gst_check_init (&argc, &argv);
+  Suite *s = suite_create ("htkconfig");
+  TCase *tc = tcase_create ("configs");
+  tcase_set_timeout (tc, 900);
+  tcase_add_test (tc, test_htk_configs);
+  suite_add_tcase (s, tc);
+  return gst_check_run_suite (s, "htkconfig", __FILE__);
+}
