@@ -55,6 +55,8 @@ enum
   PROP_SAMPLE_RANGE,
   PROP_PRESET,
   PROP_FRAMING_LAST = PROP_PRESET,
+  /* every afet element that takes part in an HCopy chain */
+  PROP_HTK_CONFIG = 0x1800,
 };
 
 /* *INDENT-OFF* */
@@ -79,6 +81,7 @@ struct GstAfetBaseState
   /* 1 << (prop - PROP_FRAMING_FIRST): set by the application; the others
    * follow the preset */
   guint framing_set = 0;
+  std::string htk_config;            /* an HCopy configuration file */
 
   /* the shared device context (set by the application, found through a
    * neighbour, or made in start), object lock */
@@ -141,6 +144,15 @@ afet::Window afet_base_window_from_caps (AfetFeaturesWindow w);
  * held. */
 void afet_base_effective_framing (GstAfetBaseState * p, GstAfetInput * in,
     double *length, double *shift);
+/* Applies the htk-config file's settings for this element's role in the
+ * chain (the role of afetcmvn from its input's delta-order); FALSE with the
+ * reader's reason. Object lock not held. */
+gboolean afet_base_apply_htk_config (GstAfetBase * self,
+    const GstAfetInput * in, gchar ** why);
+/* The framing's analysis fields (preemphasis, remove-dc, snip-edges,
+ * dither, sample-range) of an audio input, into s. */
+void afet_base_write_framing_analysis (const GstAfetInput * in,
+    GstStructure * s);
 
 /* gstafetnegotiate.cc */
 gboolean afet_base_describe (GstAfetBase * self, GstCaps * caps,

@@ -148,6 +148,13 @@ struct _GstAfetBaseClass
   gboolean (*process_host) (GstAfetBase * self, const GstAfetBatch * in,
       gint n, float *out, gboolean * handled, gchar ** why);
 
+  /* optional: writes the analysis fields (AFET_FEATURES_ANALYSIS_FIELDS)
+   * this element's own settings decide for an input into its output
+   * caps' structure s; the base class writes the framing ones for audio
+   * input and passes on an input stream's for the rest */
+  void (*describe_analysis) (GstAfetBase * self, const GstAfetInput * in,
+      GstStructure * s);
+
   /* set in class_init: the element frames audio itself (latency W / rate,
    * framing properties apply) */
   gboolean takes_audio;
@@ -163,6 +170,11 @@ gboolean gst_afet_base_set_framing_property (GObject * object, guint prop_id,
     const GValue * value);
 gboolean gst_afet_base_get_framing_property (GObject * object, guint prop_id,
     GValue * value);
+
+/* Installs htk-config on an element class that does not frame audio
+ * (afetdelta, afetcmvn; the framing elements get it with the framing
+ * properties); its set/get_property forward to the two functions above. */
+void gst_afet_base_class_install_htk_config (GObjectClass * klass);
 
 /* Every afet element's pad templates (always pads with these caps) and
  * metadata (Filter/Analyzer/Audio, by the afet authors); strings static. */

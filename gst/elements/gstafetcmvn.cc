@@ -274,6 +274,8 @@ static void
 gst_afet_cmvn_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
+  if (gst_afet_base_set_framing_property (object, prop_id, value))
+    return;                     /* htk-config */
   GstAfetCmvn *self = GST_AFET_CMVN (object);
   GstAfetCmvnPrivate *p = self->priv;
   GST_OBJECT_LOCK (self);
@@ -321,6 +323,8 @@ static void
 gst_afet_cmvn_get_property (GObject * object, guint prop_id, GValue * value,
     GParamSpec * pspec)
 {
+  if (gst_afet_base_get_framing_property (object, prop_id, value))
+    return;
   GstAfetCmvn *self = GST_AFET_CMVN (object);
   GstAfetCmvnPrivate *p = self->priv;
   GST_OBJECT_LOCK (self);
@@ -427,6 +431,7 @@ gst_afet_cmvn_class_init (GstAfetCmvnClass * klass)
           "optionally the variances (whitespace-separated numbers)",
           DEFAULT_STATS_FILE, flags));
 
+  gst_afet_base_class_install_htk_config (gobject_class);
   gst_afet_base_class_set_element (element_class,
       GST_AFET_FEATURES_CAPS (AFET_FEATURES_KINDS_ALL),
       GST_AFET_FEATURES_CAPS (AFET_FEATURES_KINDS_ALL), "afet CMVN",

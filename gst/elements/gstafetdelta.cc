@@ -154,6 +154,8 @@ static void
 gst_afet_delta_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
+  if (gst_afet_base_set_framing_property (object, prop_id, value))
+    return;                     /* htk-config */
   GstAfetDelta *self = GST_AFET_DELTA (object);
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
@@ -177,6 +179,8 @@ static void
 gst_afet_delta_get_property (GObject * object, guint prop_id, GValue * value,
     GParamSpec * pspec)
 {
+  if (gst_afet_base_get_framing_property (object, prop_id, value))
+    return;
   GstAfetDelta *self = GST_AFET_DELTA (object);
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
@@ -232,6 +236,7 @@ gst_afet_delta_class_init (GstAfetDeltaClass * klass)
           "Regression half-window of the accelerations and third order in "
           "frames (HTK ACCWINDOW)", 1, 50, DEFAULT_ACCEL_WINDOW, flags));
 
+  gst_afet_base_class_install_htk_config (gobject_class);
   gst_afet_base_class_set_element (element_class,
       GST_AFET_FEATURES_CAPS (AFET_FEATURES_KINDS_ALL),
       GST_AFET_FEATURES_CAPS (AFET_FEATURES_KINDS_ALL), "afet deltas",

@@ -13,6 +13,8 @@
 
 #include "gstafetbase-private.h"
 
+#include "afethtkconfig.h"
+
 #define GST_CAT_DEFAULT gst_afet_base_debug
 
 GType
@@ -141,6 +143,26 @@ afet_base_effective_framing (GstAfetBaseState * p, GstAfetInput * in,
   in->dither_seed = p->dither_seed;
 }
 
+/* A float property value as the double it was set from (0.97f -> 0.97),
+ * so that caps compare equal to a template written in decimal. */
+static double
+as_set (float v)
+{
+  gchar buf[32];
+  g_ascii_formatd (buf, sizeof buf, "%.7g", v);
+  return g_ascii_strtod (buf, nullptr);
+}
+
+void
+afet_base_write_framing_analysis (const GstAfetInput * in, GstStructure * s)
+{
+  gst_structure_set (s, "preemphasis", G_TYPE_DOUBLE, as_set (in->preemph),
+      "remove-dc", G_TYPE_BOOLEAN, (gboolean) in->remove_dc, "snip-edges",
+      G_TYPE_BOOLEAN, (gboolean) (in->edges == afet::Edges::SNIP), "dither",
+      G_TYPE_DOUBLE, as_set (in->dither), "sample-range", G_TYPE_STRING,
+      in->scale == 1.0f ? "int16" : "unit", nullptr);
+}
+
 GstAfetPreset
 gst_afet_base_get_preset (GstAfetBase * self)
 {
@@ -165,6 +187,55 @@ gst_afet_base_framing_is_set (GstAfetBase * self, const gchar * prop_name)
 }
 
 void
+gst_afet_base_class_install_htk_config (GObjectClass * klass)
+{
+  g_object_class_install_property (klass, PROP_HTK_CONFIG,
+      g_param_spec_string ("htk-config", "HTK configuration",
+          "An HCopy configuration file: the settings it makes for this "
+          "element's part of the chain (TARGETKIND, WINDOWSIZE, NUMCHANS, "
+          "DELTAWINDOW, ...) are applied when the input is negotiated, over "
+          "the same properties set here; what afet cannot reproduce is "
+          "refused, naming the key (docs/htk-compatibility.md)", nullptr,
+          (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+              GST_PARAM_MUTABLE_READY)));
+}
+
+gboolean
+afet_base_apply_htk_config (GstAfetBase * self, const GstAfetInput * in,
+    gchar ** why)
+{
+  GST_OBJECT_LOCK (self);
+  std::string path = PRIV (self)->htk_config;
+  GST_OBJECT_UNLOCK (self);
+  if (path.empty ())
+    return TRUE;
+  GstElementFactory *f = gst_element_get_factory (GST_ELEMENT (self));
+  const char *name = f ? GST_OBJECT_NAME (f) : "";
+  afet::HtkRole role = afet::HtkRole::ANALYSIS;
+  if (g_str_equal (name, "afetframer"))
+    role = afet::HtkRole::FRAMER;
+  else if (g_str_equal (name, "afetdelta"))
+    role = afet::HtkRole::DELTA;
+  else if (g_str_equal (name, "afetcmvn"))
+    role = !in->audio && in->features.delta_order > 0 ?
+        afet::HtkRole::MEAN_NORM : afet::HtkRole::ENERGY_NORM;
+  afet::HtkProperties props;
+  afet::Status st = afet::htk_config_element_properties (path, name, role,
+      &props);
+  if (!st.ok ()) {
+    *why = g_strdup_printf ("htk-config: %s", st.message ().c_str ());
+    return FALSE;
+  }
+  for (const auto &kv : props) {
+    GST_DEBUG_OBJECT (self, "htk-config: %s=%s", kv.first.c_str (),
+        kv.second.c_str ());
+    gst_util_set_object_arg (G_OBJECT (self), kv.first.c_str (),
+        kv.second.c_str ());
+  }
+  return TRUE;
+}
+
+void
 gst_afet_base_class_install_framing_properties (GObjectClass * klass)
 {
   GstAfetBaseClass *base = (GstAfetBaseClass *) klass;
@@ -172,6 +243,7 @@ gst_afet_base_class_install_framing_properties (GObjectClass * klass)
 
   const GParamFlags flags = (GParamFlags) (G_PARAM_READWRITE |
       G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+  gst_afet_base_class_install_htk_config (klass);
   /* the defaults shown are HTK's; a property left unset follows the
    * preset (docs/compat.md), and reads back what is in effect */
   g_object_class_install_property (klass, PROP_PRESET,
@@ -280,6 +352,11 @@ gst_afet_base_set_framing_property (GObject * object, guint prop_id,
     case PROP_PRESET:
       p->preset = (GstAfetPreset) g_value_get_enum (value);
       break;
+    case PROP_HTK_CONFIG:{
+      const gchar *path = g_value_get_string (value);
+      p->htk_config = path ? path : "";
+      break;
+    }
     default:
       handled = FALSE;
       break;
@@ -334,6 +411,10 @@ gst_afet_base_get_framing_property (GObject * object, guint prop_id,
       break;
     case PROP_PRESET:
       g_value_set_enum (value, p->preset);
+      break;
+    case PROP_HTK_CONFIG:
+      g_value_set_string (value, p->htk_config.empty () ? nullptr :
+          p->htk_config.c_str ());
       break;
     default:
       handled = FALSE;

@@ -26,6 +26,9 @@ parse_input (GstAfetBase * self, GstCaps * caps, GstAfetInput * in,
   GstAfetBaseState *p = PRIV (self);
   GstStructure *s = gst_caps_get_structure (caps, 0);
 
+  if (gst_structure_has_name (s, "audio/x-raw") &&
+      !afet_base_apply_htk_config (self, in, why))
+    return FALSE;
   GST_OBJECT_LOCK (self);
   double frame_length = 0, frame_shift = 0;
   afet_base_effective_framing (p, in, &frame_length, &frame_shift);
@@ -78,6 +81,9 @@ parse_input (GstAfetBase * self, GstCaps * caps, GstAfetInput * in,
     return FALSE;
   }
   in->audio = false;
+  /* afetcmvn's role in an HCopy chain depends on its input */
+  if (!afet_base_apply_htk_config (self, in, why))
+    return FALSE;
   in->rate = in->features.rate;
   in->W = in->features.frame_length;
   in->S = in->features.frame_shift;
@@ -138,6 +144,15 @@ output_caps (GstAfetBase * self, GstCaps * caps)
         "valid (see the afetfeatures debug category)", caps);
     return nullptr;
   }
+  /* how the numbers were made: this element's settings, then its input's */
+  GstAfetBaseClass *klass = GST_AFET_BASE_GET_CLASS (self);
+  GstStructure *s = gst_caps_get_structure (sys, 0);
+  if (klass->describe_analysis)
+    klass->describe_analysis (self, &in, s);
+  if (in.audio)
+    afet_base_write_framing_analysis (&in, s);
+  else
+    afet_features_copy_analysis (s, gst_caps_get_structure (caps, 0));
   GST_OBJECT_LOCK (self);
   gboolean device_memory = PRIV (self)->device_memory;
   GST_OBJECT_UNLOCK (self);
@@ -259,9 +274,14 @@ afet_base_explain_output_refusal (GstAfetBase * self, GstCaps * caps)
   GstElement *next = peer ? gst_pad_get_parent_element (peer) : nullptr;
   gchar *ours_s = gst_caps_to_string (ours);
   gchar *theirs_s = theirs ? gst_caps_to_string (theirs) : g_strdup ("none");
-  gchar *msg = g_strdup_printf ("%s makes %s from this input, which %s does "
-      "not take (it takes %s)", GST_ELEMENT_NAME (self), ours_s,
-      next ? GST_ELEMENT_NAME (next) : "the next element", theirs_s);
+  gchar *diff = theirs ? afet_features_caps_explain_mismatch (ours, theirs) :
+      nullptr;
+  gchar *msg = g_strdup_printf ("%s's output does not fit %s%s%s; it makes "
+      "%s from this input, and %s takes %s", GST_ELEMENT_NAME (self),
+      next ? GST_ELEMENT_NAME (next) : "the next element", diff ? ": " : "",
+      diff ? diff : "", ours_s, next ? GST_ELEMENT_NAME (next) : "that",
+      theirs_s);
+  g_free (diff);
   afet_base_post_refusal (self, caps, msg);
   g_free (msg);
   g_free (ours_s);

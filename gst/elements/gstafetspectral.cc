@@ -47,7 +47,10 @@ enum
   PROP_HTK_COMPAT,
   PROP_ENERGY_FLOOR,
   PROP_CLAMP,
-  PROP_SPECTRAL_LAST = PROP_CLAMP,     /* the ones a preset sets */
+  PROP_WARP_FACTOR,
+  PROP_WARP_LOW,
+  PROP_WARP_HIGH,
+  PROP_SPECTRAL_LAST = PROP_WARP_HIGH,  /* the ones a preset sets */
   PROP_COMBINE_STREAMS,
   PROP_MERGED_BATCHES,
 };
@@ -90,6 +93,7 @@ struct SpectralValues
   gboolean use_power, c0, energy, htk_compat;
   gdouble energy_floor;
   GstAfetClamp clamp;
+  gdouble warp, warp_low, warp_high;
 };
 
 /* *INDENT-OFF* */
@@ -106,6 +110,7 @@ struct GstAfetSpectralState
   gboolean htk_compat = DEFAULT_HTK_COMPAT;
   gdouble energy_floor = DEFAULT_ENERGY_FLOOR;
   GstAfetClamp clamp = DEFAULT_CLAMP;
+  gdouble warp = 1.0, warp_low = 100.0, warp_high = -500.0;
   guint set = 0;                /* 1 << (prop - PROP_SPECTRAL_FIRST) */
   gboolean combine_streams = DEFAULT_COMBINE_STREAMS;
 
@@ -167,6 +172,9 @@ effective_values (GstAfetSpectral * self, GstAfetPreset preset,
       preset == GST_AFET_PRESET_LHOTSE ? 1e-10 : DEFAULT_ENERGY_FLOOR;
   v->clamp = set (PROP_CLAMP) ? p->clamp : whisper ?
       GST_AFET_CLAMP_UTTERANCE : GST_AFET_CLAMP_NONE;
+  v->warp = p->warp;
+  v->warp_low = p->warp_low;
+  v->warp_high = p->warp_high;
 }
 
 /* The preset that applies to an input: the element's, or, when it was not
@@ -220,6 +228,9 @@ common_config (GstAfetSpectral * self, const GstAfetInput * in,
   c.c0 = v.c0;
   c.energy = v.energy;
   c.framing.energy_floor = v.energy_floor;
+  c.warp = v.warp;
+  c.warp_low = v.warp_low;
+  c.warp_high = v.warp_high;
   switch (preset) {
     case GST_AFET_PRESET_HTK:
       break;
@@ -294,6 +305,37 @@ gst_afet_spectral_describe (GstAfetBase * base, const GstAfetInput * in,
   out->window = gst_afet_base_caps_window (in->window);
   out->preset = (AfetFeaturesPreset) preset;
   return TRUE;
+}
+
+/* The analysis fields the spectral settings decide (docs/caps.md). */
+static void
+gst_afet_spectral_describe_analysis (GstAfetBase * base,
+    const GstAfetInput * in, GstStructure * s)
+{
+  GstAfetSpectral *self = GST_AFET_SPECTRAL (base);
+  GstAfetPreset preset;
+  gchar *why = nullptr;
+  if (!input_preset (self, in, &preset, &why)) {
+    g_free (why);
+    return;
+  }
+  afet::SpectralConfig c = common_config (self, in, preset);
+  static const char *const banks[] = { "htk", "kaldi", "slaney" };
+  static const char *const clamps[] = { "none", "utterance", "running" };
+  gst_structure_set (s, "filter-bank", G_TYPE_STRING,
+      banks[(int) c.mel_layout], "num-filters", G_TYPE_INT, c.num_filters,
+      "low-freq", G_TYPE_DOUBLE, c.low_freq, "high-freq", G_TYPE_DOUBLE,
+      afet::band_high (c.high_freq, in->rate), "spectrum", G_TYPE_STRING,
+      c.use_power ? "power" : "magnitude", "log", G_TYPE_STRING,
+      c.log10 ? "log10" : "ln", "clamp", G_TYPE_STRING,
+      clamps[effective_clamp (self, preset)], nullptr);
+  if (c.num_ceps > 0)
+    gst_structure_set (s, "lifter", G_TYPE_INT, c.lifter, nullptr);
+  if (c.mel_layout == afet::MelLayout::KALDI)
+    gst_structure_set (s, "warp", G_TYPE_DOUBLE, c.warp, nullptr);
+  if (c.energy && c.framing.energy_floor > 0)
+    gst_structure_set (s, "energy-floor", G_TYPE_DOUBLE,
+        c.framing.energy_floor, nullptr);
 }
 
 /* The process' combiner for this input's configuration: the same config
@@ -501,6 +543,21 @@ gst_afet_spectral_class_install_properties (GObjectClass * klass,
           "the maximum - 8 raised to it, then (x + 4) / 4 (default: "
           "utterance under preset=whisper, else none)", GST_TYPE_AFET_CLAMP,
           DEFAULT_CLAMP, flags));
+  g_object_class_install_property (klass, PROP_WARP_FACTOR,
+      g_param_spec_double ("warp-factor", "VTLN warp factor",
+          "Vocal tract length normalisation of Kaldi's mel bank (presets "
+          "kaldi and lhotse; Kaldi's vtln-warp): frequencies between "
+          "warp-low and warp-high divided by it; 1 = none", 0.5, 2.0, 1.0,
+          flags));
+  g_object_class_install_property (klass, PROP_WARP_LOW,
+      g_param_spec_double ("warp-low", "VTLN low cut-off",
+          "Lower inflection point of the VTLN warp in Hz (Kaldi's "
+          "vtln-low)", 0.0, 96000.0, 100.0, flags));
+  g_object_class_install_property (klass, PROP_WARP_HIGH,
+      g_param_spec_double ("warp-high", "VTLN high cut-off",
+          "Upper inflection point of the VTLN warp in Hz; below 0: that far "
+          "below the Nyquist frequency (Kaldi's vtln-high, default -500)",
+          -96000.0, 96000.0, -500.0, flags));
   gst_type_mark_as_plugin_api (GST_TYPE_AFET_CLAMP, (GstPluginAPIFlags) 0);
 }
 
@@ -549,6 +606,15 @@ gst_afet_spectral_set_property (GObject * object, guint prop_id,
       break;
     case PROP_CLAMP:
       p->clamp = (GstAfetClamp) g_value_get_enum (value);
+      break;
+    case PROP_WARP_FACTOR:
+      p->warp = g_value_get_double (value);
+      break;
+    case PROP_WARP_LOW:
+      p->warp_low = g_value_get_double (value);
+      break;
+    case PROP_WARP_HIGH:
+      p->warp_high = g_value_get_double (value);
       break;
     case PROP_COMBINE_STREAMS:
       p->combine_streams = g_value_get_boolean (value);
@@ -609,6 +675,15 @@ gst_afet_spectral_get_property (GObject * object, guint prop_id,
     case PROP_CLAMP:
       g_value_set_enum (value, v.clamp);
       break;
+    case PROP_WARP_FACTOR:
+      g_value_set_double (value, v.warp);
+      break;
+    case PROP_WARP_LOW:
+      g_value_set_double (value, v.warp_low);
+      break;
+    case PROP_WARP_HIGH:
+      g_value_set_double (value, v.warp_high);
+      break;
     case PROP_COMBINE_STREAMS:
       g_value_set_boolean (value, p->combine_streams);
       break;
@@ -655,6 +730,7 @@ gst_afet_spectral_class_init (GstAfetSpectralClass * klass)
   gobject_class->constructed = gst_afet_spectral_constructed;
   gobject_class->finalize = gst_afet_spectral_finalize;
   base_class->describe = gst_afet_spectral_describe;
+  base_class->describe_analysis = gst_afet_spectral_describe_analysis;
   base_class->configure = gst_afet_spectral_configure;
   base_class->process = gst_afet_spectral_process;
   base_class->pre_process = gst_afet_spectral_process;

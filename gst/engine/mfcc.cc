@@ -72,6 +72,9 @@ MfccStage::init_kind ()
   md.high_freq = cfg.high_freq;
   md.htk_period_quirk = cfg.htk_period_quirk;
   md.layout = cfg.mel_layout;
+  md.warp = cfg.warp;
+  md.warp_low = cfg.warp_low;
+  md.warp_high = cfg.warp_high;
   FilterBank fb;
   AFET_RETURN_IF_ERROR (design_melbank (md, &fb));
 

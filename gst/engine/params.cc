@@ -311,19 +311,47 @@ set_dense_channel (FilterBank *out, int c, double centre,
   return out->set_channel (c, centre, a, span, kind);
 }
 
+double
+vtln_warp_freq (double warp_low, double warp_high, double low, double high,
+    double warp, double f)
+{
+  if (f < low || f > high)
+    return f;
+  const double l = warp_low * std::max (1.0, warp);
+  const double h = warp_high * std::min (1.0, warp);
+  const double scale = 1.0 / warp;
+  if (f < l)
+    return low + (scale * l - low) / (l - low) * (f - low);
+  if (f < h)
+    return scale * f;
+  return high + (high - scale * h) / (high - h) * (f - high);
+}
+
 /* Kaldi's MelBanks (see MelLayout::KALDI). */
 static Status
 design_kaldi_melbank (const MelDesign &d, FilterBank *out)
 {
   const int N = d.fft_size, M = d.num_filters;
   const double fs = d.rate;
-  const double mlo = mel (d.low_freq), mhi = mel (band_high (d.high_freq,
-          d.rate));
+  const double low = d.low_freq, high = band_high (d.high_freq, d.rate);
+  const double mlo = mel (low), mhi = mel (high);
   const double step = (mhi - mlo) / (M + 1);
+  const double wlo = d.warp_low, whi = band_high (d.warp_high, d.rate);
+  if (d.warp != 1.0 && !(d.warp > 0 && wlo > low && whi < high && wlo < whi))
+    return Status (Status::BAD_CONFIG, "VTLN needs warp-factor > 0 and "
+        "low-freq < warp-low < warp-high < high-freq (here " +
+        std::to_string ((int) low) + " < " + std::to_string ((int) wlo) +
+        " < " + std::to_string ((int) whi) + " < " + std::to_string ((int)
+            high) + " Hz)");
+  auto warped = [&](double m) {
+    return d.warp == 1.0 ? m : mel (vtln_warp_freq (wlo, whi, low, high,
+            d.warp, mel_to_hz (m)));
+  };
   out->reset (M, N);
   for (int c = 0; c < M; c++) {
-    const double left = mlo + c * step, centre = left + step,
-        right = centre + step;
+    const double left = warped (mlo + c * step),
+        centre = warped (mlo + (c + 1) * step),
+        right = warped (mlo + (c + 2) * step);
     std::vector<double> w (N / 2, 0.0);
     for (int k = 0; k < N / 2; k++) {
       double m = mel (k * fs / N);

@@ -158,7 +158,19 @@ struct MelDesign
   double high_freq = 0.0;     /* Hz; <= 0: that far below the Nyquist */
   bool htk_period_quirk = true;
   MelLayout layout = MelLayout::HTK;
+  /* Kaldi's VTLN (KALDI layout only): the bank's edges and centres are
+   * warped by vtln_warp_freq; 1 = none */
+  double warp = 1.0;
+  double warp_low = 100.0;      /* Hz */
+  double warp_high = -500.0;    /* Hz; <= 0: that far below the Nyquist */
 };
+
+/* Kaldi's VTLN warping of a frequency: identity outside [low, high] (the
+ * bank's edges); with l = warp_low max(1, warp) and h = warp_high
+ * min(1, warp), f / warp between l and h, and straight lines from (low,
+ * low) to l and from h to (high, high). */
+double vtln_warp_freq (double warp_low, double warp_high, double low,
+    double high, double warp, double f);
 
 /* The upper edge in Hz of a band given as high (<= 0: an offset below the
  * Nyquist frequency, as Kaldi's high-freq). */

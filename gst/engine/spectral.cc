@@ -137,6 +137,10 @@ SpectralConfig::validate_front () const
         std::to_string (kMaxFftSize));
   if (!(log_floor > 0.0f))
     return Status (Status::BAD_CONFIG, "the log floor must be positive");
+  if (warp != 1.0 && mel_layout != MelLayout::KALDI)
+    return Status (Status::BAD_CONFIG, "warp-factor (VTLN) warps Kaldi's mel "
+        "bank: use preset=kaldi or lhotse (HTK's WARPFREQ is not "
+        "implemented)");
   AFET_RETURN_IF_ERROR (check_band (low_freq, high_freq, framing.rate));
   if (lifter < 0)
     return Status (Status::BAD_CONFIG, "lifter must be >= 0 (0 = none)");
@@ -155,10 +159,10 @@ SpectralConfig::front_key () const
   char buf[400];
   std::snprintf (buf, sizeof buf, " frames=%d/%d filters=%d ceps=%d "
       "band=%a-%a lifter=%d power=%d c0=%d energy=%d quirk=%d mel=%d fft=%d "
-      "floor=%a log10=%d leading=%d", frames_input, input_has_energy, num_filters,
+      "floor=%a log10=%d leading=%d warp=%a/%a/%a", frames_input, input_has_energy, num_filters,
       num_ceps, low_freq, high_freq, lifter, use_power, c0, energy,
       htk_period_quirk, (int) mel_layout, fft_size (), (double) log_floor,
-      log10, leading);
+      log10, leading, warp, warp_low, warp_high);
   return framing.key () + buf;
 }
 

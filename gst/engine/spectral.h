@@ -83,6 +83,10 @@ struct SpectralConfig
   /* Kaldi's column order: c0 or the energy in column 0 (its use-energy),
    * not HTK's c0 and E after the cepstra */
   bool leading = false;
+  /* Kaldi's VTLN of the mel bank (see MelDesign) */
+  double warp = 1.0;
+  double warp_low = 100.0;
+  double warp_high = -500.0;
   int max_batch = 4096;
 
   int fft_size () const

@@ -69,7 +69,7 @@ afet_features_debug_category (void)
 /* Names as they appear in caps, indexed by enum value.  A NULL entry has
  * no string form. */
 static const gchar *const kind_names[] = {
-  NULL, "frames", "fbank", "mfcc", "plp", "traps", "user"
+  NULL, "frames", "fbank", "mfcc", "plp", "traps", "user", "spectrogram"
 };
 
 static const gchar *const norm_names[] = {

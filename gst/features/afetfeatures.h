@@ -64,7 +64,8 @@ G_BEGIN_DECLS
  *
  * Since: 0.1
  */
-#define AFET_FEATURES_KINDS_ALL "{ frames, fbank, mfcc, plp, traps, user }"
+#define AFET_FEATURES_KINDS_ALL \
+    "{ frames, fbank, mfcc, plp, traps, user, spectrogram }"
 
 /* the mandatory fields shared by the two template macros */
 #define _AFET_FEATURES_CAPS_FIELDS(kinds)                 \
@@ -123,6 +124,8 @@ G_BEGIN_DECLS
  * @AFET_FEATURES_KIND_TRAPS: TempoRAl PatternS
  * @AFET_FEATURES_KIND_USER: features whose nature the stream does not
  *   record, e.g. read back from a NumPy or Kaldi file (HTK's `USER` kind)
+ * @AFET_FEATURES_KIND_SPECTROGRAM: log power spectrum, bins 0 .. N/2 (Kaldi's
+ *   compute-spectrogram-feats; column 0 holds the frame's log energy)
  *
  * What the values of a frame represent (the `kind` caps field).
  *
@@ -135,7 +138,8 @@ typedef enum {
   AFET_FEATURES_KIND_MFCC,
   AFET_FEATURES_KIND_PLP,
   AFET_FEATURES_KIND_TRAPS,
-  AFET_FEATURES_KIND_USER
+  AFET_FEATURES_KIND_USER,
+  AFET_FEATURES_KIND_SPECTROGRAM
 } AfetFeaturesKind;
 
 /**
@@ -365,6 +369,31 @@ AfetFeaturesNormColumns afet_features_norm_columns_from_string (const gchar * st
 
 AFET_FEATURES_API
 const gchar *       afet_features_norm_columns_to_string (AfetFeaturesNormColumns columns);
+
+/**
+ * AFET_FEATURES_ANALYSIS_FIELDS:
+ *
+ * The caps fields of the analysis contract, beyond the layout: every
+ * setting a producer used that changes the numbers (docs/caps.md lists
+ * their types and values).  Producers write the ones that apply; elements
+ * that transform a feature stream pass them on; a consumer names in its
+ * sink template the ones its model depends on, and negotiation refuses a
+ * stream made otherwise.
+ *
+ * Since: 0.2
+ */
+#define AFET_FEATURES_ANALYSIS_FIELDS \
+    "preemphasis", "remove-dc", "snip-edges", "dither", "sample-range", \
+    "filter-bank", "num-filters", "low-freq", "high-freq", "spectrum", \
+    "log", "lifter", "clamp", "energy-floor", "warp"
+
+AFET_FEATURES_API
+void                afet_features_copy_analysis       (GstStructure * dst,
+                                                       const GstStructure * src);
+
+AFET_FEATURES_API
+gchar *             afet_features_caps_explain_mismatch (const GstCaps * have,
+                                                       const GstCaps * want);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (AfetFeaturesInfo, afet_features_info_free)
 

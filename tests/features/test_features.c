@@ -929,6 +929,51 @@ GST_START_TEST (test_caps_make)
 
 GST_END_TEST;
 
+/* The analysis contract: fields passed on, and a mismatch named. */
+GST_START_TEST (test_analysis_contract)
+{
+  GstCaps *have = gst_caps_from_string ("application/x-afet-features, "
+      "kind=fbank, dims=80, preset=kaldi, snip-edges=true, "
+      "high-freq=8000.0, num-filters=80");
+  GstCaps *want = gst_caps_from_string ("application/x-afet-features, "
+      "kind=fbank, num-filters=80, snip-edges=false; audio/x-raw");
+  gchar *why = afet_features_caps_explain_mismatch (have, want);
+  fail_unless (why != NULL);
+  fail_unless (strstr (why, "field 'snip-edges' is true, wanted false") !=
+      NULL, "%s", why);
+  g_free (why);
+  /* a field the stream does not state matches any value, and is not named
+   * before the one that differs */
+  GstCaps *lacks = gst_caps_from_string ("application/x-afet-features, "
+      "warp=1.0, num-filters=40");
+  why = afet_features_caps_explain_mismatch (have, lacks);
+  fail_unless (why && strstr (why, "field 'num-filters' is 80, wanted 40"),
+      "%s", why);
+  g_free (why);
+  GstCaps *fits = gst_caps_from_string ("application/x-afet-features, "
+      "num-filters=[ 40, 128 ], preset={ kaldi, lhotse }");
+  why = afet_features_caps_explain_mismatch (have, fits);
+  fail_unless (why == NULL, "%s", why);
+
+  /* passed on: the analysis fields only, never over the element's own */
+  GstStructure *dst = gst_structure_from_string ("application/x-afet-"
+      "features, kind=fbank, num-filters=23", NULL);
+  afet_features_copy_analysis (dst, gst_caps_get_structure (have, 0));
+  gboolean snip = FALSE;
+  gint filters = 0;
+  fail_unless (gst_structure_get_boolean (dst, "snip-edges", &snip) && snip);
+  fail_unless (gst_structure_get_int (dst, "num-filters", &filters));
+  fail_unless_equals_int (filters, 23);
+  fail_if (gst_structure_has_field (dst, "dims"));
+  gst_structure_free (dst);
+  gst_caps_unref (have);
+  gst_caps_unref (want);
+  gst_caps_unref (lacks);
+  gst_caps_unref (fits);
+}
+
+GST_END_TEST;
+
 static Suite *
 features_suite (void)
 {
@@ -952,6 +997,7 @@ features_suite (void)
   tcase_add_test (tc, test_boxed);
   tcase_add_test (tc, test_time_conversion);
   tcase_add_test (tc, test_caps_make);
+  tcase_add_test (tc, test_analysis_contract);
 
   return s;
 }

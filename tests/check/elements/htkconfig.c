@@ -132,6 +132,24 @@ check_recording (const gchar * cfg, const gchar * kind, const gchar * chain,
   return TRUE;
 }
 
+/* The same chain with each element configured by its htk-config property
+ * alone: "afetmfcc ... ! afetdelta ..." -> "afetmfcc htk-config=P !
+ * afetdelta htk-config=P". */
+static gchar *
+property_chain (const gchar * chain, const gchar * path)
+{
+  gchar **parts = g_strsplit (chain, " ! ", -1);
+  GString *out = g_string_new (NULL);
+  for (gchar ** part = parts; *part; part++) {
+    gchar *name = g_strndup (*part, strcspn (*part, " "));
+    g_string_append_printf (out, "%s%s htk-config=\"%s\"",
+        part == parts ? "" : " ! ", name, path);
+    g_free (name);
+  }
+  g_strfreev (parts);
+  return g_string_free (out, FALSE);
+}
+
 static gint
 compare_names (gconstpointer a, gconstpointer b)
 {
@@ -152,7 +170,7 @@ GST_START_TEST (test_htk_configs)
   g_ptr_array_sort (cfgs, compare_names);
   fail_unless_equals_int (cfgs->len, 24);
 
-  guint runs = 0, skipped = 0;
+  guint runs = 0, skipped = 0, prop_runs = 0;
   for (guint c = 0; c < cfgs->len; c++) {
     /* KIND_RATE.cfg: the kind is the reference folder */
     const gchar *cfg = g_ptr_array_index (cfgs, c);
@@ -177,15 +195,64 @@ GST_START_TEST (test_htk_configs)
         skipped++;
       g_free (name);
     }
+    /* the elements' htk-config property: the same numbers and header */
+    gchar *by_prop = property_chain (chain, path);
+    for (guint i = 0; i < 3; i++) {
+      gchar *name = g_strconcat (names[i], rate, NULL);
+      fail_unless (check_recording (cfg, kind, by_prop, name, TRUE));
+      prop_runs++;
+      g_free (name);
+    }
+    g_free (by_prop);
     g_free (chain);
     g_free (path);
     g_free (kind);
     g_free (rate);
   }
-  g_print ("%u runs matched HCopy, %u skipped\n", runs, skipped);
+  g_print ("%u runs matched HCopy, %u skipped; %u through the elements' "
+      "htk-config property\n", runs, skipped, prop_runs);
   fail_unless (runs >= 72, "only %u of the 72 synthetic runs", runs);
   g_ptr_array_unref (cfgs);
   g_free (dir);
+}
+
+GST_END_TEST;
+
+/* htk-config errors reach the bus at negotiation, naming the key. */
+GST_START_TEST (test_htk_config_refusals)
+{
+  gchar *bad = g_build_filename (g_get_tmp_dir (), "afet-bad-XXXXXX.cfg",
+      NULL);
+  gint fd = g_mkstemp (bad);
+  fail_unless (fd >= 0);
+  const gchar *text = "TARGETKIND = MFCC_0\nTARGETRATE = 100000.0\n"
+      "WINDOWSIZE = 250000.0\nNUMCHANS = 23\nFROBNICATE = T\n";
+  fail_unless (write (fd, text, strlen (text)) == (gssize) strlen (text));
+  close (fd);
+  gchar *mfcc = g_build_filename (afetcheck_testdata_dir (), "htk",
+      "configs", "MFCC_0_16k.cfg", NULL);
+  const struct
+  {
+    const gchar *element, *path, *needle;
+  } t[] = {
+    {"afetmfcc", bad, "FROBNICATE"},
+    {"afetplp", mfcc, "htk-config"},
+    {"afetmfcc", "/nonexistent/x.cfg", "htk-config"},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (t); i++) {
+    gchar *launch = g_strdup_printf ("audiotestsrc num-buffers=3 ! "
+        "audio/x-raw,rate=16000,channels=1 ! %s htk-config=\"%s\" ! "
+        "fakesink", t[i].element, t[i].path);
+    gchar *error = NULL;
+    fail_if (afetcheck_run_launch (launch, &error), "%s ran", launch);
+    fail_unless (error && strstr (error, t[i].needle), "%s: '%s' lacks %s",
+        launch, error, t[i].needle);
+    g_free (error);
+    g_free (launch);
+  }
+  g_unlink (bad);
+  g_free (bad);
+  g_free (mfcc);
 }
 
 GST_END_TEST;
@@ -198,6 +265,7 @@ main (int argc, char **argv)
   TCase *tc = tcase_create ("configs");
   tcase_set_timeout (tc, 900);
   tcase_add_test (tc, test_htk_configs);
+  tcase_add_test (tc, test_htk_config_refusals);
   suite_add_tcase (s, tc);
   return gst_check_run_suite (s, "htkconfig", __FILE__);
 }

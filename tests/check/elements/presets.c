@@ -56,6 +56,9 @@ static const RefSet ref_sets[] = {
   {"kaldi-gen/fbank23_rect_mag", "preset=kaldi num-ceps=0 use-power=false "
         "window=rectangular snip-edges=false", 23, TRUE},
   {"kaldi-gen/lhotse_mfcc", "preset=lhotse num-ceps=12", 13, TRUE},
+  /* torchaudio's compliance.kaldi.fbank with vtln-warp 0.9 */
+  {"kaldi-gen/ta_fbank23_vtln0.9", "preset=kaldi num-ceps=0 energy=true "
+        "warp-factor=0.9", 24, TRUE},
   /* lhotse 1.33's own extractors (its layers.py in float32) */
   {"kaldi-gen/lhotse_ref_fbank", "preset=lhotse", 80, TRUE},
   {"kaldi-gen/lhotse_ref_mfcc", "preset=lhotse num-ceps=12", 13, TRUE},
@@ -219,6 +222,10 @@ GST_START_TEST (test_noise_vs_reference)
       {"preset=lhotse", AFETREF_KALDI_FBANK, TRUE, FALSE, FALSE, 80},
       {"preset=lhotse num-ceps=0 energy=true", AFETREF_KALDI_FBANK, TRUE,
           FALSE, TRUE, 80},
+      {"preset=kaldi warp-factor=1.15", AFETREF_KALDI_MFCC, FALSE, TRUE,
+          TRUE, 23},
+      {"preset=kaldi warp-factor=0.85 warp-low=300 warp-high=6000",
+          AFETREF_KALDI_MFCC, FALSE, TRUE, TRUE, 23},
     };
     for (guint i = 0; i < G_N_ELEMENTS (k); i++) {
       AfetRefKaldiConfig c;
@@ -230,6 +237,13 @@ GST_START_TEST (test_noise_vs_reference)
       c.use_energy = k[i].energy;
       c.num_bins = k[i].bins;
       c.energy_floor = k[i].lhotse ? 1e-10 : 0.0;
+      if (strstr (k[i].props, "warp-factor=1.15"))
+        c.vtln_warp = 1.15;
+      if (strstr (k[i].props, "warp-factor=0.85")) {
+        c.vtln_warp = 0.85;
+        c.vtln_low = 300;
+        c.vtln_high = 6000;
+      }
       gint frames = 0;
       gdouble *ref = afetref_kaldi_compute (&c, x, n, &frames);
       if (frames == 0)
@@ -366,6 +380,24 @@ GST_START_TEST (test_preset_defaults_and_explicit_values)
 
 GST_END_TEST;
 
+/* A warp factor of 1 is no warping, to the bit. */
+GST_START_TEST (test_warp_one_is_none)
+{
+  gdouble *x = int_noise (9000, 7000, 6);
+  AfetCheckResult a = { 0 }, b = { 0 };
+  run_harness ("afetmfcc preset=kaldi", 16000, x, 9000, NULL, 0, &a);
+  run_harness ("afetmfcc preset=kaldi warp-factor=1.0 warp-low=500", 16000,
+      x, 9000, NULL, 0, &b);
+  fail_unless_equals_int (a.n_frames, b.n_frames);
+  fail_unless (memcmp (a.data, b.data, (gsize) a.n_frames * a.dims *
+          sizeof (gfloat)) == 0);
+  afetcheck_result_clear (&a);
+  afetcheck_result_clear (&b);
+  g_free (x);
+}
+
+GST_END_TEST;
+
 /* The caps name the preset and window a stream was made with. */
 GST_START_TEST (test_caps_carry_preset)
 {
@@ -495,12 +527,13 @@ GST_START_TEST (test_refusals)
   {
     const gchar *chain, *needle;
   } t[] = {
-    {"afetplp preset=kaldi", "compute-plp-feats"},
     {"afetmfcc preset=whisper num-ceps=12", "clamp applies"},
     {"afetmfcc preset=kaldi snip-edges=false pad=true", "snip-edges=false"},
     {"afetmfcc preset=kaldi c0=true energy=true", "either the energy or c0"},
     {"afetframer preset=kaldi ! afetmfcc preset=htk", "cut with preset=kaldi"},
     {"afettraps preset=kaldi", "HTK's conventions only"},
+    {"afetmfcc warp-factor=0.9", "warps Kaldi's mel bank"},
+    {"afetmfcc preset=kaldi warp-factor=0.9 warp-low=10", "VTLN needs"},
   };
   for (guint i = 0; i < G_N_ELEMENTS (t); i++) {
     gchar *launch = g_strdup_printf ("audiotestsrc num-buffers=5 ! "
@@ -509,6 +542,53 @@ GST_START_TEST (test_refusals)
     fail_if (afetcheck_run_launch (launch, &error), "%s ran", launch);
     fail_unless (error && strstr (error, t[i].needle), "%s: '%s' lacks '%s'",
         launch, error, t[i].needle);
+    g_free (error);
+    g_free (launch);
+  }
+}
+
+GST_END_TEST;
+
+/* The analysis contract: a consumer that names lhotse's settings in its
+ * caps (here a capsfilter, as a recognizer's sink template would) takes
+ * lhotse's features, through afetdelta too, and refuses others with the
+ * field that differs. */
+GST_START_TEST (test_consumer_demands_lhotse)
+{
+  const gchar *lhotse_model = "application/x-afet-features, kind=fbank, "
+      "statics=80, preset=lhotse, filter-bank=kaldi, num-filters=80, "
+      "low-freq=20.0, high-freq=7600.0, snip-edges=false, "
+      "sample-range=unit, spectrum=power, log=ln, remove-dc=true, "
+      "preemphasis=0.97, dither=0.0";
+  const struct
+  {
+    const gchar *chain, *needle;        /* needle NULL: runs */
+  } t[] = {
+    {"afetmfcc preset=lhotse", NULL},
+    {"afetmfcc preset=lhotse ! afetdelta", NULL},
+    {"afetframer preset=lhotse energy=false ! afetmfcc", NULL},
+    {"afetmfcc preset=kaldi num-ceps=0 num-filters=80",
+        "field 'preset' is kaldi, wanted lhotse"},
+    {"afetmfcc preset=lhotse high-freq=-300",
+        "field 'high-freq' is 7700, wanted 7600"},
+    {"afetmfcc preset=lhotse snip-edges=true",
+        "field 'snip-edges' is true, wanted false"},
+    {"afetmfcc preset=lhotse dither=0.5", "field 'dither' is 0.5"},
+    {"afetmfcc preset=lhotse sample-range=int16",
+        "field 'sample-range' is int16, wanted unit"},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (t); i++) {
+    gchar *launch = g_strdup_printf ("audiotestsrc num-buffers=5 ! "
+        "audio/x-raw,rate=16000,channels=1 ! %s ! %s ! fakesink", t[i].chain,
+        lhotse_model);
+    gchar *error = NULL;
+    gboolean ran = afetcheck_run_launch (launch, &error);
+    if (!t[i].needle)
+      fail_unless (ran, "%s: %s", launch, error);
+    else
+      fail_unless (!ran && error && strstr (error, t[i].needle),
+          "%s: '%s' lacks \"%s\"", launch, error ? error : "(ran)",
+          t[i].needle);
     g_free (error);
     g_free (launch);
   }
@@ -533,5 +613,7 @@ main (int argc, char **argv)
   tcase_add_test (tc, test_dither);
   tcase_add_test (tc, test_energy_floor);
   tcase_add_test (tc, test_refusals);
+  tcase_add_test (tc, test_consumer_demands_lhotse);
+  tcase_add_test (tc, test_warp_one_is_none);
   return gst_check_run_suite (s, "presets", __FILE__);
 }
