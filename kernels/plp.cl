@@ -2,7 +2,8 @@
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * PLP (perceptual linear prediction) after the R2C FFT, as HTK computes it.
+ * PLP (perceptual linear prediction) after the R2C FFT, as HTK computes it
+ * or (AFET_PLP_KALDI) as Kaldi's compute-plp-feats does.
  * The host (gst/engine/plp.cc) runs, per batch of n frames:
  *
  *   afet_plp_bank    spectra -> auditory spectrum rows of M + 2 floats
@@ -12,9 +13,11 @@
  *                    frame, columns c1..cN (, c0) of the output rows
  *
  * Build options: AFET_LSZ (work-group size), AFET_PLP_ORDER (LPC order p),
- * AFET_PLP_NCEPS (N), AFET_PLP_C0 (1: write c0 after cN). The order and the
- * cepstrum count are compile-time constants so that the per-frame arrays
- * are fixed-size private arrays the compiler can unroll into registers.
+ * AFET_PLP_NCEPS (N), AFET_PLP_C0 (1: write c0 after cN), AFET_PLP_KALDI
+ * (1: Kaldi's Durbin and c0), AFET_PLP_LEAD (1: c0 before c1). The order
+ * and the cepstrum count are compile-time constants so that the per-frame
+ * arrays are fixed-size private arrays the compiler can unroll into
+ * registers.
  */
 
 #ifndef AFET_LSZ
@@ -31,6 +34,12 @@
 #endif
 #ifndef AFET_PLP_C0
 #define AFET_PLP_C0 1
+#endif
+#ifndef AFET_PLP_KALDI
+#define AFET_PLP_KALDI 0
+#endif
+#ifndef AFET_PLP_LEAD
+#define AFET_PLP_LEAD 0
 #endif
 
 #define AFET_PLP_NCOLS (AFET_PLP_NCEPS + AFET_PLP_C0)
@@ -80,13 +89,18 @@ afet_plp_bank (__global const float *spec, uint spec_stride,
  * A singular autocorrelation (r0 <= 0, |k| >= 1, or the error <= 0 or not
  * finite) stops the recursion and keeps the model so far (with the
  * 1.0 filter-bank floor this does not happen for finite input).
+ * Kaldi (AFET_PLP_KALDI): each step's 1 - k^2 is floored at 1e-5 and the
+ * recursion never stops; only r0 <= 0 (an all-zero frame, where Kaldi
+ * divides 0 by 0) skips it, leaving a = 0.
  * Cepstrum of 1/A(z): c_n = -a_n - (1/n) sum_{i=1}^{n-1} (n-i) a_i c_{n-i},
  * a_i = 0 for i > p; then the lifter lift[n-1]. c0 = ln(err)
- * (-1e10 if err <= 0).
+ * (-1e10 if err <= 0); Kaldi: max(ln err, FLT_MIN) lift[N] (the cepstral
+ * scale), so an all-zero frame gets FLT_MIN times it.
  *
- * The columns c1..cN (, c0) go to local memory first, then the work-group
- * writes its rows out[out_offset + t * out_stride + col] together (adjacent
- * work-items, adjacent words); other columns (the energy) are left alone.
+ * The columns c1..cN (, c0) (AFET_PLP_LEAD: (c0,) c1..cN) go to local
+ * memory first, then the work-group writes its rows out[out_offset +
+ * t * out_stride + col] together (adjacent work-items, adjacent words);
+ * other columns (the energy) are left alone.
  * Launched with ceil(n / AFET_LSZ) groups: no return before the barrier. */
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
 void
@@ -118,8 +132,12 @@ afet_plp_lpc (__global const float *r, uint r_ld, __constant float *lift,
       for (int j = 1; j < i; j++)
         acc += a[j] * rr[i - j];
       float k = -acc / err;
+#if AFET_PLP_KALDI
+      float e2 = err * fmax (1.0f - k * k, 1.0e-5f);
+#else
       float e2 = err * (1.0f - k * k);
       live = live && fabs (k) < 1.0f && e2 > 0.0f && isfinite (e2);
+#endif
       if (live) {
 #pragma unroll
         for (int j = 1; j <= (i - 1) / 2; j++) {
@@ -144,10 +162,15 @@ afet_plp_lpc (__global const float *r, uint r_ld, __constant float *lift,
     }
 
     __local float *row = stage + lid * AFET_PLP_NCOLS;
+#define AFET_PLP_FIRST (AFET_PLP_LEAD && AFET_PLP_C0)
 #pragma unroll
     for (int n = 1; n <= AFET_PLP_NCEPS; n++)
-      row[n - 1] = c[n] * lift[n - 1];
-#if AFET_PLP_C0
+      row[n - 1 + AFET_PLP_FIRST] = c[n] * lift[n - 1];
+#if AFET_PLP_C0 && AFET_PLP_KALDI
+    /* fmax also takes FLT_MIN over ln (0) or NaN */
+    row[AFET_PLP_FIRST ? 0 : AFET_PLP_NCEPS] = fmax (log (err), FLT_MIN) *
+        lift[AFET_PLP_NCEPS];
+#elif AFET_PLP_C0
     row[AFET_PLP_NCEPS] = err > 0.0f ? log (err) : AFET_PLP_LOG_ZERO;
 #endif
   }

@@ -14,7 +14,8 @@
  *
  * - format=htk: HTK's 12-byte header, then big-endian floats.  The
  *   parameter kind comes from the caps: MFCC, FBANK, PLP (USER for frames,
- *   TRAPS and anything else), _E from energy-index, _0 from c0-index,
+ *   TRAPS, spectrograms and anything else), _E from energy-index (not for
+ *   a spectrogram, whose energy is in column 0), _0 from c0-index,
  *   _D/_A/_T from delta-order, _Z when the mean was removed from HTK's
  *   columns (afetcmvn mode=mean columns=htk).  A stream HTK cannot describe
  *   (say, mean and variance normalised) is refused at negotiation.
@@ -510,8 +511,13 @@ enc_set_caps (GstAfetEnc * self, GstCaps * caps)
   uint16_t kind = 0;
   int32_t period = 0;
   std::string why;
+  /* a spectrogram's column 0 is a bin's place taken by the log energy, not
+   * HTK's _E (the last column): USER without qualifiers */
+  AfetFeaturesInfo htk_info = info;
+  if (info.kind == AFET_FEATURES_KIND_SPECTROGRAM)
+    htk_info.energy_index = -1;
   if (fmt == GST_AFET_ENC_HTK &&
-      !afetfile::htk_kind_for (info, &kind, &period, &why)) {
+      !afetfile::htk_kind_for (htk_info, &kind, &period, &why)) {
     /* GStreamer offers the same caps again after a refusal: one error */
     if (p->refused != str)
       GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s format=htk cannot "

@@ -252,15 +252,23 @@ gst_afet_base_class_install_framing_properties (GObjectClass * klass)
           "column order and quirks of this tool; properties set explicitly "
           "still win (the caps' preset field)", GST_TYPE_AFET_PRESET,
           DEFAULT_FRAMING_PRESET, flags));
-  g_object_class_install_property (klass, PROP_FRAME_LENGTH,
-      g_param_spec_double ("frame-length", "Frame length",
-          "Analysis window in milliseconds; W = (int) (ms x rate / 1000) "
-          "samples, as HTK truncates it", 1.0, 1000.0, DEFAULT_FRAME_LENGTH,
-          flags));
-  g_object_class_install_property (klass, PROP_FRAME_SHIFT,
-      g_param_spec_double ("frame-shift", "Frame shift",
-          "Frame period in milliseconds; S = (int) (ms x rate / 1000) "
-          "samples", 0.1, 1000.0, DEFAULT_FRAME_SHIFT, flags));
+  /* the two durations, in ms, truncated to samples as HTK does */
+  const struct
+  {
+    guint id;
+    const gchar *name, *nick, *blurb;
+    gdouble min, def;
+  } durations[] = {
+    {PROP_FRAME_LENGTH, "frame-length", "Frame length", "Analysis window "
+          "in milliseconds; W = (int) (ms x rate / 1000) samples, as HTK "
+          "truncates it", 1.0, DEFAULT_FRAME_LENGTH},
+    {PROP_FRAME_SHIFT, "frame-shift", "Frame shift", "Frame period in "
+          "milliseconds; S = (int) (ms x rate / 1000) samples", 0.1,
+        DEFAULT_FRAME_SHIFT},
+  };
+  for (const auto &d : durations)
+    g_object_class_install_property (klass, d.id, g_param_spec_double (d.name,
+            d.nick, d.blurb, d.min, 1000.0, d.def, flags));
   g_object_class_install_property (klass, PROP_WINDOW,
       g_param_spec_enum ("window", "Window", "Window function (default: "
           "the preset's)", GST_TYPE_AFET_WINDOW, (gint) DEFAULT_WINDOW,

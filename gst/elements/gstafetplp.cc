@@ -15,9 +15,19 @@
  * to an all-pole model, LPC to cepstra, cepstral lifter; c0 = ln of the
  * prediction error. Columns in HTK order: c1..cN, c0, E.
  *
+ * With preset=kaldi it computes Kaldi's compute-plp-feats instead: Kaldi's
+ * mel filter bank with no floor, compression 0.33333 (unless set), each
+ * Levinson-Durbin step's 1 - k^2 floored at 1e-5, c0 = max(ln error,
+ * FLT_MIN), cepstral-scale, and Kaldi's columns: the raw log energy (its
+ * use-energy, the default) or c0 in column 0, then c1..cN (num-ceps=12 is
+ * Kaldi's --num-ceps=13); htk-compat=true moves column 0 last. lhotse and
+ * Whisper have no PLP: preset=lhotse and preset=whisper are refused.
+ *
  * Frames of digital silence give finite features (every channel is floored
  * at 1.0); a singular autocorrelation stops the recursion with the
- * coefficients found so far. See docs/htk-compatibility.md.
+ * coefficients found so far. See docs/htk-compatibility.md. Under
+ * preset=kaldi an all-zero frame (NaN in Kaldi, 0/0 in Durbin) gives
+ * cepstra 0 and c0 = FLT_MIN.
  *
  * With a live source, the small batches of all afetmfcc / afetplp streams
  * of one configuration in the process are computed in one launch
@@ -43,6 +53,9 @@ GST_DEBUG_CATEGORY_STATIC (gst_afet_plp_debug);
 
 #define DEFAULT_LPC_ORDER 12
 #define DEFAULT_COMPRESSION 0.33
+/* Kaldi's compress-factor */
+#define KALDI_COMPRESSION 0.33333
+#define DEFAULT_CEPSTRAL_SCALE 1.0
 #define DEFAULT_FILTER_SHAPE afet::PlpFilterShape::MEL
 
 /* the shared properties' defaults (HTK's PLP_0) and words */
@@ -65,6 +78,7 @@ enum
   PROP_LPC_ORDER,
   PROP_COMPRESSION,
   PROP_FILTER_SHAPE,
+  PROP_CEPSTRAL_SCALE,
 };
 
 /* filter-shape: the engine's afet::PlpFilterShape */
@@ -91,12 +105,46 @@ struct _GstAfetPlp
   GstAfetSpectral parent;
   guint lpc_order;
   gdouble compression;
+  gboolean compression_set;     /* else the preset's */
   afet::PlpFilterShape filter_shape;
+  gdouble cepstral_scale;
 };
 
 G_DEFINE_TYPE (GstAfetPlp, gst_afet_plp, GST_TYPE_AFET_SPECTRAL);
 GST_ELEMENT_REGISTER_DEFINE (afetplp, "afetplp", GST_RANK_NONE,
     GST_TYPE_AFET_PLP);
+
+/* The compression in effect: set, or the preset's (Kaldi's under
+ * preset=kaldi). Object lock held. */
+static gdouble
+effective_compression (GstAfetPlp * self, gboolean kaldi)
+{
+  return self->compression_set ? self->compression : kaldi ?
+      KALDI_COMPRESSION : DEFAULT_COMPRESSION;
+}
+
+/* Which PLP a preset's config computes; an error naming the preset for
+ * those without one. */
+static afet::Status
+plp_variant (GstAfetPlp * self, const afet::SpectralConfig & c,
+    afet::PlpVariant * variant)
+{
+  *variant = afet::PlpVariant::HTK;
+  if (c.mel_layout == afet::MelLayout::HTK)
+    return afet::Status::Ok ();
+  if (c.mel_layout == afet::MelLayout::SLANEY)
+    return afet::Status (afet::Status::BAD_CONFIG, "preset=whisper has no "
+        "PLP (Whisper computes a log-mel spectrogram only): use afetplp "
+        "preset=kaldi or preset=htk, or afetmfcc preset=whisper");
+  if (c.framing.energy_mode == afet::EnergyMode::LHOTSE ||
+      gst_afet_base_get_preset (GST_AFET_BASE (self)) ==
+      GST_AFET_PRESET_LHOTSE)
+    return afet::Status (afet::Status::BAD_CONFIG, "preset=lhotse has no "
+        "PLP (lhotse extracts Fbank and Mfcc only): use afetplp preset=kaldi "
+        "for Kaldi's compute-plp-feats, or afetmfcc preset=lhotse");
+  *variant = afet::PlpVariant::KALDI;
+  return afet::Status::Ok ();
+}
 
 static afet::Status
 gst_afet_plp_setup (GstAfetSpectral * base, const afet::SpectralConfig & common,
@@ -106,14 +154,13 @@ gst_afet_plp_setup (GstAfetSpectral * base, const afet::SpectralConfig & common,
   GstAfetPlp *self = GST_AFET_PLP (base);
   afet::PlpConfig c;
   static_cast<afet::SpectralConfig &> (c) = common;
-  if (c.mel_layout != afet::MelLayout::HTK)
-    return afet::Status (afet::Status::BAD_CONFIG, "afetplp computes HTK's "
-        "PLP (preset=htk); Kaldi's compute-plp-feats conventions are not "
-        "implemented (docs/limitations.md)");
+  AFET_RETURN_IF_ERROR (plp_variant (self, c, &c.variant));
+  const gboolean kaldi = c.variant == afet::PlpVariant::KALDI;
   GST_OBJECT_LOCK (self);
   c.lpc_order = (int) self->lpc_order;
-  c.compression = self->compression;
+  c.compression = effective_compression (self, kaldi);
   c.filter_shape = self->filter_shape;
+  c.cepstral_scale = self->cepstral_scale;
   GST_OBJECT_UNLOCK (self);
   out->kind = AFET_FEATURES_KIND_PLP;
   out->dims = c.dims ();
@@ -141,9 +188,13 @@ gst_afet_plp_set_property (GObject * object, guint prop_id,
       break;
     case PROP_COMPRESSION:
       self->compression = g_value_get_double (value);
+      self->compression_set = TRUE;
       break;
     case PROP_FILTER_SHAPE:
       self->filter_shape = (afet::PlpFilterShape) g_value_get_enum (value);
+      break;
+    case PROP_CEPSTRAL_SCALE:
+      self->cepstral_scale = g_value_get_double (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -160,16 +211,22 @@ gst_afet_plp_get_property (GObject * object, guint prop_id, GValue * value,
 
   if (gst_afet_spectral_get_property (object, prop_id, value))
     return;
+  /* what is in effect: set, or the preset's */
+  const gboolean kaldi = gst_afet_base_get_preset (GST_AFET_BASE (self)) ==
+      GST_AFET_PRESET_KALDI;
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_LPC_ORDER:
       g_value_set_uint (value, self->lpc_order);
       break;
     case PROP_COMPRESSION:
-      g_value_set_double (value, self->compression);
+      g_value_set_double (value, effective_compression (self, kaldi));
       break;
     case PROP_FILTER_SHAPE:
       g_value_set_enum (value, (gint) self->filter_shape);
+      break;
+    case PROP_CEPSTRAL_SCALE:
+      g_value_set_double (value, self->cepstral_scale);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -199,18 +256,25 @@ gst_afet_plp_class_init (GstAfetPlpClass * klass)
           DEFAULT_LPC_ORDER, flags));
   g_object_class_install_property (gobject_class, PROP_COMPRESSION,
       g_param_spec_double ("compression", "Compression",
-          "Intensity-loudness power law exponent (HTK COMPRESSFACT)", 0.01,
+          "Intensity-loudness power law exponent (HTK COMPRESSFACT, Kaldi's "
+          "compress-factor; default 0.33, under preset=kaldi 0.33333)", 0.01,
           1.0, DEFAULT_COMPRESSION, flags));
   g_object_class_install_property (gobject_class, PROP_FILTER_SHAPE,
       g_param_spec_enum ("filter-shape", "Filter shape",
           "Critical-band filters: HTK's mel triangles or Hermansky's Bark "
           "curves", GST_TYPE_AFET_FILTER_SHAPE, (gint) DEFAULT_FILTER_SHAPE,
           flags));
+  g_object_class_install_property (gobject_class, PROP_CEPSTRAL_SCALE,
+      g_param_spec_double ("cepstral-scale", "Cepstral scale",
+          "Kaldi's cepstral-scale (preset=kaldi): c0..cN (not the energy) "
+          "times this", -G_MAXDOUBLE, G_MAXDOUBLE, DEFAULT_CEPSTRAL_SCALE,
+          flags));
 
   gst_afet_base_class_set_element (element_class,
       GST_AFET_AUDIO_CAPS "; " GST_AFET_FEATURES_CAPS ("frames"),
       GST_AFET_FEATURES_CAPS ("plp"), "afet PLP",
-      "HTK-exact perceptual linear prediction cepstra on an OpenCL device");
+      "HTK-exact (or Kaldi's) perceptual linear prediction cepstra on an "
+      "OpenCL device");
 
   spectral_class->setup = gst_afet_plp_setup;
 
@@ -223,5 +287,7 @@ gst_afet_plp_init (GstAfetPlp * self)
 {
   self->lpc_order = DEFAULT_LPC_ORDER;
   self->compression = DEFAULT_COMPRESSION;
+  self->compression_set = FALSE;
   self->filter_shape = DEFAULT_FILTER_SHAPE;
+  self->cepstral_scale = DEFAULT_CEPSTRAL_SCALE;
 }

@@ -11,6 +11,7 @@
 #include "gstafetplp.h"
 #include "gstafetdelta.h"
 #include "gstafettraps.h"
+#include "gstafetspectrogram.h"
 #include "gstafetcmvn.h"
 #include "gstafetenc.h"
 #include "gstafetparse.h"
@@ -41,6 +42,7 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (afetmfcc, plugin);
   ret |= GST_ELEMENT_REGISTER (afetplp, plugin);
   ret |= GST_ELEMENT_REGISTER (afettraps, plugin);
+  ret |= GST_ELEMENT_REGISTER (afetspectrogram, plugin);
   ret |= GST_ELEMENT_REGISTER (afetdelta, plugin);
   ret |= GST_ELEMENT_REGISTER (afetcmvn, plugin);
   ret |= GST_ELEMENT_REGISTER (afetenc, plugin);

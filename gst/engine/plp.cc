@@ -97,21 +97,22 @@ PlpConfig::dims () const
 int
 PlpConfig::c0_index () const
 {
-  return c0 ? num_ceps : -1;
+  return !c0 ? -1 : leading ? 0 : num_ceps;
 }
 
 int
 PlpConfig::energy_index () const
 {
-  return energy ? dims () - 1 : -1;
+  return !energy ? -1 : leading ? 0 : dims () - 1;
 }
 
 std::string
 PlpConfig::key () const
 {
-  char buf[120];
-  std::snprintf (buf, sizeof buf, " order=%d compression=%a shape=%d",
-      lpc_order, compression, (int) filter_shape);
+  char buf[160];
+  std::snprintf (buf, sizeof buf, " order=%d compression=%a shape=%d "
+      "variant=%d scale=%a", lpc_order, compression, (int) filter_shape,
+      (int) variant, cepstral_scale);
   return "plp " + front_key () + buf;
 }
 
@@ -134,6 +135,23 @@ PlpConfig::validate () const
   if (!(compression > 0.0 && compression <= 1.0))
     return Status (Status::BAD_CONFIG, "compression must be in (0, 1] "
         "(HTK: 0.33)");
+  if (variant == PlpVariant::HTK)
+    return cepstral_scale == 1.0 && !leading ? Status::Ok () :
+        Status (Status::BAD_CONFIG, "cepstral-scale and Kaldi's column "
+        "order are Kaldi's PLP (preset=kaldi)");
+  if (filter_shape != PlpFilterShape::MEL)
+    return Status (Status::BAD_CONFIG, "Kaldi's PLP has its mel filter bank "
+        "only: set filter-shape=htk-mel (or preset=htk for Bark bands)");
+  if (num_ceps > lpc_order)
+    return Status (Status::BAD_CONFIG, "Kaldi's PLP has cepstra up to "
+        "lpc-order only: num-ceps (" + std::to_string (num_ceps) + ") must "
+        "not exceed lpc-order (" + std::to_string (lpc_order) + ")");
+  if (leading && energy && c0)
+    return Status (Status::BAD_CONFIG, "Kaldi's column order has room for "
+        "either the energy or c0 in column 0: set energy=false or c0=false, "
+        "or htk-compat=true for both at the end");
+  if (!std::isfinite (cepstral_scale))
+    return Status (Status::BAD_CONFIG, "cepstral-scale must be finite");
   return Status::Ok ();
 }
 
@@ -154,6 +172,7 @@ design_plp (const PlpConfig &c, PlpDesign *out)
   const int M = c.num_filters;
   const int p = c.lpc_order;
   const int N = c.fft_size ();
+  const bool kaldi = c.variant == PlpVariant::KALDI;
   if (c.filter_shape == PlpFilterShape::MEL) {
     MelDesign md;
     md.rate = c.framing.rate;
@@ -162,11 +181,16 @@ design_plp (const PlpConfig &c, PlpDesign *out)
     md.low_freq = c.low_freq;
     md.high_freq = c.high_freq;
     md.htk_period_quirk = c.htk_period_quirk;
-    AFET_RETURN_IF_ERROR (design_htk_melbank (md, &out->bank));
+    /* Kaldi: its bank (mel_layout), centres at the mel centres */
+    md.layout = kaldi ? c.mel_layout : MelLayout::HTK;
+    md.warp = c.warp;
+    md.warp_low = c.warp_low;
+    md.warp_high = c.warp_high;
+    AFET_RETURN_IF_ERROR (design_melbank (md, &out->bank));
   } else {
     AFET_RETURN_IF_ERROR (design_bark_bank (c, &out->bank));
   }
-  /* HTK weights each channel at its centre */
+  /* HTK and Kaldi weight each channel at its centre */
   out->eql.assign (M, 0.0f);
   for (int m = 0; m < M; m++)
     out->eql[m] = (float) plp_equal_loudness (out->bank.centre_hz[m]);
@@ -178,9 +202,10 @@ design_plp (const PlpConfig &c, PlpDesign *out)
       out->idft[(size_t) i * (M + 2) + m] = (float) ((m == 0 || m == K ?
               1.0 : 2.0) * std::cos (M_PI * i * m / K) / (2.0 * K));
 
+  /* Kaldi's lifter is HTK's (with weight 1 at c0) */
   out->lift.assign (c.num_ceps, 1.0f);
   for (int n = 1; n <= c.num_ceps; n++)
-    out->lift[n - 1] = (float) htk_lifter (n, c.lifter);
+    out->lift[n - 1] = (float) (htk_lifter (n, c.lifter) * c.cepstral_scale);
   return Status::Ok ();
 }
 
@@ -205,8 +230,11 @@ PlpStage::init_kind ()
           d.eql.size () * sizeof (float), d.eql.data (), &eql_));
   AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY,
           d.idft.size () * sizeof (float), d.idft.data (), &idft_));
+  /* and c0's weight after them (Kaldi's kernel reads it) */
+  std::vector<float> lift = d.lift;
+  lift.push_back ((float) cfg.cepstral_scale);
   AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY,
-          d.lift.size () * sizeof (float), d.lift.data (), &lift_));
+          lift.size () * sizeof (float), lift.data (), &lift_));
 
   r_ld_ = (size_t) cfg.max_batch;
   AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE,
@@ -217,7 +245,10 @@ PlpStage::init_kind ()
   std::string opts = "-DAFET_LSZ=" + std::to_string (lsz_) +
       " -DAFET_PLP_ORDER=" + std::to_string (p) +
       " -DAFET_PLP_NCEPS=" + std::to_string (cfg.num_ceps) +
-      " -DAFET_PLP_C0=" + std::string (cfg.c0 ? "1" : "0");
+      " -DAFET_PLP_C0=" + std::string (cfg.c0 ? "1" : "0") +
+      " -DAFET_PLP_KALDI=" + std::string (cfg.variant == PlpVariant::KALDI ?
+          "1" : "0") + " -DAFET_PLP_LEAD=" + std::string (cfg.leading ? "1" :
+          "0");
   AFET_RETURN_IF_ERROR (make_kernel (dev, "plp", kernels::plp,
           kernels::plp_sha256, opts, "afet_plp_bank", &bank_kernel_));
   AFET_RETURN_IF_ERROR (make_kernel (dev, "plp", kernels::plp,
@@ -250,7 +281,8 @@ PlpStage::spectra_to_features (int n, cl_mem out, size_t out_row)
   /* auditory spectra, n x (M + 2) */
   cl_mem first = bank_.first.get (), count = bank_.count.get (), offset = bank_.offset.get (),
       weights = bank_.weights.get (), eql = eql_.get (), aspec = aspec_.get ();
-  const float floor_v = 1.0f;
+  /* HTK floors the channels at 1.0, Kaldi not at all */
+  const float floor_v = c.variant == PlpVariant::KALDI ? 0.0f : 1.0f;
   const float compression = (float) c.compression;
   const cl_int use_power = c.use_power ? 1 : 0;
   {
@@ -273,8 +305,9 @@ PlpStage::spectra_to_features (int n, cl_mem out, size_t out_row)
   /* Durbin, cepstrum, lifter, c0 into the output rows */
   cl_mem lift = lift_.get ();
   ArgSetter a (lpc_kernel_.get ());
-  a (autoc) ((cl_uint) r_ld_) (lift) (out) ((cl_uint) (out_row * dims))
-      ((cl_uint) dims) ((cl_uint) n);
+  /* Kaldi's order: the energy in column 0, then the cepstra */
+  a (autoc) ((cl_uint) r_ld_) (lift) (out) ((cl_uint) (out_row * dims +
+          (c.leading && c.energy ? 1 : 0))) ((cl_uint) dims) ((cl_uint) n);
   AFET_RETURN_IF_ERROR (a.status ("afet_plp_lpc"));
   size_t groups = ((size_t) n + lsz_ - 1) / lsz_;
   return launch (q, lpc_kernel_.get (), groups, lsz_, "afet_plp_lpc");

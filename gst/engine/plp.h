@@ -10,7 +10,8 @@
 #include <vector>
 
 /* PLP (perceptual linear prediction) with HTK 3.4.1's conventions
- * (TARGETKIND = PLP, USEPOWER = T, COMPRESSFACT, LPCORDER), GStreamer-free.
+ * (TARGETKIND = PLP, USEPOWER = T, COMPRESSFACT, LPCORDER), or Kaldi's
+ * (compute-plp-feats; PlpVariant::KALDI), GStreamer-free.
  *
  * Per frame: HTK framing (framing.h) -> FFT -> power spectrum -> filter bank
  * over FFT bins 1 .. N/2-1 (HTK's mel triangles, or Hermansky's Bark
@@ -18,7 +19,13 @@
  * centre -> power `compression` -> the two edge channels copied outward
  * (M + 2 points) -> autocorrelation by the inverse DFT of that even
  * spectrum -> Durbin (order p) -> cepstrum of 1/A(z) -> lifter; c0 is the
- * log of Durbin's final prediction error. Columns: c1..cN, c0, E. */
+ * log of Durbin's final prediction error. Columns: c1..cN, c0, E.
+ *
+ * Kaldi's variant differs in: the bank of mel_layout (Kaldi's), no floor on
+ * the channels, each Durbin step's (1 - k^2) floored at 1e-5 (no stop),
+ * c0 = max(ln err, FLT_MIN), cepstra only up to lpc_order (num_ceps <=
+ * lpc_order), everything but the energy times cepstral_scale, and with
+ * leading c0 or the energy in column 0. */
 
 namespace afet {
 
@@ -26,6 +33,13 @@ enum class PlpFilterShape
 {
   MEL = 0,      /* HTK: the MFCC mel filter bank (design_htk_melbank) */
   BARK,         /* Hermansky's critical-band curves on the Bark scale */
+};
+
+/* Whose conventions the stage computes. */
+enum class PlpVariant
+{
+  HTK = 0,      /* HCopy's PLP */
+  KALDI,        /* compute-plp-feats */
 };
 
 /* The highest LPC order and cepstrum count (the LPC kernel's private
@@ -40,9 +54,12 @@ struct PlpConfig : SpectralConfig
   int lpc_order = 12;             /* 1..64 */
   double compression = 0.33;      /* intensity-loudness power law */
   PlpFilterShape filter_shape = PlpFilterShape::MEL;
+  PlpVariant variant = PlpVariant::HTK;
+  double cepstral_scale = 1.0;    /* KALDI: c0..cN times this */
 
   PlpConfig () { use_power = true; }
-  /* HTK column order: c1..cN, c0, E. */
+  /* HTK's column order c1..cN, c0, E; with leading (KALDI only) c0 or E,
+   * then c1..cN. */
   int dims () const;
   int c0_index () const;
   int energy_index () const;
@@ -61,7 +78,9 @@ struct PlpDesign
   /* (p + 1) x (M + 2), row-major: r_i = sum_m idft[i][m] a_m, the inverse
    * DFT of the even (M + 2)-point spectrum normalised by 2 (M + 1) */
   std::vector<float> idft;
-  std::vector<float> lift;     /* N lifter weights for c1..cN */
+  /* N lifter weights (times cepstral_scale) for c1..cN; the stage appends
+   * c0's, cepstral_scale */
+  std::vector<float> lift;
 };
 
 /* HTK's equal-loudness curve (Hermansky 1990, frequency form), f in Hz:

@@ -31,8 +31,8 @@ run engine "$build/tests/engine/test_engine"
 run plp "$build/tests/engine/test_plp"
 run cache "$build/tests/engine/test_cache"
 run stream "$build/tests/engine/test_stream"
-for t in afetframer afetmfcc afetplp afetdelta afettraps afetcmvn \
-    devicememory reliability matrix afetfile; do
+for t in afetframer afetmfcc afetplp afetdelta afettraps afetspectrogram \
+    afetcmvn devicememory reliability matrix afetfile presets htkconfig; do
   run $t "$build/tests/check/elements/check_$t"
 done
 AFET_GOLDEN_SET=synthetic run golden "$build/tests/check/elements/check_golden"

@@ -4,15 +4,20 @@
  *
  * afetplp through GstHarness against the double-precision PLP reference:
  * noise and speech, Bark shape, buffer splitting, timestamps, frames input,
- * silence, latency.
+ * silence, latency; preset=kaldi against Kaldi's own compute-plp-feats
+ * (tests/data/kaldi-gen) and the double-precision Kaldi reference, and the
+ * presets without PLP refused.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include "afetcheck.h"
+#include "afetref_kaldi.h"
 
+#include <float.h>
 #include <math.h>
+#include <string.h>
 
 static void
 run (const gchar * launch, gint rate, const gdouble * x, gint n,
@@ -270,6 +275,243 @@ GST_START_TEST (test_shared_properties)
 
 GST_END_TEST;
 
+/* ---- preset=kaldi: Kaldi's compute-plp-feats ---------------------------- */
+
+/* The options of kaldi_plp_opts (tests/data/kaldi-gen/README.md) as
+ * afetplp's properties (Kaldi's --num-ceps=15 counts c0) */
+#define KALDI_OPTS "preset=kaldi htk-compat=true lpc-order=14 num-ceps=14 " \
+  "compression=0.5 cepstral-scale=1.5 lifter=0 num-filters=19 " \
+  "window=hamming energy-floor=1.0 high-freq=-200 low-freq=60"
+
+/* Relative L2 of columns col0 .. col0 + ncols - 1, printed. */
+static gdouble
+group_l2 (const AfetCheckResult * res, const gfloat * ref_f,
+    const gdouble * ref_d, gint col0, gint ncols, const gchar * what)
+{
+  gdouble e = afetref_rel_l2_strided (res->data, NULL, res->dims, col0, ref_f,
+      ref_d, res->dims, col0, res->n_frames, ncols);
+  g_print ("%-44s cols %2d..%2d rel L2 %.2e\n", what, col0,
+      col0 + ncols - 1, e);
+  return e;
+}
+
+/* afetplp against Kaldi's own PLP (kaldi-drv, float32) on the synthetic
+ * sentences: column 0 and the rest each within 1e-4 (relative L2). The
+ * opts set has --raw-energy=false, the energy of the windowed frame, which
+ * afet does not compute: only its cepstra are compared. */
+GST_START_TEST (test_kaldi_reference_files)
+{
+  const struct
+  {
+    const gchar *set, *props;
+    gint dims;
+    gboolean few;               /* s01 only */
+    gint energy_col;            /* a column not compared, or -1 */
+  } sets[] = {
+    {"kaldi_plp", "preset=kaldi", 13, FALSE, -1},
+    {"kaldi_plp_c0_nosnip", "preset=kaldi energy=false snip-edges=false",
+        13, FALSE, -1},
+    {"kaldi_plp_opts", KALDI_OPTS, 15, TRUE, 14},
+  };
+  const gchar *names[] = { "s01_16k", "s01_8k", "s02_16k", "s02_8k",
+    "s03_16k", "s03_8k"
+  };
+  for (guint s = 0; s < G_N_ELEMENTS (sets); s++) {
+    for (guint i = 0; i < (sets[s].few ? 2 : G_N_ELEMENTS (names)); i++) {
+      gchar *rel = g_strdup_printf ("kaldi-gen/%s/%s.npy", sets[s].set,
+          names[i]);
+      gchar *wav_rel = g_strdup_printf ("audio/%s.wav", names[i]);
+      gchar *ref_path = afetref_find_data (rel, NULL);
+      gchar *wav = afetref_find_data (wav_rel, NULL);
+      fail_unless (ref_path && wav, "missing test data %s", rel);
+      gint rows = 0, cols = 0, rate = 0, n = 0;
+      gfloat *ref = afetref_read_npy (ref_path, &rows, &cols);
+      gdouble *x = afetref_read_wav (wav, &rate, &n);
+      fail_unless (ref && x);
+      fail_unless_equals_int (cols, sets[s].dims);
+      gchar *launch = g_strdup_printf ("afetplp %s", sets[s].props);
+      AfetCheckResult res = { 0 };
+      run (launch, rate, x, n, NULL, 0, &res);
+      fail_unless_equals_int (res.n_frames, rows);
+      fail_unless_equals_int (res.dims, cols);
+      fail_unless_equals_int (res.info.kind, AFET_FEATURES_KIND_PLP);
+      gchar *what = g_strdup_printf ("%s/%s", sets[s].set, names[i]);
+      gint ec = sets[s].energy_col;
+      gint c0 = ec == 0 ? 1 : 0;
+      gint nc = ec < 0 ? 1 : ec == 0 ? cols - 1 : ec;
+      gdouble e0 = group_l2 (&res, ref, NULL, c0, ec < 0 ? 1 : nc, what);
+      gdouble e1 = ec < 0 ? group_l2 (&res, ref, NULL, 1, cols - 1, what) :
+          0.0;
+      if (ec >= 0)              /* for the record */
+        group_l2 (&res, ref, NULL, ec, 1, "  (windowed energy, not Kaldi's)");
+      fail_unless (e0 <= 1e-4 && e1 <= 1e-4, "%s (%s): rel L2 %.3e / %.3e",
+          what, launch, e0, e1);
+      afetcheck_result_clear (&res);
+      g_free (what);
+      g_free (launch);
+      g_free (x);
+      g_free (ref);
+      g_free (wav);
+      g_free (ref_path);
+      g_free (wav_rel);
+      g_free (rel);
+    }
+  }
+}
+
+GST_END_TEST;
+
+/* preset=kaldi on noise of several lengths and rates, in random buffer
+ * sizes, against afetref_kaldi_compute (AFETREF_KALDI_PLP): energy or c0
+ * first, htk-compat with Kaldi's options changed; each column group
+ * within 2e-5 (relative L2; measured up to 3.5e-6). */
+GST_START_TEST (test_kaldi_noise_vs_reference)
+{
+  const gint lengths[] = { 16000, 4321, 401 };
+  gint *sizes = afetcheck_random_sizes (64, 1, 997, 9);
+  for (guint l = 0; l < G_N_ELEMENTS (lengths); l++) {
+    const gint rate = l == 1 ? 8000 : 16000, n = lengths[l];
+    gdouble *x = afetref_make_noise (n, 12000, 40 + l);
+    afetref_quantize_s16 (x, n);
+    for (guint v = 0; v < 4; v++) {
+      AfetRefKaldiConfig c;
+      afetref_kaldi_config_init (&c, AFETREF_KALDI_PLP);
+      c.rate = rate;
+      const gchar *props = "afetplp preset=kaldi";
+      if (v == 3) {
+        /* the frames and their energy from afetframer */
+        props = "afetframer preset=kaldi energy=true ! afetplp";
+      } else if (v == 1) {
+        props = "afetplp preset=kaldi energy=false snip-edges=false";
+        c.use_energy = 0;
+        c.snip_edges = 0;
+      } else if (v == 2) {
+        props = "afetplp preset=kaldi htk-compat=true lpc-order=14 "
+            "num-ceps=14 compression=0.5 cepstral-scale=1.5 lifter=0 "
+            "num-filters=19 window=hamming high-freq=-200 low-freq=60 "
+            "energy=false";
+        c.htk_compat = 1;
+        c.lpc_order = 14;
+        c.num_ceps = 15;
+        c.compress_factor = 0.5;
+        c.cepstral_scale = 1.5;
+        c.cepstral_lifter = 0;
+        c.num_bins = 19;
+        c.window = AFETREF_WINDOW_HAMMING;
+        c.high_freq = -200;
+        c.low_freq = 60;
+        c.use_energy = 0;
+      }
+      gint frames = 0;
+      gdouble *ref = afetref_kaldi_compute (&c, x, n, &frames);
+      fail_unless (ref != NULL);
+      gint dims = afetref_kaldi_dims (&c);
+      AfetCheckResult res = { 0 };
+      run (props, rate, x, n, sizes, 64, &res);
+      fail_unless_equals_int (res.n_frames, frames);
+      fail_unless_equals_int (res.dims, dims);
+      gchar *what = g_strdup_printf ("noise %d @ %d, %s", n, rate,
+          v == 2 ? "opts" : props);
+      /* column 0 (last with htk-compat) and the cepstra */
+      gint first = v == 2 ? dims - 1 : 0, ceps = v == 2 ? 0 : 1;
+      gdouble e0 = group_l2 (&res, NULL, ref, first, 1, what);
+      gdouble e1 = group_l2 (&res, NULL, ref, ceps, dims - 1, what);
+      fail_unless (e0 <= 2e-5 && e1 <= 2e-5, "%s: rel L2 %.3e / %.3e", what,
+          e0, e1);
+      afetcheck_result_clear (&res);
+      g_free (what);
+      g_free (ref);
+    }
+    g_free (x);
+  }
+  g_free (sizes);
+}
+
+GST_END_TEST;
+
+/* compression follows the preset unless set; the caps' columns follow
+ * Kaldi's order; an all-zero frame (NaN in Kaldi) gives finite numbers,
+ * c0 = FLT_MIN. */
+GST_START_TEST (test_kaldi_properties)
+{
+  GstElement *plp = gst_element_factory_make ("afetplp", NULL);
+  gdouble compression, scale;
+  g_object_get (plp, "compression", &compression, "cepstral-scale", &scale,
+      NULL);
+  fail_unless_equals_float (compression, 0.33);
+  fail_unless_equals_float (scale, 1.0);
+  gst_util_set_object_arg (G_OBJECT (plp), "preset", "kaldi");
+  g_object_get (plp, "compression", &compression, NULL);
+  fail_unless_equals_float (compression, 0.33333);
+  g_object_set (plp, "compression", 0.33, NULL);
+  g_object_get (plp, "compression", &compression, NULL);
+  fail_unless_equals_float (compression, 0.33);
+  gst_object_unref (plp);
+
+  const struct
+  {
+    const gchar *launch;
+    gint c0_index, energy_index;
+  } t[] = {
+    {"afetplp preset=kaldi", -1, 0},
+    {"afetplp preset=kaldi energy=false", 0, -1},
+    {"afetplp preset=kaldi htk-compat=true", -1, 12},
+    {"afetplp preset=kaldi htk-compat=true energy=false", 12, -1},
+  };
+  gdouble *zeros = g_new0 (gdouble, 4000);
+  for (guint i = 0; i < G_N_ELEMENTS (t); i++) {
+    AfetCheckResult res = { 0 };
+    run (t[i].launch, 16000, zeros, 4000, NULL, 0, &res);
+    fail_unless_equals_int (res.dims, 13);
+    fail_unless_equals_int (res.info.c0_index, t[i].c0_index);
+    fail_unless_equals_int (res.info.energy_index, t[i].energy_index);
+    fail_unless_equals_int (res.info.preset, AFET_FEATURES_PRESET_KALDI);
+    fail_unless (res.n_frames > 0);
+    for (gint f = 0; f < res.n_frames; f++)
+      for (gint d = 0; d < res.dims; d++) {
+        gfloat v = res.data[(gsize) f * res.dims + d];
+        gdouble want = d == t[i].c0_index ? FLT_MIN : d == t[i].energy_index
+            ? log (FLT_EPSILON) : 0.0;
+        fail_unless (fabs (v - want) <= 1e-4 * fabs (want), "%s: frame %d "
+            "column %d is %g, want %g", t[i].launch, f, d, v, want);
+      }
+    afetcheck_result_clear (&res);
+  }
+  g_free (zeros);
+}
+
+GST_END_TEST;
+
+/* What afetplp cannot compute is refused at negotiation, naming why. */
+GST_START_TEST (test_refusals)
+{
+  const struct
+  {
+    const gchar *chain, *needle;
+  } t[] = {
+    {"afetplp preset=lhotse", "preset=lhotse has no PLP"},
+    {"afetplp preset=whisper", "preset=whisper has no PLP"},
+    {"afetframer preset=lhotse ! afetplp preset=lhotse",
+        "preset=lhotse has no PLP"},
+    {"afetplp preset=kaldi num-ceps=13", "must not exceed lpc-order"},
+    {"afetplp preset=kaldi filter-shape=bark", "filter-shape=htk-mel"},
+    {"afetplp preset=kaldi c0=true energy=true", "either the energy or c0"},
+    {"afetplp cepstral-scale=2", "preset=kaldi"},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (t); i++) {
+    gchar *launch = g_strdup_printf ("audiotestsrc num-buffers=5 ! "
+        "audio/x-raw,rate=16000,channels=1 ! %s ! fakesink", t[i].chain);
+    gchar *error = NULL;
+    fail_if (afetcheck_run_launch (launch, &error), "%s ran", launch);
+    fail_unless (error && strstr (error, t[i].needle), "%s: '%s' lacks '%s'",
+        launch, error, t[i].needle);
+    g_free (error);
+    g_free (launch);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 afetplp_suite (void)
 {
@@ -283,6 +525,10 @@ afetplp_suite (void)
   tcase_add_test (tc, test_silence_finite);
   tcase_add_test (tc, test_latency);
   tcase_add_test (tc, test_shared_properties);
+  tcase_add_test (tc, test_kaldi_reference_files);
+  tcase_add_test (tc, test_kaldi_noise_vs_reference);
+  tcase_add_test (tc, test_kaldi_properties);
+  tcase_add_test (tc, test_refusals);
   return s;
 }
 

@@ -1,0 +1,64 @@
+/* afet — speech features on OpenCL
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "spectrogram.h"
+#include "clutil.h"
+
+#include "afet-kernels.h"
+
+#include <cfloat>
+#include <cmath>
+
+namespace afet {
+
+std::string
+SpectrogramConfig::key () const
+{
+  return "spectrogram " + front_key () + " raw=" +
+      std::to_string (raw_energy ? 1 : 0);
+}
+
+Status
+SpectrogramConfig::validate () const
+{
+  /* the mel-bank fields keep their (valid) defaults and are not used */
+  AFET_RETURN_IF_ERROR (validate_front ());
+  if (framing.energy_mode != EnergyMode::KALDI)
+    return Status (Status::BAD_CONFIG, "the spectrogram's log energy is "
+        "Kaldi's: the framing's energy mode must be KALDI");
+  if (!(framing.energy_floor >= 0.0))
+    return Status (Status::BAD_CONFIG, "energy-floor must be >= 0 (0 = "
+        "none)");
+  if (frames_input && raw_energy && !input_has_energy)
+    return Status (Status::BAD_CONFIG, "raw-energy=true needs the raw log "
+        "energy of each frame, which the incoming frames do not carry: set "
+        "energy=true on afetframer, or raw-energy=false");
+  return Status::Ok ();
+}
+
+Status
+SpectrogramStage::init_kind ()
+{
+  return make_kernel (*device_, "spectrogram", kernels::spectrogram,
+      kernels::spectrogram_sha256, stage_build_options (lsz_),
+      "afet_spectrogram", &kernel_);
+}
+
+Status
+SpectrogramStage::spectra_to_features (int n, cl_mem out, size_t out_row)
+{
+  const SpectrogramConfig &c = cfg_;
+  const int dims = c.dims ();
+  const double floor = c.framing.energy_floor;
+  cl_mem spec = front_.spectra ();
+  ArgSetter a (kernel_.get ());
+  a (spec) ((cl_uint) front_.stride ()) ((cl_uint) (dims - 1))
+      ((float) (1.0 / c.fft_size ())) ((cl_int) (c.raw_energy ? 0 : 1))
+      ((float) (floor > 0 ? std::log (floor) : -FLT_MAX)) (out)
+      ((cl_uint) (out_row * dims)) ((cl_uint) dims) ((cl_uint) n);
+  AFET_RETURN_IF_ERROR (a.status ("afet_spectrogram"));
+  return launch (queue_, kernel_.get (), n, lsz_, "afet_spectrogram");
+}
+
+}  /* namespace afet */
