@@ -130,7 +130,8 @@ htk_kind_for (const AfetFeaturesInfo & info, uint16_t * kind,
   if (info.energy_index >= 0) {
     if (info.energy_index != s - 1) {
       *why = fmt ("HTK's _E means the log energy is the last static column "
-          "(%d); this stream has it in column %d", s - 1, info.energy_index);
+          "(%d); this stream has it in column %d (Kaldi's order: set "
+          "htk-compat=true where it is made)", s - 1, info.energy_index);
       return false;
     }
     k |= kHtkE;
@@ -139,7 +140,8 @@ htk_kind_for (const AfetFeaturesInfo & info, uint16_t * kind,
     const int want = s - 1 - (info.energy_index >= 0 ? 1 : 0);
     if (info.c0_index != want) {
       *why = fmt ("HTK's _0 means c0 follows the other cepstra (column %d); "
-          "this stream has it in column %d", want, info.c0_index);
+          "this stream has it in column %d (Kaldi's order: set "
+          "htk-compat=true where it is made)", want, info.c0_index);
       return false;
     }
     k |= kHtk0;

@@ -137,7 +137,7 @@ plp_variant (GstAfetPlp * self, const afet::SpectralConfig & c,
         "PLP (Whisper computes a log-mel spectrogram only): use afetplp "
         "preset=kaldi or preset=htk, or afetmfcc preset=whisper");
   if (c.framing.energy_mode == afet::EnergyMode::LHOTSE ||
-      gst_afet_base_get_preset (GST_AFET_BASE (self)) ==
+      gst_afet_spectral_input_preset (GST_AFET_SPECTRAL (self)) ==
       GST_AFET_PRESET_LHOTSE)
     return afet::Status (afet::Status::BAD_CONFIG, "preset=lhotse has no "
         "PLP (lhotse extracts Fbank and Mfcc only): use afetplp preset=kaldi "

@@ -15,6 +15,7 @@
 #include "clamp.h"
 #include "combine.h"
 
+#include <atomic>
 #include <cfloat>
 
 /* the base class' category: this is the base of the spectral elements */
@@ -112,6 +113,8 @@ struct GstAfetSpectralState
   GstAfetClamp clamp = DEFAULT_CLAMP;
   gdouble warp = 1.0, warp_low = 100.0, warp_high = -500.0;
   guint set = 0;                /* 1 << (prop - PROP_SPECTRAL_FIRST) */
+  /* the preset of the input being set up (gst_afet_spectral_input_preset) */
+  std::atomic<int> input_preset {GST_AFET_PRESET_HTK};
   gboolean combine_streams = DEFAULT_COMBINE_STREAMS;
 
   std::unique_ptr<afet::SpectralStage> stage;
@@ -251,6 +254,12 @@ common_config (GstAfetSpectral * self, const GstAfetInput * in,
   return c;
 }
 
+GstAfetPreset
+gst_afet_spectral_input_preset (GstAfetSpectral * self)
+{
+  return (GstAfetPreset) STATE (self)->input_preset.load ();
+}
+
 /* The clamp in effect (a property under the lock). */
 static GstAfetClamp
 effective_clamp (GstAfetSpectral * self, GstAfetPreset preset)
@@ -268,6 +277,7 @@ setup (GstAfetSpectral * self, const GstAfetInput * in,
     const GstAfetEnv * env)
 {
   GstAfetSpectralClass *klass = GST_AFET_SPECTRAL_GET_CLASS (self);
+  STATE (self)->input_preset = preset;
   AFET_RETURN_IF_ERROR (klass->setup (self, common_config (self, in, preset),
           out, env, &STATE (self)->stage));
   GstAfetClamp clamp = effective_clamp (self, preset);

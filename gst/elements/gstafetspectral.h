@@ -72,6 +72,10 @@ struct _GstAfetSpectralClass
       const GstAfetEnv * env, std::unique_ptr<afet::SpectralStage> * stage);
 };
 
+/* The preset in effect for the input being set up (the element's, or its
+ * frames' when it has none of its own): valid inside @setup. */
+GstAfetPreset gst_afet_spectral_input_preset (GstAfetSpectral * self);
+
 /* Installs the framing and the shared spectral properties on a subclass,
  * with the defaults and words of @spec (static: it is kept). */
 void gst_afet_spectral_class_install_properties (GObjectClass * klass,

@@ -533,6 +533,8 @@ GST_START_TEST (test_refusals)
     {"afetframer preset=kaldi ! afetmfcc preset=htk", "cut with preset=kaldi"},
     {"afettraps preset=kaldi", "HTK's conventions only"},
     {"afetmfcc warp-factor=0.9", "warps Kaldi's mel bank"},
+    {"afetframer preset=lhotse ! afetplp energy=false",
+        "preset=lhotse has no PLP"},
     {"afetmfcc preset=kaldi warp-factor=0.9 warp-low=10", "VTLN needs"},
   };
   for (guint i = 0; i < G_N_ELEMENTS (t); i++) {
