@@ -15,7 +15,8 @@
  * sample of the previous frame is used; Kaldi's is the same), and the
  * window. The row is written at out[out_offset + t*out_stride], zero-filled
  * after W (the FFT's zero padding).
- * If energy != 0 the raw log energy goes to energy_buf[energy_offset +
+ * If energy != 0 the log energy (of the samples before pre-emphasis, or
+ * with energy_windowed of the frame as written) goes to energy_buf[energy_offset +
  * t*energy_stride]: energy_mode 0 (HTK) ln(e), -1e10 for an all-zero frame;
  * 1 (Kaldi) ln(max(e, FLT_EPSILON)), 2 (lhotse) ln(e + 1e-15), then at
  * least log_energy_floor.
@@ -96,7 +97,7 @@ afet_frame (__global const afet_sample *samples, uint W, uint S, float preemph,
     uint out_stride, uint n_frames, __global float *energy_buf,
     uint energy_offset, uint energy_stride, int energy, float scale,
     int remove_dc, float dither, ulong seed, long first_pos, int energy_mode,
-    float log_energy_floor)
+    float log_energy_floor, int energy_windowed)
 {
   __local float part[AFET_LSZ];
   uint t = get_group_id (0);
@@ -119,10 +120,10 @@ afet_frame (__global const afet_sample *samples, uint W, uint S, float preemph,
     float v = 0.0f;
     if (i < W) {
       float s = afet_load (x, i, scale, dither, seed, pos0) - mean;
-      acc += s * s;
       float prev = i == 0 ? s :
           afet_load (x, i - 1, scale, dither, seed, pos0) - mean;
       v = (s - preemph * prev) * window[i];
+      acc += energy_windowed ? v * v : s * s;
     }
     y[i] = v;
   }

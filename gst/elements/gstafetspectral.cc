@@ -51,7 +51,8 @@ enum
   PROP_WARP_FACTOR,
   PROP_WARP_LOW,
   PROP_WARP_HIGH,
-  PROP_SPECTRAL_LAST = PROP_WARP_HIGH,  /* the ones a preset sets */
+  PROP_RAW_ENERGY,
+  PROP_SPECTRAL_LAST = PROP_RAW_ENERGY, /* the ones a preset sets */
   PROP_COMBINE_STREAMS,
   PROP_MERGED_BATCHES,
 };
@@ -95,6 +96,7 @@ struct SpectralValues
   gdouble energy_floor;
   GstAfetClamp clamp;
   gdouble warp, warp_low, warp_high;
+  gboolean raw_energy;
 };
 
 /* *INDENT-OFF* */
@@ -112,6 +114,7 @@ struct GstAfetSpectralState
   gdouble energy_floor = DEFAULT_ENERGY_FLOOR;
   GstAfetClamp clamp = DEFAULT_CLAMP;
   gdouble warp = 1.0, warp_low = 100.0, warp_high = -500.0;
+  gboolean raw_energy = TRUE;
   guint set = 0;                /* 1 << (prop - PROP_SPECTRAL_FIRST) */
   /* the preset of the input being set up (gst_afet_spectral_input_preset) */
   std::atomic<int> input_preset {GST_AFET_PRESET_HTK};
@@ -178,6 +181,7 @@ effective_values (GstAfetSpectral * self, GstAfetPreset preset,
   v->warp = p->warp;
   v->warp_low = p->warp_low;
   v->warp_high = p->warp_high;
+  v->raw_energy = p->raw_energy;
 }
 
 /* The preset that applies to an input: the element's, or, when it was not
@@ -234,6 +238,7 @@ common_config (GstAfetSpectral * self, const GstAfetInput * in,
   c.warp = v.warp;
   c.warp_low = v.warp_low;
   c.warp_high = v.warp_high;
+  c.framing.energy_windowed = !v.raw_energy;
   switch (preset) {
     case GST_AFET_PRESET_HTK:
       break;
@@ -346,6 +351,9 @@ gst_afet_spectral_describe_analysis (GstAfetBase * base,
   if (c.energy && c.framing.energy_floor > 0)
     gst_structure_set (s, "energy-floor", G_TYPE_DOUBLE,
         c.framing.energy_floor, nullptr);
+  if (c.energy)
+    gst_structure_set (s, "raw-energy", G_TYPE_BOOLEAN,
+        (gboolean) ! c.framing.energy_windowed, nullptr);
 }
 
 /* The process' combiner for this input's configuration: the same config
@@ -568,6 +576,12 @@ gst_afet_spectral_class_install_properties (GObjectClass * klass,
           "Upper inflection point of the VTLN warp in Hz; below 0: that far "
           "below the Nyquist frequency (Kaldi's vtln-high, default -500)",
           -96000.0, 96000.0, -500.0, flags));
+  g_object_class_install_property (klass, PROP_RAW_ENERGY,
+      g_param_spec_boolean ("raw-energy", "Raw energy",
+          "With energy=true: the energy of the frame's samples before "
+          "pre-emphasis and window (HTK's RAWENERGY=T, Kaldi's raw-energy, "
+          "the default), or false: of the pre-emphasised, windowed frame",
+          TRUE, flags));
   gst_type_mark_as_plugin_api (GST_TYPE_AFET_CLAMP, (GstPluginAPIFlags) 0);
 }
 
@@ -625,6 +639,9 @@ gst_afet_spectral_set_property (GObject * object, guint prop_id,
       break;
     case PROP_WARP_HIGH:
       p->warp_high = g_value_get_double (value);
+      break;
+    case PROP_RAW_ENERGY:
+      p->raw_energy = g_value_get_boolean (value);
       break;
     case PROP_COMBINE_STREAMS:
       p->combine_streams = g_value_get_boolean (value);
@@ -693,6 +710,9 @@ gst_afet_spectral_get_property (GObject * object, guint prop_id,
       break;
     case PROP_WARP_HIGH:
       g_value_set_double (value, v.warp_high);
+      break;
+    case PROP_RAW_ENERGY:
+      g_value_set_boolean (value, v.raw_energy);
       break;
     case PROP_COMBINE_STREAMS:
       g_value_set_boolean (value, p->combine_streams);

@@ -31,10 +31,10 @@ FramingConfig::key () const
   char buf[256];
   snprintf (buf, sizeof buf, "rate=%d W=%d S=%d window=%d preemph=%.9g "
       "samples=%d scale=%.9g dc=%d dither=%.9g seed=%llu energy=%d "
-      "floor=%.17g edges=%d", rate, W, S, (int) window, preemph,
+      "floor=%.17g edges=%d windowed=%d", rate, W, S, (int) window, preemph,
       (int) samples, scale, remove_dc ? 1 : 0, dither,
       (unsigned long long) dither_seed, (int) energy_mode, energy_floor,
-      (int) edges);
+      (int) edges, energy_windowed ? 1 : 0);
   return buf;
 }
 
@@ -107,7 +107,7 @@ FramingKernel::enqueue (cl_command_queue q, const void *samples, int n,
       ((cl_long) (first_frame * cfg_.S - edge_lead (cfg_.edges, cfg_.W,
                   cfg_.S))) ((cl_int) cfg_.energy_mode)
       ((float) (cfg_.energy_floor > 0 ? std::log (cfg_.energy_floor) :
-              -FLT_MAX));
+              -FLT_MAX)) ((cl_int) (cfg_.energy_windowed ? 1 : 0));
   AFET_RETURN_IF_ERROR (a.status ("afet_frame"));
   return launch (q, kernel_.get (), n, lsz_, "afet_frame");
 }

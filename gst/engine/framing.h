@@ -57,6 +57,9 @@ struct FramingConfig
   uint64_t dither_seed = 0;
   EnergyMode energy_mode = EnergyMode::HTK;
   double energy_floor = 0.0;    /* KALDI: linear floor, 0 = none */
+  /* the energy of the pre-emphasised, windowed frame (Kaldi's and HTK's
+   * raw-energy false) rather than of the samples before them */
+  bool energy_windowed = false;
   Edges edges = Edges::SNIP;    /* the FrameStream pads; dither positions */
 
   size_t sample_bytes () const { return afet::sample_bytes (samples); }

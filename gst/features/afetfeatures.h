@@ -385,7 +385,7 @@ const gchar *       afet_features_norm_columns_to_string (AfetFeaturesNormColumn
 #define AFET_FEATURES_ANALYSIS_FIELDS \
     "preemphasis", "remove-dc", "snip-edges", "dither", "sample-range", \
     "filter-bank", "num-filters", "low-freq", "high-freq", "spectrum", \
-    "log", "lifter", "clamp", "energy-floor", "warp"
+    "log", "lifter", "clamp", "energy-floor", "raw-energy", "warp"
 
 AFET_FEATURES_API
 void                afet_features_copy_analysis       (GstStructure * dst,

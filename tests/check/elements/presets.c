@@ -226,6 +226,8 @@ GST_START_TEST (test_noise_vs_reference)
           TRUE, 23},
       {"preset=kaldi warp-factor=0.85 warp-low=300 warp-high=6000",
           AFETREF_KALDI_MFCC, FALSE, TRUE, TRUE, 23},
+      {"preset=kaldi raw-energy=false energy-floor=100", AFETREF_KALDI_MFCC,
+          FALSE, TRUE, TRUE, 23},
     };
     for (guint i = 0; i < G_N_ELEMENTS (k); i++) {
       AfetRefKaldiConfig c;
@@ -237,6 +239,10 @@ GST_START_TEST (test_noise_vs_reference)
       c.use_energy = k[i].energy;
       c.num_bins = k[i].bins;
       c.energy_floor = k[i].lhotse ? 1e-10 : 0.0;
+      if (strstr (k[i].props, "raw-energy=false")) {
+        c.raw_energy = 0;
+        c.energy_floor = 100;
+      }
       if (strstr (k[i].props, "warp-factor=1.15"))
         c.vtln_warp = 1.15;
       if (strstr (k[i].props, "warp-factor=0.85")) {
