@@ -741,6 +741,22 @@ gst_afet_enc_class_init (GstAfetEncClass * klass)
       (GstPluginAPIFlags) 0);
 }
 
+/* Byte positions and durations upstream are those of its input (a WAV's
+ * data chunk), not of the file afetenc writes, which it does not know
+ * before the end: not answered (afetparse would take them for its size). */
+static gboolean
+gst_afet_enc_src_query (GstPad * pad, GstObject * parent, GstQuery * query)
+{
+  GstFormat format = GST_FORMAT_UNDEFINED;
+  if (GST_QUERY_TYPE (query) == GST_QUERY_DURATION)
+    gst_query_parse_duration (query, &format, nullptr);
+  else if (GST_QUERY_TYPE (query) == GST_QUERY_POSITION)
+    gst_query_parse_position (query, &format, nullptr);
+  if (format == GST_FORMAT_BYTES)
+    return FALSE;
+  return gst_pad_query_default (pad, parent, query);
+}
+
 static void
 gst_afet_enc_init (GstAfetEnc * self)
 {
@@ -752,5 +768,6 @@ gst_afet_enc_init (GstAfetEnc * self)
   gst_element_add_pad (GST_ELEMENT (self), self->sinkpad);
   self->srcpad = gst_pad_new_from_static_template (&src_template, "src");
   gst_pad_use_fixed_caps (self->srcpad);
+  gst_pad_set_query_function (self->srcpad, gst_afet_enc_src_query);
   gst_element_add_pad (GST_ELEMENT (self), self->srcpad);
 }

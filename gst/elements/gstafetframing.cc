@@ -200,6 +200,19 @@ gst_afet_base_class_install_htk_config (GObjectClass * klass)
               GST_PARAM_MUTABLE_READY)));
 }
 
+/* The properties of one role of the htk-config file; FALSE with the
+ * reader's reason. */
+static gboolean
+htk_role_properties (const std::string & path, const char *name,
+    afet::HtkRole role, afet::HtkProperties * props, gchar ** why)
+{
+  afet::Status st = afet::htk_config_element_properties (path, name, role,
+      props);
+  if (!st.ok ())
+    *why = g_strdup_printf ("htk-config: %s", st.message ().c_str ());
+  return st.ok ();
+}
+
 gboolean
 afet_base_apply_htk_config (GstAfetBase * self, const GstAfetInput * in,
     gchar ** why)
@@ -211,22 +224,53 @@ afet_base_apply_htk_config (GstAfetBase * self, const GstAfetInput * in,
     return TRUE;
   GstElementFactory *f = gst_element_get_factory (GST_ELEMENT (self));
   const char *name = f ? GST_OBJECT_NAME (f) : "";
-  afet::HtkRole role = afet::HtkRole::ANALYSIS;
-  if (g_str_equal (name, "afetframer"))
-    role = afet::HtkRole::FRAMER;
-  else if (g_str_equal (name, "afetdelta"))
-    role = afet::HtkRole::DELTA;
-  else if (g_str_equal (name, "afetcmvn"))
-    role = !in->audio && in->features.delta_order > 0 ?
-        afet::HtkRole::MEAN_NORM : afet::HtkRole::ENERGY_NORM;
   afet::HtkProperties props;
-  afet::Status st = afet::htk_config_element_properties (path, name, role,
-      &props);
-  if (!st.ok ()) {
-    *why = g_strdup_printf ("htk-config: %s", st.message ().c_str ());
-    return FALSE;
+  if (g_str_equal (name, "afetcmvn")) {
+    /* before afetdelta: HTK's energy normalisation; after it: _Z. Without
+     * _D in the file there is one place for both, which commute (_Z leaves
+     * the energy column alone): this element does both. */
+    afet::HtkConfig cfg;
+    afet::Status st = afet::htk_config_read (path, &cfg);
+    if (!st.ok ()) {
+      *why = g_strdup_printf ("htk-config: %s", st.message ().c_str ());
+      return FALSE;
+    }
+    bool after = !in->audio && in->features.delta_order > 0;
+    if (!htk_role_properties (path, name, after ? afet::HtkRole::MEAN_NORM :
+            afet::HtkRole::ENERGY_NORM, &props, why))
+      return FALSE;
+    afet::HtkProperties mean;
+    if (!after && cfg.delta_order == 0 && !in->audio &&
+        in->features.normalization != AFET_FEATURES_NORM_NONE) {
+      *why = g_strdup ("htk-config: this stream is normalised already: "
+          "without _D in the file one afetcmvn does both HTK's energy "
+          "normalisation and _Z; remove the second");
+      return FALSE;
+    }
+    if (!after && cfg.delta_order == 0) {
+      if (!htk_role_properties (path, name, afet::HtkRole::MEAN_NORM, &mean,
+              why))
+        return FALSE;
+      for (const auto &kv : mean)
+        if (!g_str_has_prefix (kv.first.c_str (), "energy-") &&
+            kv.first != "silence-floor")
+          props.push_back (kv);
+    }
+  } else {
+    afet::HtkRole role = g_str_equal (name, "afetframer") ?
+        afet::HtkRole::FRAMER : g_str_equal (name, "afetdelta") ?
+        afet::HtkRole::DELTA : afet::HtkRole::ANALYSIS;
+    if (!htk_role_properties (path, name, role, &props, why))
+      return FALSE;
   }
   for (const auto &kv : props) {
+    GParamSpec *spec = g_object_class_find_property (G_OBJECT_GET_CLASS
+        (self), kv.first.c_str ());
+    /* fed frames: they were cut upstream (by an afetframer given the same
+     * file); only the element's own steps apply */
+    if (!in->audio && spec && spec->param_id >= PROP_FRAMING_FIRST &&
+        spec->param_id < PROP_PRESET)
+      continue;
     GST_DEBUG_OBJECT (self, "htk-config: %s=%s", kv.first.c_str (),
         kv.second.c_str ());
     gst_util_set_object_arg (G_OBJECT (self), kv.first.c_str (),
@@ -396,7 +440,7 @@ gst_afet_base_get_framing_property (GObject * object, guint prop_id,
       g_value_set_enum (value, (gint) in.window);
       break;
     case PROP_PREEMPHASIS:
-      g_value_set_double (value, in.preemph);
+      g_value_set_double (value, as_set (in.preemph));
       break;
     case PROP_PAD:
       g_value_set_boolean (value, p->pad);

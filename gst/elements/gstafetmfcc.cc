@@ -50,11 +50,13 @@ static const GstAfetSpectralSpec spec = {
       "0 = none",
   FALSE, "Filter the power spectrum |X|^2 instead of the magnitude |X| "
       "(HTK USEPOWER)",
-  TRUE, "Append c0 = sqrt(2/M) sum of the log filter bank after cN (HTK "
-      "_0); ignored when num-ceps=0",
-  FALSE, "Append the raw log energy ln(sum x^2) of each frame, before "
-      "pre-emphasis (HTK _E with RAWENERGY=T, ENORMALISE=F). With frames "
-      "input, afetframer must have energy=true",
+  TRUE, "Add c0 = sqrt(2/M) sum of the log filter bank after cN (HTK "
+      "_0; in column 0 with Kaldi's sqrt(1/M) under presets kaldi and "
+      "lhotse unless htk-compat); ignored when num-ceps=0",
+  FALSE, "Add the log energy ln(sum x^2) of each frame, before pre-emphasis "
+      "(HTK _E with RAWENERGY=T, ENORMALISE=F): last, or in column 0 under "
+      "presets kaldi and lhotse unless htk-compat. With frames input, "
+      "afetframer must have energy=true",
 };
 
 enum

@@ -500,6 +500,19 @@ gst_afet_parse_class_init (GstAfetParseClass * klass)
       (GstPluginAPIFlags) 0);
 }
 
+/* Upstream asking whether it may seek in what it writes (afetenc, to
+ * rewrite a header): no, afetparse reads its input once, in order. */
+static gboolean
+gst_afet_parse_sink_query (GstPad * pad, GstObject * parent, GstQuery * query)
+{
+  if (GST_QUERY_TYPE (query) != GST_QUERY_SEEKING)
+    return gst_pad_query_default (pad, parent, query);
+  GstFormat format;
+  gst_query_parse_seeking (query, &format, nullptr, nullptr, nullptr);
+  gst_query_set_seeking (query, format, FALSE, 0, -1);
+  return TRUE;
+}
+
 static void
 gst_afet_parse_init (GstAfetParse * self)
 {
@@ -509,6 +522,7 @@ gst_afet_parse_init (GstAfetParse * self)
   self->sinkpad = gst_pad_new_from_static_template (&sink_template, "sink");
   gst_pad_set_chain_function (self->sinkpad, gst_afet_parse_chain);
   gst_pad_set_event_function (self->sinkpad, gst_afet_parse_sink_event);
+  gst_pad_set_query_function (self->sinkpad, gst_afet_parse_sink_query);
   gst_element_add_pad (GST_ELEMENT (self), self->sinkpad);
   self->srcpad = gst_pad_new_from_static_template (&src_template, "src");
   gst_pad_use_fixed_caps (self->srcpad);

@@ -67,9 +67,11 @@ static const GstAfetSpectralSpec spec = {
   22, "Cepstral lifter L (HTK CEPLIFTER); 0 = none",
   TRUE, "Filter the power spectrum |X|^2 (HTK USEPOWER; PLP's default) "
       "instead of the magnitude",
-  TRUE, "Append c0 = ln(prediction error) after cN (HTK _0)",
-  FALSE, "Append the raw log energy of each frame (HTK _E, RAWENERGY=T, "
-      "ENORMALISE=F)",
+  TRUE, "Add c0 = ln(prediction error) after cN (HTK _0; in column 0 under "
+      "preset=kaldi unless htk-compat)",
+  FALSE, "Add the log energy of each frame (HTK _E, RAWENERGY=T, "
+      "ENORMALISE=F): last, or in column 0 under preset=kaldi unless "
+      "htk-compat",
 };
 
 enum

@@ -348,7 +348,8 @@ gst_afet_spectral_describe_analysis (GstAfetBase * base,
     gst_structure_set (s, "lifter", G_TYPE_INT, c.lifter, nullptr);
   if (c.mel_layout == afet::MelLayout::KALDI)
     gst_structure_set (s, "warp", G_TYPE_DOUBLE, c.warp, nullptr);
-  if (c.energy && c.framing.energy_floor > 0)
+  /* stated even when 0, so that a consumer asking for a floor sees none */
+  if (c.energy)
     gst_structure_set (s, "energy-floor", G_TYPE_DOUBLE,
         c.framing.energy_floor, nullptr);
   if (c.energy)

@@ -31,7 +31,8 @@ enum class Window
  *   mirrored including the edge sample (-1 -> 0, N -> N - 1, repeatedly for
  *   short runs); (N + S/2) / S frames (Kaldi's snip-edges=false).
  * MIRROR_LHOTSE: the same, frame t starting at t S - (W - S) / 2 (lhotse's
- *   own extractors; one sample later than Kaldi's when W - S is odd).
+ *   own extractors; one sample later than Kaldi's when W is even and S
+ *   odd, as 1102 / 441 at 44.1 kHz).
  * REFLECT: frame t is centred on sample t S (starts at t S - W/2); samples
  *   outside [0, N) are reflected without the edge sample (-1 -> 1, N ->
  *   N - 2); N / S frames (torch's center=True with the last frame dropped,

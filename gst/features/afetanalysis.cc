@@ -61,7 +61,16 @@ first_difference (const GstStructure * have, const GstStructure * want)
     if (!gst_value_can_intersect (h, w) ||
         !gst_value_intersect (nullptr, h, w)) {
       gchar *hs = gst_value_serialize (h);
-      why = g_strdup_printf ("field '%s' is %s, wanted %s", name, hs, ws);
+      /* 7600 (an int) never meets 7600.0 (a double): say so */
+      GType ht = G_VALUE_TYPE (h), wt = G_VALUE_TYPE (w);
+      gboolean lists = GST_VALUE_HOLDS_LIST (w) || GST_VALUE_HOLDS_INT_RANGE
+          (w) || GST_VALUE_HOLDS_DOUBLE_RANGE (w);
+      if (ht != wt && !lists)
+        why = g_strdup_printf ("field '%s' is %s (%s), wanted %s (%s): write "
+            "it as a %s", name, hs, g_type_name (ht), ws, g_type_name (wt),
+            g_type_name (ht));
+      else
+        why = g_strdup_printf ("field '%s' is %s, wanted %s", name, hs, ws);
       g_free (hs);
     }
     g_free (ws);

@@ -218,6 +218,90 @@ GST_START_TEST (test_htk_configs)
 
 GST_END_TEST;
 
+/* Runs a launch line on a wav into a raw file; its bytes. */
+static gchar *
+run_raw (const gchar * wav, const gchar * chain, gsize * len)
+{
+  gchar *out = g_build_filename (g_get_tmp_dir (), "afet-htkcfg-XXXXXX",
+      NULL);
+  gint fd = g_mkstemp (out);
+  fail_unless (fd >= 0);
+  close (fd);
+  gchar *launch = g_strdup_printf ("filesrc location=\"%s\" ! wavparse ! %s "
+      "! filesink location=\"%s\"", wav, chain, out);
+  gchar *error = NULL;
+  fail_unless (afetcheck_run_launch (launch, &error), "%s: %s", launch,
+      error);
+  gchar *data = NULL;
+  fail_unless (g_file_get_contents (out, &data, len, NULL));
+  g_unlink (out);
+  g_free (out);
+  g_free (launch);
+  return data;
+}
+
+/* htk-config on an afetframer before the analysis element (which then
+ * takes only its own steps), and on the one afetcmvn of a file with _Z
+ * but no _D (energy normalisation and _Z in one element): the same bytes
+ * as the reader's chain; a second afetcmvn there is refused. */
+GST_START_TEST (test_htk_config_framer_and_z)
+{
+  gchar *wav = g_build_filename (afetcheck_testdata_dir (), "audio",
+      "s01_16k.wav", NULL);
+  gchar *cfg = g_build_filename (afetcheck_testdata_dir (), "htk", "configs",
+      "MFCC_0_D_A_Z_16k.cfg", NULL);
+  gchar *cerr = NULL;
+  gchar *ref_chain = htkconfig_chain (cfg, &cerr);
+  fail_unless (ref_chain != NULL, "%s", cerr);
+  gsize n_ref = 0, n = 0;
+  gchar *ref = run_raw (wav, ref_chain, &n_ref);
+  gchar *framed = g_strdup_printf ("afetframer htk-config=\"%s\" ! afetmfcc "
+      "htk-config=\"%s\" ! afetdelta htk-config=\"%s\" ! afetcmvn "
+      "htk-config=\"%s\"", cfg, cfg, cfg, cfg);
+  gchar *got = run_raw (wav, framed, &n);
+  fail_unless (n == n_ref && memcmp (got, ref, n) == 0,
+      "afetframer ! afetmfcc with htk-config differ from the chain");
+  g_free (got);
+  g_free (ref);
+  g_free (ref_chain);
+  g_free (framed);
+
+  /* MFCC_E_Z: energy normalisation and _Z, no deltas */
+  gchar *ez = g_build_filename (g_get_tmp_dir (), "afet-ez-XXXXXX.cfg", NULL);
+  gint fd = g_mkstemp (ez);
+  fail_unless (fd >= 0);
+  const gchar *text = "TARGETKIND = MFCC_E_Z\nTARGETRATE = 100000.0\n"
+      "WINDOWSIZE = 250000.0\nNUMCHANS = 23\nSAVEWITHCRC = F\n";
+  fail_unless (write (fd, text, strlen (text)) == (gssize) strlen (text));
+  close (fd);
+  ref_chain = htkconfig_chain (ez, &cerr);
+  fail_unless (ref_chain && strstr (ref_chain, "energy-normalise=true") &&
+      strstr (ref_chain, "mode=mean"), "%s", ref_chain);
+  ref = run_raw (wav, ref_chain, &n_ref);
+  gchar *one = g_strdup_printf ("afetmfcc htk-config=\"%s\" ! afetcmvn "
+      "htk-config=\"%s\"", ez, ez);
+  got = run_raw (wav, one, &n);
+  fail_unless (n == n_ref && memcmp (got, ref, n) == 0,
+      "_Z without _D through htk-config differs from the chain");
+  gchar *launch = g_strdup_printf ("filesrc location=\"%s\" ! wavparse ! %s "
+      "! afetcmvn htk-config=\"%s\" ! fakesink", wav, one, ez);
+  gchar *error = NULL;
+  fail_if (afetcheck_run_launch (launch, &error));
+  fail_unless (error && strstr (error, "normalised already"), "%s", error);
+  g_free (error);
+  g_free (launch);
+  g_free (got);
+  g_free (ref);
+  g_free (one);
+  g_free (ref_chain);
+  g_unlink (ez);
+  g_free (ez);
+  g_free (cfg);
+  g_free (wav);
+}
+
+GST_END_TEST;
+
 /* htk-config errors reach the bus at negotiation, naming the key. */
 GST_START_TEST (test_htk_config_refusals)
 {
@@ -266,6 +350,7 @@ main (int argc, char **argv)
   tcase_set_timeout (tc, 900);
   tcase_add_test (tc, test_htk_configs);
   tcase_add_test (tc, test_htk_config_refusals);
+  tcase_add_test (tc, test_htk_config_framer_and_z);
   suite_add_tcase (s, tc);
   return gst_check_run_suite (s, "htkconfig", __FILE__);
 }

@@ -600,6 +600,26 @@ GST_START_TEST (test_consumer_demands_lhotse)
     g_free (error);
     g_free (launch);
   }
+  /* a floor is stated even when it is 0; a type is named when it differs */
+  const struct
+  {
+    const gchar *chain, *needle;
+  } u[] = {
+    {"afetmfcc preset=kaldi ! application/x-afet-features,energy-floor=1.0",
+        "field 'energy-floor' is 0, wanted 1"},
+    {"afetmfcc preset=lhotse ! application/x-afet-features,high-freq=7600",
+        "write it as a gdouble"},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (u); i++) {
+    gchar *launch = g_strdup_printf ("audiotestsrc num-buffers=5 ! "
+        "audio/x-raw,rate=16000,channels=1 ! %s ! fakesink", u[i].chain);
+    gchar *error = NULL;
+    fail_if (afetcheck_run_launch (launch, &error), "%s ran", launch);
+    fail_unless (error && strstr (error, u[i].needle), "%s: '%s'", launch,
+        error);
+    g_free (error);
+    g_free (launch);
+  }
 }
 
 GST_END_TEST;
