@@ -81,6 +81,7 @@ make_config (GstAfetSpectrogram * self, const GstAfetInput * in)
   GST_OBJECT_LOCK (self);
   c.framing.energy_floor = self->priv->energy_floor;
   c.raw_energy = self->priv->raw_energy;
+  c.framing.energy_windowed = !c.raw_energy;
   GST_OBJECT_UNLOCK (self);
   if (in->preset == GST_AFET_PRESET_WHISPER)
     c.fft_points = in->W;

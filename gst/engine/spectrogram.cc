@@ -7,8 +7,6 @@
 
 #include "afet-kernels.h"
 
-#include <cfloat>
-#include <cmath>
 
 namespace afet {
 
@@ -30,10 +28,13 @@ SpectrogramConfig::validate () const
   if (!(framing.energy_floor >= 0.0))
     return Status (Status::BAD_CONFIG, "energy-floor must be >= 0 (0 = "
         "none)");
-  if (frames_input && raw_energy && !input_has_energy)
-    return Status (Status::BAD_CONFIG, "raw-energy=true needs the raw log "
-        "energy of each frame, which the incoming frames do not carry: set "
-        "energy=true on afetframer, or raw-energy=false");
+  if (raw_energy == framing.energy_windowed)
+    return Status (Status::BAD_CONFIG, "the spectrogram's raw_energy and "
+        "its framing's energy_windowed disagree");
+  if (frames_input && (!raw_energy || !input_has_energy))
+    return Status (Status::BAD_CONFIG, "the spectrogram of frames needs "
+        "their raw log energy: set energy=true on afetframer and "
+        "raw-energy=true, or feed audio");
   return Status::Ok ();
 }
 
@@ -50,12 +51,9 @@ SpectrogramStage::spectra_to_features (int n, cl_mem out, size_t out_row)
 {
   const SpectrogramConfig &c = cfg_;
   const int dims = c.dims ();
-  const double floor = c.framing.energy_floor;
   cl_mem spec = front_.spectra ();
   ArgSetter a (kernel_.get ());
-  a (spec) ((cl_uint) front_.stride ()) ((cl_uint) (dims - 1))
-      ((float) (1.0 / c.fft_size ())) ((cl_int) (c.raw_energy ? 0 : 1))
-      ((float) (floor > 0 ? std::log (floor) : -FLT_MAX)) (out)
+  a (spec) ((cl_uint) front_.stride ()) ((cl_uint) (dims - 1)) (out)
       ((cl_uint) (out_row * dims)) ((cl_uint) dims) ((cl_uint) n);
   AFET_RETURN_IF_ERROR (a.status ("afet_spectrogram"));
   return launch (queue_, kernel_.get (), n, lsz_, "afet_spectrogram");

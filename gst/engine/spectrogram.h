@@ -10,11 +10,10 @@ namespace afet {
 
 /* Kaldi's compute-spectrogram-feats: ln(max(|X_k|^2, FLT_EPSILON)) for the
  * bins k = 0 .. N/2 (N / 2 + 1 columns) of the shared front's spectra, with
- * column 0 replaced by the frame's log energy (Kaldi always does that). The
- * energy is the raw one, which the front's framing kernel writes to column
- * 0 (ln max(e, FLT_EPSILON), at least ln framing.energy_floor), or, with
- * raw_energy = false, that of the windowed, pre-emphasised frame, which the
- * spectrogram kernel takes from the spectrum (Parseval) and floors alike.
+ * column 0 replaced by the frame's log energy (Kaldi always does that),
+ * which the front's framing kernel writes there (ln max(e, FLT_EPSILON), at
+ * least ln framing.energy_floor): of the raw samples or, with raw_energy =
+ * false (framing.energy_windowed), of the windowed, pre-emphasised frame.
  * The framing's energy_mode must be KALDI (the energy formula is part of
  * the spectrogram's); the mel-bank fields of SpectralConfig do not apply. */
 struct SpectrogramConfig : SpectralConfig
@@ -22,9 +21,8 @@ struct SpectrogramConfig : SpectralConfig
   bool raw_energy = true;
 
   int dims () const { return fft_size () / 2 + 1; }
-  /* the column the front writes the raw log energy to: 0 with raw_energy,
-   * else none (the kernel writes column 0) */
-  int energy_index () const { return raw_energy ? 0 : -1; }
+  /* the column the front writes the log energy to */
+  int energy_index () const { return 0; }
   /* Checks the parameters; the message names what to change. */
   Status validate () const;
   /* see SpectralConfig::front_key */

@@ -8,8 +8,10 @@
 
 #include "afetcheck.h"
 
+#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 static const gchar *
 format_name (AfetCheckFormat fmt)
@@ -367,4 +369,46 @@ afetcheck_push_frames (GstHarness * h, const gfloat * f, gint T, gint d,
     fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
     done += len;
   }
+}
+
+gdouble *
+afetcheck_int_noise (gint n, gdouble amp, guint64 seed)
+{
+  gdouble *x = afetref_make_noise (n, amp, seed);
+  afetref_quantize_s16 (x, n);
+  return x;
+}
+
+void
+afetcheck_run_samples (const gchar * launch, gint rate, const gdouble * x,
+    gint n, const gint * sizes, gint n_sizes, AfetCheckResult * res)
+{
+  GstHarness *h = gst_harness_new_parse (launch);
+  gst_harness_set_live (h, FALSE);
+  afetcheck_set_audio_caps (h, AFETCHECK_S16, rate);
+  fail_unless_equals_int (afetcheck_push_samples (h, AFETCHECK_S16, rate, x,
+          n, sizes, n_sizes, 0, TRUE), GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  afetcheck_pull (h, res, 0, 0);
+  gst_harness_teardown (h);
+}
+
+gchar *
+afetcheck_run_to_bytes (const gchar * head, gsize * len)
+{
+  gchar *out = g_build_filename (g_get_tmp_dir (), "afetcheck-XXXXXX", NULL);
+  gint fd = g_mkstemp (out);
+  fail_unless (fd >= 0);
+  close (fd);
+  gchar *launch = g_strdup_printf ("%s ! filesink location=\"%s\"", head,
+      out);
+  gchar *error = NULL;
+  fail_unless (afetcheck_run_launch (launch, &error), "%s: %s", launch,
+      error);
+  gchar *data = NULL;
+  fail_unless (g_file_get_contents (out, &data, len, NULL));
+  g_unlink (out);
+  g_free (out);
+  g_free (launch);
+  return data;
 }

@@ -108,4 +108,19 @@ void afetcheck_push_frames (GstHarness * h, const gfloat * f, gint T, gint d,
 /* Largest |a - b| relative to the largest |b| (1 when b is all zero). */
 gdouble afetcheck_max_rel_diff (const gfloat * a, const gfloat * b, gsize n);
 
+/* n samples of uniform noise in [-amp, amp], rounded to 16-bit integers
+ * (afetref_make_noise, afetref_quantize_s16); g_free it. */
+gdouble *afetcheck_int_noise (gint n, gdouble amp, guint64 seed);
+
+/* Pushes x (16-bit scale, rate Hz, S16) through launch in a harness that is
+ * not live (a recorded run), in buffers of sizes (NULL: one), to EOS; the
+ * output into res. */
+void afetcheck_run_samples (const gchar * launch, gint rate,
+    const gdouble * x, gint n, const gint * sizes, gint n_sizes,
+    AfetCheckResult * res);
+
+/* Runs "head ! filesink location=TMP" to EOS (failing the test on an
+ * error) and returns the file's bytes (*len of them); g_free them. */
+gchar *afetcheck_run_to_bytes (const gchar * head, gsize * len);
+
 G_END_DECLS

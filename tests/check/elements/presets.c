@@ -16,7 +16,6 @@
 #include <float.h>
 #include <math.h>
 #include <string.h>
-#include <unistd.h>
 
 /* ---- reference files ----------------------------------------------------- */
 
@@ -67,28 +66,17 @@ static const RefSet ref_sets[] = {
       TRUE, TRUE},
 };
 
-/* Runs filesrc ! wavparse ! afetmfcc props ! filesink; the output floats. */
+/* Runs filesrc ! wavparse ! afetmfcc props; the output floats. */
 static gfloat *
 run_file (const gchar * wav, const gchar * props, gsize * n_floats)
 {
-  gchar *out = g_build_filename (g_get_tmp_dir (), "afet-presets-XXXXXX",
-      NULL);
-  gint fd = g_mkstemp (out);
-  fail_unless (fd >= 0);
-  close (fd);
-  gchar *launch = g_strdup_printf ("filesrc location=\"%s\" ! wavparse ! "
-      "afetmfcc %s ! filesink location=\"%s\"", wav, props, out);
-  gchar *error = NULL;
-  fail_unless (afetcheck_run_launch (launch, &error), "%s: %s", launch,
-      error);
-  gchar *contents = NULL;
+  gchar *head = g_strdup_printf ("filesrc location=\"%s\" ! wavparse ! "
+      "afetmfcc %s", wav, props);
   gsize len = 0;
-  fail_unless (g_file_get_contents (out, &contents, &len, NULL));
-  g_unlink (out);
-  g_free (out);
-  g_free (launch);
+  gchar *data = afetcheck_run_to_bytes (head, &len);
+  g_free (head);
   *n_floats = len / sizeof (gfloat);
-  return (gfloat *) contents;
+  return (gfloat *) data;
 }
 
 /* Compares one file's output with its reference: the same frame count,
@@ -164,29 +152,6 @@ GST_END_TEST;
 
 /* ---- noise against the double-precision references --------------------- */
 
-static gdouble *
-int_noise (gint n, gdouble amp, guint64 seed)
-{
-  gdouble *x = afetref_make_noise (n, amp, seed);
-  afetref_quantize_s16 (x, n);
-  return x;
-}
-
-static void
-run_harness (const gchar * launch, gint rate, const gdouble * x, gint n,
-    const gint * sizes, gint n_sizes, AfetCheckResult * res)
-{
-  GstHarness *h = gst_harness_new_parse (launch);
-  /* a recorded run (utterance clamp) */
-  gst_harness_set_live (h, FALSE);
-  afetcheck_set_audio_caps (h, AFETCHECK_S16, rate);
-  fail_unless_equals_int (afetcheck_push_samples (h, AFETCHECK_S16, rate, x,
-          n, sizes, n_sizes, 0, TRUE), GST_FLOW_OK);
-  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  afetcheck_pull (h, res, 0, 0);
-  gst_harness_teardown (h);
-}
-
 static void
 expect_close (const AfetCheckResult * res, const gdouble * ref, gint frames,
     gint dims, const gchar * what)
@@ -206,7 +171,7 @@ GST_START_TEST (test_noise_vs_reference)
   gint *sizes = afetcheck_random_sizes (64, 1, 997, 7);
   for (guint l = 0; l < G_N_ELEMENTS (lengths); l++) {
     const gint n = lengths[l];
-    gdouble *x = int_noise (n, 12000, 11 + l);
+    gdouble *x = afetcheck_int_noise (n, 12000, 11 + l);
     struct
     {
       const gchar *props;
@@ -256,7 +221,7 @@ GST_START_TEST (test_noise_vs_reference)
         continue;
       gchar *launch = g_strdup_printf ("afetmfcc %s", k[i].props);
       AfetCheckResult res = { 0 };
-      run_harness (launch, 16000, x, n, sizes, 64, &res);
+      afetcheck_run_samples (launch, 16000, x, n, sizes, 64, &res);
       gchar *what = g_strdup_printf ("%s, %d samples", launch, n);
       expect_close (&res, ref, frames, afetref_kaldi_dims (&c), what);
       afetcheck_result_clear (&res);
@@ -279,7 +244,7 @@ GST_START_TEST (test_noise_vs_reference)
       gchar *launch = g_strdup_printf ("afetmfcc preset=whisper clamp=%s",
           clamps[m]);
       AfetCheckResult res = { 0 };
-      run_harness (launch, 16000, y, n, sizes, 64, &res);
+      afetcheck_run_samples (launch, 16000, y, n, sizes, 64, &res);
       gchar *what = g_strdup_printf ("%s, %d samples", launch, n);
       expect_close (&res, ref, frames, 80, what);
       afetcheck_result_clear (&res);
@@ -300,7 +265,7 @@ GST_END_TEST;
 GST_START_TEST (test_runs_have_their_own_edges)
 {
   const gint n1 = 5000, n2 = 7777;
-  gdouble *a = int_noise (n1, 9000, 21), *b = int_noise (n2, 3000, 22);
+  gdouble *a = afetcheck_int_noise (n1, 9000, 21), *b = afetcheck_int_noise (n2, 3000, 22);
   const gchar *launches[] = { "afetmfcc preset=kaldi snip-edges=false",
     "afetmfcc preset=whisper"
   };
@@ -389,10 +354,10 @@ GST_END_TEST;
 /* A warp factor of 1 is no warping, to the bit. */
 GST_START_TEST (test_warp_one_is_none)
 {
-  gdouble *x = int_noise (9000, 7000, 6);
+  gdouble *x = afetcheck_int_noise (9000, 7000, 6);
   AfetCheckResult a = { 0 }, b = { 0 };
-  run_harness ("afetmfcc preset=kaldi", 16000, x, 9000, NULL, 0, &a);
-  run_harness ("afetmfcc preset=kaldi warp-factor=1.0 warp-low=500", 16000,
+  afetcheck_run_samples ("afetmfcc preset=kaldi", 16000, x, 9000, NULL, 0, &a);
+  afetcheck_run_samples ("afetmfcc preset=kaldi warp-factor=1.0 warp-low=500", 16000,
       x, 9000, NULL, 0, &b);
   fail_unless_equals_int (a.n_frames, b.n_frames);
   fail_unless (memcmp (a.data, b.data, (gsize) a.n_frames * a.dims *
@@ -417,10 +382,10 @@ GST_START_TEST (test_caps_carry_preset)
     {"afetframer preset=whisper", "whisper", "hann-periodic"},
     {"afetframer preset=kaldi energy=true ! afetmfcc", "kaldi", "povey"},
   };
-  gdouble *x = int_noise (8000, 5000, 3);
+  gdouble *x = afetcheck_int_noise (8000, 5000, 3);
   for (guint i = 0; i < G_N_ELEMENTS (t); i++) {
     AfetCheckResult res = { 0 };
-    run_harness (t[i].launch, 16000, x, 8000, NULL, 0, &res);
+    afetcheck_run_samples (t[i].launch, 16000, x, 8000, NULL, 0, &res);
     fail_unless (res.n_frames > 0);
     fail_unless_equals_string (afet_features_preset_to_string
         (res.info.preset), t[i].preset);
@@ -437,10 +402,10 @@ GST_END_TEST;
  * frames' preset) equal afetmfcc preset=kaldi on the audio. */
 GST_START_TEST (test_frames_take_their_preset)
 {
-  gdouble *x = int_noise (9000, 7000, 5);
+  gdouble *x = afetcheck_int_noise (9000, 7000, 5);
   AfetCheckResult a = { 0 }, b = { 0 };
-  run_harness ("afetmfcc preset=kaldi", 16000, x, 9000, NULL, 0, &a);
-  run_harness ("afetframer preset=kaldi energy=true ! afetmfcc", 16000, x,
+  afetcheck_run_samples ("afetmfcc preset=kaldi", 16000, x, 9000, NULL, 0, &a);
+  afetcheck_run_samples ("afetframer preset=kaldi energy=true ! afetmfcc", 16000, x,
       9000, NULL, 0, &b);
   fail_unless_equals_int (a.n_frames, b.n_frames);
   fail_unless (afetcheck_max_rel_diff (a.data, b.data, (gsize) a.n_frames *
@@ -462,10 +427,10 @@ GST_START_TEST (test_dither)
       "frame-length=25 frame-shift=10 dither=2";
   AfetCheckResult a = { 0 }, b = { 0 }, c = { 0 };
   gint *sizes = afetcheck_random_sizes (32, 1, 700, 9);
-  run_harness (base, 16000, zeros, n, NULL, 0, &a);
-  run_harness (base, 16000, zeros, n, sizes, 32, &b);
+  afetcheck_run_samples (base, 16000, zeros, n, NULL, 0, &a);
+  afetcheck_run_samples (base, 16000, zeros, n, sizes, 32, &b);
   gchar *seeded = g_strdup_printf ("%s dither-seed=5", base);
-  run_harness (seeded, 16000, zeros, n, NULL, 0, &c);
+  afetcheck_run_samples (seeded, 16000, zeros, n, NULL, 0, &c);
   fail_unless_equals_int (a.n_frames, b.n_frames);
   fail_unless (memcmp (a.data, b.data, (gsize) a.n_frames * a.dims *
           sizeof (gfloat)) == 0, "dither depends on the buffer sizes");
@@ -513,7 +478,7 @@ GST_START_TEST (test_energy_floor)
   };
   for (guint i = 0; i < G_N_ELEMENTS (t); i++) {
     AfetCheckResult res = { 0 };
-    run_harness (t[i].launch, 16000, zeros, 4000, NULL, 0, &res);
+    afetcheck_run_samples (t[i].launch, 16000, zeros, 4000, NULL, 0, &res);
     fail_unless_equals_int (res.info.energy_index, 0);
     for (gint f = 0; f < res.n_frames; f++)
       fail_unless (fabs (res.data[(gsize) f * res.dims] - t[i].energy) <
