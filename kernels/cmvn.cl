@@ -23,6 +23,8 @@ typedef float acc_t;
 
 #define AFET_TINY 1e-20
 
+#include "rows.cl"
+
 static float
 afet_normalise (float x, int mode, acc_t mean, acc_t var, float mn, float mx)
 {
@@ -112,27 +114,17 @@ afet_cmvn_apply (__global const float *block, uint row_stride, long first_row,
   out[out_offset + (size_t) t * dims + c] = y;
 }
 
-/* Kaldi's sliding window (apply-cmvn-sliding): frame t uses the frames
+/* Kaldi's sliding window (apply-cmvn-sliding): frame g uses the frames
  * [start, end) below; total < 0: the end is not known yet (the caller has
- * the look-ahead in the block). */
-__kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
-void
-afet_cmvn_sliding (__global const float *block, uint row_stride,
-    long first_row, long total, long out_first, uint n, uint dims,
-    __global const int *mask, int mode, int window, int center,
-    int min_window, __global float *out, uint out_offset)
+ * the look-ahead in the rows). */
+static float
+afet_sliding_value (__global const float *rows, uint row_stride, afet_view v,
+    long g, uint c, __global const int *mask, int mode, int window,
+    int center, int min_window)
 {
-  uint gid = get_global_id (0);
-  uint t = gid / dims;
-  uint c = gid - t * dims;
-  if (t >= n)
-    return;
-  long g = out_first + t;
-  float x = block[(size_t) (g - first_row) * row_stride + c];
-  if (!mask[c] || mode == 0) {
-    out[out_offset + (size_t) t * dims + c] = x;
-    return;
-  }
+  float x = rows[afet_row_of (v, g) * row_stride + c];
+  if (!mask[c] || mode == 0)
+    return x;
   long start, end;
   if (center) {
     start = g - window / 2;
@@ -147,26 +139,62 @@ afet_cmvn_sliding (__global const float *block, uint row_stride,
   }
   if (!center && end > g)
     end = max (g + 1, (long) min_window);
-  if (total >= 0 && end > total) {
-    start -= end - total;
-    end = total;
+  if (v.total >= 0 && end > v.total) {
+    start -= end - v.total;
+    end = v.total;
     if (start < 0)
       start = 0;
   }
   acc_t a = 0, b = 0;
   float mn = INFINITY, mx = -INFINITY;
   for (long j = start; j < end; j++) {
-    float v = block[(size_t) (j - first_row) * row_stride + c];
-    a += v;
-    b += (acc_t) v * v;
-    mn = fmin (mn, v);
-    mx = fmax (mx, v);
+    float y = rows[afet_row_of (v, j) * row_stride + c];
+    a += y;
+    b += (acc_t) y * y;
+    mn = fmin (mn, y);
+    mx = fmax (mx, y);
   }
   acc_t cnt = (acc_t) (end - start);
   acc_t mean = a / cnt;
   acc_t var = b / cnt - mean * mean;
-  out[out_offset + (size_t) t * dims + c] = afet_normalise (x, mode, mean,
-      var, mn, mx);
+  return afet_normalise (x, mode, mean, var, mn, mx);
+}
+
+__kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
+void
+afet_cmvn_sliding (__global const float *block, uint row_stride,
+    long first_row, long total, long out_first, uint n, uint dims,
+    __global const int *mask, int mode, int window, int center,
+    int min_window, __global float *out, uint out_offset)
+{
+  uint gid = get_global_id (0);
+  uint t = gid / dims;
+  uint c = gid - t * dims;
+  if (t >= n)
+    return;
+  out[out_offset + (size_t) t * dims + c] = afet_sliding_value (block,
+      row_stride, afet_block_view (first_row, total), out_first + t, c, mask,
+      mode, window, center, min_window);
+}
+
+/* the same over lanes (rows.cl): output row t is frame desc[3 t] of the
+ * lane at row desc[3 t + 2] */
+__kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
+void
+afet_cmvn_sliding_lanes (__global const float *lanes, uint row_stride,
+    uint ring, __global const long *desc, uint n, uint dims,
+    __global const int *mask, int mode, int window, int center,
+    int min_window, __global float *out)
+{
+  uint gid = get_global_id (0);
+  uint t = gid / dims;
+  uint c = gid - t * dims;
+  if (t >= n)
+    return;
+  long g;
+  afet_view v = afet_lane_view (desc, t, ring, &g);
+  out[(size_t) t * dims + c] = afet_sliding_value (lanes, row_stride, v, g, c,
+      mask, mode, window, center, min_window);
 }
 
 /* Running statistics from the start (plus initial ones): one work-item per

@@ -16,6 +16,7 @@
 #include "gstafetcontext.h"
 
 #include "clhandle.h"
+#include "lanes.h"
 #include "stream.h"
 
 #include <deque>
@@ -37,6 +38,7 @@ GST_DEBUG_CATEGORY_EXTERN (afet_transfer_debug);
 #define DEFAULT_DITHER 0.0
 #define DEFAULT_DITHER_SEED 0
 #define DEFAULT_FRAMING_PRESET GST_AFET_PRESET_HTK
+#define DEFAULT_COMBINE_STREAMS TRUE
 
 /* the framing properties (gstafetframing.cc), numbered apart from the base
  * class' own */
@@ -57,6 +59,9 @@ enum
   PROP_FRAMING_LAST = PROP_PRESET,
   /* every afet element that takes part in an HCopy chain */
   PROP_HTK_CONFIG = 0x1800,
+  /* the elements that combine live streams (gstafetlanes.cc) */
+  PROP_COMBINE_STREAMS,
+  PROP_MERGED_BATCHES,
 };
 
 /* *INDENT-OFF* */
@@ -82,6 +87,8 @@ struct GstAfetBaseState
    * follow the preset */
   guint framing_set = 0;
   std::string htk_config;            /* an HCopy configuration file */
+  gboolean combine_streams = DEFAULT_COMBINE_STREAMS;
+  guint64 merged_batches = 0;
 
   /* the shared device context (set by the application, found through a
    * neighbour, or made in start), object lock */
@@ -108,6 +115,13 @@ struct GstAfetBaseState
   bool context_mode = false;
   afet::RowHistory::Extent extent;
   afet::RowHistory history;
+  /* live, rows in system memory: a lane of the process' combiner for the
+   * stage instead (gstafetlanes.cc) */
+  const afet::ContextStage *lane_stage = nullptr;
+  std::shared_ptr<afet::LaneCombiner> lanes;
+  int lane = -1;
+  gint64 lane_rows = 0;              /* rows of the run sent to the lane */
+  bool lanes_checked = false;
 
   /* streaming state */
   afet::FrameStream stream;          /* input not yet computed */
@@ -179,6 +193,12 @@ GstFlowReturn afet_base_compute (GstAfetBase * self, gint64 n,
     const GstAfetBatch * proto, GstMemory * in_mem, GstBuffer ** out);
 void afet_base_queue_output (GstAfetBase * self, GstBuffer * buf, gint64 n);
 GstFlowReturn afet_base_push_queued (GstAfetBase * self);
+
+/* gstafetlanes.cc */
+void afet_base_lanes_release (GstAfetBaseState * p);
+bool afet_base_lanes_active (GstAfetBase * self);
+GstFlowReturn afet_base_lanes_push (GstAfetBase * self, const float *rows,
+    gint64 m, bool end);
 
 /* gstafetstreaming.cc */
 void afet_base_check_live (GstAfetBase * self);

@@ -275,6 +275,7 @@ gst_afet_needs_context (GstAfetNeeds * needs, gint back, gint ahead,
   needs->extent.start_need = start_need;
 }
 
+
 /* Ends the current run's state. A run without timestamps after it starts
  * where this one's input ended. */
 static void
@@ -291,6 +292,7 @@ reset_stream (GstAfetBaseState * p)
   p->stream.reset ();
   p->partial_sample.clear ();
   p->history.reset ();
+  p->lane_rows = 0;
   p->t0 = GST_CLOCK_TIME_NONE;
   p->frames_out = 0;
   p->have_data = false;
@@ -311,6 +313,7 @@ release_engine (GstAfetBase * self)
   p->staging.reset ();
   p->context_mode = false;
   p->history.release ();
+  afet_base_lanes_release (p);
 }
 
 static void
@@ -450,6 +453,7 @@ gst_afet_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   }
   p->context_mode = needs.context;
   p->extent = needs.extent;
+  p->lane_stage = needs.stage;
   p->in = in;
   p->out = out;
   p->in_device = afet_base_caps_have_cl_feature (incaps, 0);

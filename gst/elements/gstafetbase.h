@@ -94,6 +94,7 @@ struct GstAfetNeeds
 {
   bool context = false;
   afet::RowHistory::Extent extent;
+  const afet::ContextStage *stage = nullptr;
 };
 
 /* One batch of input for GstAfetBaseClass::process: host data (audio
@@ -227,4 +228,18 @@ AfetFeaturesWindow gst_afet_base_caps_window (afet::Window w);
  * history grows with the stream). */
 void gst_afet_needs_context (GstAfetNeeds * needs, gint back, gint ahead,
     gint row_dims, gint start_need = 0);
+/* Context elements whose stage has lanes (afet::ContextStage::has_lanes):
+ * live streams with rows in system memory go through a lane of the
+ * process' afet::LaneCombiner for the stage's configuration (results
+ * unchanged); the stage lives until release. */
+void gst_afet_needs_lanes (GstAfetNeeds * needs,
+    const afet::ContextStage * stage);
+
+/* combine-streams and merged-batches, on the elements that combine live
+ * streams: installed by their class_init, forwarded as the framing
+ * properties are; the first tells whether to combine, the second counts a
+ * batch that shared its launch. */
+void gst_afet_base_class_install_combine (GObjectClass * klass);
+gboolean gst_afet_base_combine_streams (GstAfetBase * self);
+void gst_afet_base_count_merged (GstAfetBase * self);
 

@@ -23,11 +23,18 @@
  * at Emax - silence-floor ln(10) / 10, then 1 - (Emax - E) energy-scale);
  * HTK does it before the dynamics, so put afetcmvn before afetdelta then.
  *
+ * Live, in the sliding scope, with rows in system memory: the rows of all
+ * such streams of one configuration in the process stay in lanes of one
+ * device buffer and are computed in shared launches (combine-streams;
+ * results unchanged), for many live streams on one device.
+ *
  * ## Example launch lines
  * |[
  * ... ! afetmfcc frame-length=20 ! afetdelta delta-window=3 accel-window=3 ! \
  *     afetcmvn columns=htk ! filesink location=s.mfcc        # HTK MFCC_0_D_A_Z
  * ... ! afetmfcc ! afetdelta ! afetcmvn scope=sliding ! ...   # live, Kaldi
+ * ... ! afetmfcc device-memory=false ! afetdelta device-memory=false ! \
+ *     afetcmvn scope=sliding device-memory=false ! ...  # many live streams
  * ]|
  */
 
@@ -246,6 +253,7 @@ gst_afet_cmvn_configure (GstAfetBase * base, const GstAfetEnv * env,
   }
   gst_afet_needs_context (needs, c.back (), c.ahead (), in->in_dims,
       c.start_need ());
+  gst_afet_needs_lanes (needs, stage.get ());
   self->priv->stage = std::move (stage);
   return TRUE;
 }
@@ -432,6 +440,7 @@ gst_afet_cmvn_class_init (GstAfetCmvnClass * klass)
           DEFAULT_STATS_FILE, flags));
 
   gst_afet_base_class_install_htk_config (gobject_class);
+  gst_afet_base_class_install_combine (gobject_class);
   gst_afet_base_class_set_element (element_class,
       GST_AFET_FEATURES_CAPS (AFET_FEATURES_KINDS_ALL),
       GST_AFET_FEATURES_CAPS (AFET_FEATURES_KINDS_ALL), "afet CMVN",

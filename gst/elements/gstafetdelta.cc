@@ -18,6 +18,8 @@
  * Streaming: frame t is computed once frame t + N (+ A per extra order) has
  * arrived; the element reports that look-ahead in the latency query. At EOS
  * or a DISCONT it computes the remaining frames with the stream's end known.
+ * Live, with rows in system memory, all such streams of one configuration
+ * in the process share launches (combine-streams; results unchanged).
  *
  * ## Example launch line (HTK's MFCC_E_D_A)
  * |[
@@ -123,6 +125,7 @@ gst_afet_delta_configure (GstAfetBase * base, const GstAfetEnv * env,
     return FALSE;
   }
   gst_afet_needs_context (needs, c.ahead (), c.ahead (), in->in_dims);
+  gst_afet_needs_lanes (needs, stage.get ());
   self->priv->stage = std::move (stage);
   GST_DEBUG_OBJECT (self, "%d statics, order %d, windows %d/%d, look-ahead "
       "%d frames", c.statics, c.order, c.delta_window, c.accel_window,
@@ -237,6 +240,7 @@ gst_afet_delta_class_init (GstAfetDeltaClass * klass)
           "frames (HTK ACCWINDOW)", 1, 50, DEFAULT_ACCEL_WINDOW, flags));
 
   gst_afet_base_class_install_htk_config (gobject_class);
+  gst_afet_base_class_install_combine (gobject_class);
   gst_afet_base_class_set_element (element_class,
       GST_AFET_FEATURES_CAPS (AFET_FEATURES_KINDS_ALL),
       GST_AFET_FEATURES_CAPS (AFET_FEATURES_KINDS_ALL), "afet deltas",

@@ -409,6 +409,9 @@ gst_afet_base_set_framing_property (GObject * object, guint prop_id,
       p->htk_config = path ? path : "";
       break;
     }
+    case PROP_COMBINE_STREAMS:
+      p->combine_streams = g_value_get_boolean (value);
+      break;
     default:
       handled = FALSE;
       break;
@@ -467,6 +470,12 @@ gst_afet_base_get_framing_property (GObject * object, guint prop_id,
     case PROP_HTK_CONFIG:
       g_value_set_string (value, p->htk_config.empty () ? nullptr :
           p->htk_config.c_str ());
+      break;
+    case PROP_COMBINE_STREAMS:
+      g_value_set_boolean (value, p->combine_streams);
+      break;
+    case PROP_MERGED_BATCHES:
+      g_value_set_uint64 (value, p->merged_batches);
       break;
     default:
       handled = FALSE;

@@ -19,7 +19,8 @@
  * With a live source, the small batches of all afetmfcc / afetplp streams
  * of one configuration in the process are computed in one launch
  * (combine-streams, on by default; results unchanged), so that one device
- * serves many live streams.
+ * serves many live streams; afetdelta and afetcmvn scope=sliding do the
+ * same for rows in system memory (device-memory=false).
  *
  * ## Example launch line (HTK's MFCC_0 with 20 ms frames at 16 kHz)
  * |[

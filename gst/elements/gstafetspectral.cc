@@ -24,7 +24,6 @@ GST_DEBUG_CATEGORY_EXTERN (gst_afet_base_debug);
 
 #define DEFAULT_LOW_FREQ 0.0
 #define DEFAULT_HIGH_FREQ 0.0
-#define DEFAULT_COMBINE_STREAMS TRUE
 #define DEFAULT_HTK_COMPAT FALSE
 #define DEFAULT_ENERGY_FLOOR 0.0
 #define DEFAULT_CLAMP GST_AFET_CLAMP_NONE
@@ -53,8 +52,6 @@ enum
   PROP_WARP_HIGH,
   PROP_RAW_ENERGY,
   PROP_SPECTRAL_LAST = PROP_RAW_ENERGY, /* the ones a preset sets */
-  PROP_COMBINE_STREAMS,
-  PROP_MERGED_BATCHES,
 };
 
 /* clamp: Whisper's dynamic-range clamp of the log-mel values */
@@ -118,7 +115,6 @@ struct GstAfetSpectralState
   guint set = 0;                /* 1 << (prop - PROP_SPECTRAL_FIRST) */
   /* the preset of the input being set up (gst_afet_spectral_input_preset) */
   std::atomic<int> input_preset {GST_AFET_PRESET_HTK};
-  gboolean combine_streams = DEFAULT_COMBINE_STREAMS;
 
   std::unique_ptr<afet::SpectralStage> stage;
   std::unique_ptr<afet::ClampStage> clamp_stage;  /* clamp != none */
@@ -127,7 +123,6 @@ struct GstAfetSpectralState
   std::shared_ptr<afet::StageCombiner> combiner;
   std::vector<guint8> frames;
   afet::TransferStats *stats = nullptr;
-  guint64 merged_batches = 0;   /* under the object lock */
 };
 /* *INDENT-ON* */
 
@@ -397,9 +392,7 @@ gst_afet_spectral_configure (GstAfetBase * base, const GstAfetEnv * env,
   if (!input_preset (self, in, &preset, why))
     return FALSE;
   afet::Status st = setup (self, in, preset, &o, env);
-  GST_OBJECT_LOCK (self);
-  gboolean combine = p->combine_streams;
-  GST_OBJECT_UNLOCK (self);
+  gboolean combine = gst_afet_base_combine_streams (base);
   GstAfetClamp clamp = effective_clamp (self, preset);
   p->combiner.reset ();
   p->clamp_stage.reset ();
@@ -482,11 +475,8 @@ gst_afet_spectral_process_host (GstAfetBase * base, const GstAfetBatch * in,
     p->stats->download_bytes += (uint64_t) n * combiner->dims () *
         sizeof (float);
   }
-  if (merged) {
-    GST_OBJECT_LOCK (base);
-    p->merged_batches++;
-    GST_OBJECT_UNLOCK (base);
-  }
+  if (merged)
+    gst_afet_base_count_merged (base);
   *handled = TRUE;
   return TRUE;
 }
@@ -535,17 +525,7 @@ gst_afet_spectral_class_install_properties (GObjectClass * klass,
   g_object_class_install_property (klass, PROP_ENERGY,
       g_param_spec_boolean ("energy", "Energy", spec->energy_blurb,
           spec->energy, flags));
-  g_object_class_install_property (klass, PROP_COMBINE_STREAMS,
-      g_param_spec_boolean ("combine-streams", "Combine streams",
-          "Compute small batches of audio (live input) in one launch with "
-          "those of the other afet streams of the same configuration in "
-          "this process, for many streams on one device (results "
-          "unchanged)", DEFAULT_COMBINE_STREAMS, flags));
-  g_object_class_install_property (klass, PROP_MERGED_BATCHES,
-      g_param_spec_uint64 ("merged-batches", "Merged batches",
-          "Batches of this element computed in one launch with other "
-          "streams' frames so far", 0, G_MAXUINT64, 0,
-          (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+  gst_afet_base_class_install_combine (klass);
   g_object_class_install_property (klass, PROP_HTK_COMPAT,
       g_param_spec_boolean ("htk-compat", "HTK compatible order",
           "Kaldi's htk-compat (presets kaldi and lhotse): c0 (scaled as "
@@ -644,9 +624,6 @@ gst_afet_spectral_set_property (GObject * object, guint prop_id,
     case PROP_RAW_ENERGY:
       p->raw_energy = g_value_get_boolean (value);
       break;
-    case PROP_COMBINE_STREAMS:
-      p->combine_streams = g_value_get_boolean (value);
-      break;
     default:
       handled = FALSE;
       break;
@@ -659,7 +636,6 @@ gboolean
 gst_afet_spectral_get_property (GObject * object, guint prop_id,
     GValue * value)
 {
-  GstAfetSpectralState *p = STATE (object);
   gboolean handled = TRUE;
 
   if (gst_afet_base_get_framing_property (object, prop_id, value))
@@ -714,12 +690,6 @@ gst_afet_spectral_get_property (GObject * object, guint prop_id,
       break;
     case PROP_RAW_ENERGY:
       g_value_set_boolean (value, v.raw_energy);
-      break;
-    case PROP_COMBINE_STREAMS:
-      g_value_set_boolean (value, p->combine_streams);
-      break;
-    case PROP_MERGED_BATCHES:
-      g_value_set_uint64 (value, p->merged_batches);
       break;
     default:
       handled = FALSE;

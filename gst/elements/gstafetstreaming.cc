@@ -182,8 +182,10 @@ afet_base_process_pending (GstAfetBase * self, bool drain)
     gint64 m = p->stream.frames ();
     GstFlowReturn ret = GST_FLOW_OK;
     if (m > 0) {
-      ret = context_push_rows (self, (const float *) p->stream.at (0),
-          nullptr, m);
+      const float *rows = (const float *) p->stream.at (0);
+      ret = afet_base_lanes_active (self) ?
+          afet_base_lanes_push (self, rows, m, false) :
+          context_push_rows (self, rows, nullptr, m);
       p->stream.consume (m);
     }
     return ret;
@@ -211,7 +213,8 @@ afet_base_drain (GstAfetBase * self)
   if (ret == GST_FLOW_OK && p->have_data && p->stream.finish ())
     ret = afet_base_process_pending (self, true);
   if (ret == GST_FLOW_OK && p->context_mode)
-    ret = context_emit (self, true, false);
+    ret = p->lanes ? afet_base_lanes_push (self, nullptr, 0, true) :
+        context_emit (self, true, false);
   if (ret != GST_FLOW_OK)
     return ret;
   p->stream.reset ();
@@ -374,7 +377,8 @@ bool
 afet_base_take_on_device (GstAfetBase * self, GstBuffer * input)
 {
   GstAfetBaseState *p = PRIV (self);
-  if (p->in.audio || !p->stream.empty () || gst_buffer_n_memory (input) != 1)
+  if (p->in.audio || !p->stream.empty () || gst_buffer_n_memory (input) != 1
+      || p->lanes)
     return false;
   GstMemory *mem = gst_buffer_peek_memory (input, 0);
   return gst_is_afet_cl_memory (mem) && mem->offset == 0 &&

@@ -165,6 +165,7 @@ gst_afet_traps_configure (GstAfetBase * base, const GstAfetEnv * env,
     return FALSE;
   }
   gst_afet_needs_context (needs, c.ahead (), c.ahead (), c.row_stride);
+  gst_afet_needs_lanes (needs, stage.get ());
   self->priv->stage = std::move (stage);
   self->priv->fbank = std::move (fbank);
   GST_DEBUG_OBJECT (self, "%d bands, length %d, %d DCT coefficients, %s "
@@ -281,6 +282,7 @@ gst_afet_traps_class_init (GstAfetTrapsClass * klass)
   gobject_class->finalize = gst_afet_traps_finalize;
 
   gst_afet_base_class_install_framing_properties (gobject_class);
+  gst_afet_base_class_install_combine (gobject_class);
   g_object_class_install_property (gobject_class, PROP_NUM_FILTERS,
       g_param_spec_uint ("num-filters", "Filters",
           "Mel bands computed from audio input (ignored for an fbank "

@@ -8,6 +8,7 @@
 #include "afet-kernels.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace afet {
 
@@ -21,6 +22,15 @@ ClampConfig::validate () const
   if (max_batch < 1)
     return Status (Status::BAD_CONFIG, "max-batch must be at least 1");
   return Status::Ok ();
+}
+
+std::string
+ClampConfig::key () const
+{
+  char buf[128];
+  snprintf (buf, sizeof buf, "clamp dims=%d scope=%d range=%.9g offset=%.9g "
+      "scale=%.9g", dims, (int) scope, range, offset, scale);
+  return buf;
 }
 
 Status

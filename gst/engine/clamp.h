@@ -30,14 +30,17 @@ struct ClampConfig
   int max_batch = 4096;
 
   Status validate () const;
+  std::string key () const;
 };
 
-class ClampStage : public ContextStageOf<ClampConfig>
+class ClampStage : public ContextStageOf<ClampConfig, ClampStage>
 {
 public:
   /* UTTERANCE: in must hold the whole run (total known). */
   Status enqueue (const ContextBlock &in, long long out_first, int n,
       cl_mem out, size_t out_row) override;
+  /* the run's or the running maximum */
+  bool has_lanes () const override { return false; }
 
 private:
   Status init_kernels () override;

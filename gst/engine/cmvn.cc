@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 
 namespace afet {
 
@@ -48,6 +49,26 @@ CmvnConfig::validate () const
             "positive number below 1e30");
   }
   return Status::Ok ();
+}
+
+std::string
+CmvnConfig::key () const
+{
+  char buf[256];
+  snprintf (buf, sizeof buf, "cmvn dims=%d stride=%d mode=%d scope=%d "
+      "window=%d center=%d min=%d ecol=%d enorm=%d escale=%.9g floor=%.9g "
+      "count=%.17g mask=", dims, row_stride, (int) mode, (int) scope, window,
+      center ? 1 : 0, min_window, energy_column, energy_normalise ? 1 : 0,
+      energy_scale, silence_floor, initial_count);
+  std::string k = buf;
+  for (int m : mask)
+    k += m ? '1' : '0';
+  for (const std::vector<double> *v : { &initial_mean, &initial_var })
+    for (double x : *v) {
+      snprintf (buf, sizeof buf, " %.17g", x);
+      k += buf;
+    }
+  return k;
 }
 
 int
@@ -96,9 +117,8 @@ CmvnStage::init_kernels ()
               (size_t) cfg.dims * 4 * sizeof (float), nullptr, &stats_));
       break;
     case CmvnScope::SLIDING:
-      AFET_RETURN_IF_ERROR (make_kernel (*device_, "cmvn", kernels::cmvn,
-              kernels::cmvn_sha256, opts, "afet_cmvn_sliding",
-              &sliding_kernel_));
+      AFET_RETURN_IF_ERROR (make_kernels ("cmvn", kernels::cmvn,
+              kernels::cmvn_sha256, "afet_cmvn_sliding"));
       break;
     case CmvnScope::RUNNING:
       AFET_RETURN_IF_ERROR (make_kernel (*device_, "cmvn", kernels::cmvn,
@@ -172,17 +192,8 @@ CmvnStage::enqueue (const ContextBlock &in, long long out_first, int n,
       return launch (queue_, apply_kernel_.get (),
           ((size_t) n * c.dims + lsz_ - 1) / lsz_, lsz_, "afet_cmvn_apply");
     }
-    case CmvnScope::SLIDING:{
-      ArgSetter a (sliding_kernel_.get ());
-      a (in.rows) ((cl_uint) in.row_stride) ((cl_long) in.first_row)
-          ((cl_long) in.total) ((cl_long) out_first) ((cl_uint) n)
-          ((cl_uint) c.dims) (mask) (mode) ((cl_int) c.window)
-          ((cl_int) (c.center ? 1 : 0)) ((cl_int) c.min_window) (out)
-          (out_offset);
-      AFET_RETURN_IF_ERROR (a.status ("afet_cmvn_sliding"));
-      return launch (queue_, sliding_kernel_.get (),
-          ((size_t) n * c.dims + lsz_ - 1) / lsz_, lsz_, "afet_cmvn_sliding");
-    }
+    case CmvnScope::SLIDING:
+      return ContextStage::enqueue (in, out_first, n, out, out_row);
     case CmvnScope::RUNNING:{
       if (out_first == 0)
         AFET_RETURN_IF_ERROR (reset_running ());
@@ -197,5 +208,13 @@ CmvnStage::enqueue (const ContextBlock &in, long long out_first, int n,
     }
   }
   return Status::Ok ();
+}
+
+void
+CmvnStage::kernel_args (ArgSetter &a) const
+{
+  const CmvnConfig &c = cfg_;
+  a ((cl_uint) c.dims) (mask_.get ()) ((cl_int) c.mode) ((cl_int) c.window)
+      ((cl_int) (c.center ? 1 : 0)) ((cl_int) c.min_window);
 }
 }  /* namespace afet */

@@ -49,6 +49,7 @@ struct CmvnConfig
   int max_batch = 4096;
 
   Status validate () const;
+  std::string key () const;
   /* look-back / look-ahead in frames, and frames needed before the first
    * output (-1 for utterance: the whole stream) */
   int back () const;
@@ -56,7 +57,7 @@ struct CmvnConfig
   int start_need () const;
 };
 
-class CmvnStage : public ContextStageOf<CmvnConfig>
+class CmvnStage : public ContextStageOf<CmvnConfig, CmvnStage>
 {
 public:
   /* Utterance scope: in holds the whole stream (total frames from row 0)
@@ -64,12 +65,20 @@ public:
    * out_first == 0 restarts from the initial statistics. */
   Status enqueue (const ContextBlock &in, long long out_first, int n,
       cl_mem out, size_t out_row) override;
+  /* the sliding scope (afet_cmvn_sliding, the stage's kernel pair); the
+   * others keep a stream's statistics */
+  bool has_lanes () const override
+  {
+    return cfg_.scope == CmvnScope::SLIDING;
+  }
 
 private:
   Status init_kernels () override;
+  void kernel_args (ArgSetter &a) const override;
+  int out_dims () const override { return cfg_.dims; }
   Status reset_running ();
 
-  ClKernel stats_kernel_, apply_kernel_, sliding_kernel_, running_kernel_;
+  ClKernel stats_kernel_, apply_kernel_, running_kernel_;
   ClMem mask_, stats_, state_, minmax_;
   bool fp64_ = false;
 };

@@ -10,14 +10,43 @@
 
 namespace afet {
 
-struct StageCombiner::Request
+Status
+GroupCommit::submit (Slot *r, const Run &run)
+{
+  std::unique_lock<std::mutex> l (lock_);
+  pending_.push_back (r);
+  while (!r->done) {
+    if (busy_) {
+      r->wake.wait (l);
+      continue;
+    }
+    /* this caller runs what is waiting now, itself included */
+    busy_ = true;
+    std::vector<Slot *> batch;
+    batch.swap (pending_);
+    l.unlock ();
+    Status st = run (batch);
+    l.lock ();
+    busy_ = false;
+    for (Slot *s : batch) {
+      s->status = st;
+      s->merged = batch.size () > 1;
+      s->done = true;
+      if (s != r)
+        s->wake.notify_one ();
+    }
+    /* the next leader */
+    if (!pending_.empty ())
+      pending_.front ()->wake.notify_one ();
+  }
+  return r->status;
+}
+
+struct StageCombiner::Request : GroupCommit::Slot
 {
   const void *frames;
   int n;
   float *out;
-  bool done = false;
-  bool merged = false;
-  Status status;
 };
 
 StageCombiner::StageCombiner (std::unique_ptr<SpectralStage> stage, int dims)
@@ -67,40 +96,23 @@ StageCombiner::compute (const void *frames, int n, float *out, bool *merged)
   self.frames = frames;
   self.n = n;
   self.out = out;
-  std::unique_lock<std::mutex> l (lock_);
-  pending_.push_back (&self);
-  while (!self.done) {
-    if (busy_) {
-      done_.wait (l);
-      continue;
-    }
-    /* this caller computes what is waiting now, itself included */
-    busy_ = true;
-    std::vector<Request *> batch;
-    batch.swap (pending_);
-    int total = 0;
-    for (Request *r : batch)
-      total += r->n;
-    l.unlock ();
-    Status st = run (batch, total);
-    l.lock ();
-    for (Request *r : batch) {
-      r->status = st;
-      r->merged = batch.size () > 1;
-      r->done = true;
-    }
-    busy_ = false;
-    done_.notify_all ();
-  }
+  Status st = commit_.submit (&self, [this] (const std::vector<GroupCommit::
+              Slot *> &batch) { return run (batch); });
   if (merged)
     *merged = self.merged;
-  return self.status;
+  return st;
 }
 
-/* Runs with busy_ set: in_ and out_ are this caller's. */
+/* Runs in the leader: in_ and out_ are its own. */
 Status
-StageCombiner::run (const std::vector<Request *> &batch, int total)
+StageCombiner::run (const std::vector<GroupCommit::Slot *> &slots)
 {
+  std::vector<const Request *> batch;
+  int total = 0;
+  for (GroupCommit::Slot *s : slots) {
+    batch.push_back (static_cast<const Request *> (s));
+    total += batch.back ()->n;
+  }
   in_.resize ((size_t) total * frame_bytes_);
   out_.resize ((size_t) total * dims_);
   size_t at = 0;

@@ -16,6 +16,34 @@
 
 namespace afet {
 
+/* Group commit, the way the combiners share a device among streams: a
+ * caller's request joins those waiting; the first caller to find the
+ * device idle takes every waiting request and runs them at once, and the
+ * others sleep until theirs is done. Whatever arrives during a run goes in
+ * the next one; nothing waits for a timer. Each request sleeps on its own
+ * condition, so a run wakes its own callers and one waiting caller to lead
+ * the next run, not every thread (a thousand live streams). */
+class GroupCommit
+{
+public:
+  struct Slot
+  {
+    bool done = false;
+    bool merged = false;        /* the run served other requests too */
+    Status status;
+    std::condition_variable wake;
+  };
+  using Run = std::function<Status (const std::vector<Slot *> &batch)>;
+
+  /* Blocks until r has run (in this thread or another); its status. */
+  Status submit (Slot *r, const Run &run);
+
+private:
+  std::mutex lock_;
+  std::vector<Slot *> pending_;
+  bool busy_ = false;
+};
+
 /* Many streams' frames through one spectral stage, so that a device serves
  * many live streams with few launches. A live stream has a frame or two
  * ready at a time; computed alone, each costs its own upload, four or five
@@ -56,16 +84,13 @@ private:
   struct Request;
 
   StageCombiner (std::unique_ptr<SpectralStage> stage, int dims);
-  Status run (const std::vector<Request *> &batch, int total);
+  Status run (const std::vector<GroupCommit::Slot *> &batch);
 
   std::unique_ptr<SpectralStage> stage_;
   int dims_ = 0;
   size_t frame_bytes_ = 0;
-  std::mutex lock_;
-  std::condition_variable done_;
-  std::vector<Request *> pending_;
-  bool busy_ = false;
-  std::vector<uint8_t> in_;     /* the leader's, while busy_ */
+  GroupCommit commit_;
+  std::vector<uint8_t> in_;     /* the leader's, while it runs */
   std::vector<float> out_;
 };
 

@@ -22,11 +22,19 @@ DeltaConfig::validate () const
   return Status::Ok ();
 }
 
+std::string
+DeltaConfig::key () const
+{
+  return "delta " + std::to_string (statics) + " " +
+      std::to_string (row_stride) + " " + std::to_string (order) + " " +
+      std::to_string (delta_window) + " " + std::to_string (accel_window);
+}
+
 Status
 DeltaStage::init_kernels ()
 {
-  return make_kernel (*device_, "context", kernels::context,
-      kernels::context_sha256, build_options (), "afet_delta", &kernel_);
+  return make_kernels ("context", kernels::context, kernels::context_sha256,
+      "afet_delta");
 }
 
 static float
@@ -38,20 +46,12 @@ regression_norm (int w)
   return (float) (2.0 * s);
 }
 
-Status
-DeltaStage::enqueue (const ContextBlock &in, long long out_first, int n,
-    cl_mem out, size_t out_row)
+void
+DeltaStage::kernel_args (ArgSetter &a) const
 {
   const DeltaConfig &c = cfg_;
-  ArgSetter a (kernel_.get ());
-  a (in.rows) ((cl_uint) in.row_stride) ((cl_long) in.first_row)
-      ((cl_long) in.total) ((cl_long) out_first) ((cl_uint) n)
-      ((cl_uint) c.statics) ((cl_int) c.order) ((cl_int) c.delta_window)
+  a ((cl_uint) c.statics) ((cl_int) c.order) ((cl_int) c.delta_window)
       (regression_norm (c.delta_window)) ((cl_int) c.accel_window)
-      (regression_norm (c.accel_window)) (out)
-      ((cl_uint) (out_row * c.dims ()));
-  AFET_RETURN_IF_ERROR (a.status ("afet_delta"));
-  size_t groups = ((size_t) n * c.statics + lsz_ - 1) / lsz_;
-  return launch (queue_, kernel_.get (), groups, lsz_, "afet_delta");
+      (regression_norm (c.accel_window));
 }
 }  /* namespace afet */

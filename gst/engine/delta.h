@@ -23,18 +23,16 @@ struct DeltaConfig
   int dims () const { return statics * (order + 1); }
   int ahead () const { return delta_window + (order - 1) * accel_window; }
   Status validate () const;
+  std::string key () const;
 };
 
-class DeltaStage : public ContextStageOf<DeltaConfig>
+/* kernels afet_delta and afet_delta_lanes: a work-item per static column */
+class DeltaStage : public ContextStageOf<DeltaConfig, DeltaStage>
 {
-public:
-  Status enqueue (const ContextBlock &in, long long out_first, int n,
-      cl_mem out, size_t out_row) override;
-
-private:
   Status init_kernels () override;
-
-  ClKernel kernel_;
+  void kernel_args (ArgSetter &a) const override;
+  int out_dims () const override { return cfg_.dims (); }
+  int items_per_frame () const override { return cfg_.statics; }
 };
 
 }  /* namespace afet */

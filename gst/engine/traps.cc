@@ -42,29 +42,29 @@ traps_weights (const TrapsConfig &cfg)
   return w;
 }
 
-Status
-TrapsStage::init_kernels ()
+std::string
+TrapsConfig::key () const
 {
-  AFET_RETURN_IF_ERROR (make_kernel (*device_, "context", kernels::context,
-          kernels::context_sha256, build_options (), "afet_traps", &kernel_));
-  std::vector<float> w = traps_weights (cfg_);
-  return make_buffer (device_->context (), CL_MEM_READ_ONLY,
-      w.size () * sizeof (float), w.data (), &weights_);
+  return "traps " + std::to_string (bands) + " " +
+      std::to_string (row_stride) + " " + std::to_string (length) + " " +
+      std::to_string (num_dct);
 }
 
 Status
-TrapsStage::enqueue (const ContextBlock &in, long long out_first, int n,
-    cl_mem out, size_t out_row)
+TrapsStage::init_kernels ()
+{
+  std::vector<float> w = traps_weights (cfg_);
+  AFET_RETURN_IF_ERROR (make_buffer (device_->context (), CL_MEM_READ_ONLY,
+          w.size () * sizeof (float), w.data (), &weights_));
+  return make_kernels ("context", kernels::context, kernels::context_sha256,
+      "afet_traps");
+}
+
+void
+TrapsStage::kernel_args (ArgSetter &a) const
 {
   const TrapsConfig &c = cfg_;
-  cl_mem w = weights_.get ();
-  ArgSetter a (kernel_.get ());
-  a (in.rows) ((cl_uint) in.row_stride) ((cl_long) in.first_row)
-      ((cl_long) in.total) ((cl_long) out_first) ((cl_uint) n)
-      ((cl_uint) c.bands) ((cl_int) c.half ()) ((cl_int) c.num_dct) (w)
-      (out) ((cl_uint) (out_row * c.dims ()));
-  AFET_RETURN_IF_ERROR (a.status ("afet_traps"));
-  size_t groups = ((size_t) n * c.dims () + lsz_ - 1) / lsz_;
-  return launch (queue_, kernel_.get (), groups, lsz_, "afet_traps");
+  a ((cl_uint) c.bands) ((cl_int) c.half ()) ((cl_int) c.num_dct)
+      (weights_.get ());
 }
 }  /* namespace afet */

@@ -28,22 +28,20 @@ struct TrapsConfig
   int dims () const { return bands * 2 * num_dct; }
   int ahead () const { return half () - 1; }
   Status validate () const;
+  std::string key () const;
 };
 
 /* The weights: [h][k][i] = hamming (h (H - 1) + i) x dct (k, i), H points,
  * orthonormal DCT-II (sqrt (1/H) for k = 0, sqrt (2/H) after). */
 std::vector<float> traps_weights (const TrapsConfig &cfg);
 
-class TrapsStage : public ContextStageOf<TrapsConfig>
+/* kernels afet_traps and afet_traps_lanes: a work-item per output value */
+class TrapsStage : public ContextStageOf<TrapsConfig, TrapsStage>
 {
-public:
-  Status enqueue (const ContextBlock &in, long long out_first, int n,
-      cl_mem out, size_t out_row) override;
-
-private:
   Status init_kernels () override;
+  void kernel_args (ArgSetter &a) const override;
+  int out_dims () const override { return cfg_.dims (); }
 
-  ClKernel kernel_;
   ClMem weights_;
 };
 

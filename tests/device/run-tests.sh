@@ -31,6 +31,7 @@ run engine "$build/tests/engine/test_engine"
 run plp "$build/tests/engine/test_plp"
 run cache "$build/tests/engine/test_cache"
 run stream "$build/tests/engine/test_stream"
+run lanes "$build/tests/engine/test_lanes"
 for t in afetframer afetmfcc afetplp afetdelta afettraps afetspectrogram \
     afetcmvn devicememory reliability matrix afetfile presets htkconfig; do
   run $t "$build/tests/check/elements/check_$t"

@@ -840,6 +840,116 @@ GST_START_TEST (test_live_streams_combined)
 
 GST_END_TEST;
 
+/* ---- live context elements combined (lanes) ------------------------------ */
+
+/* The context elements of live chains in system memory: every stream's
+ * rows in a lane of one combiner per configuration (deltas, TRAPS, sliding
+ * CMVN, centred or not); buffers of 2.3 ms to 750 ms (a call takes at most
+ * 64 rows, so the long ones are split); each stream runs twice, the
+ * second run taking a lane another stream may have left. Alone and not
+ * live, each element computes its own history. */
+static const gchar *const lane_chains[] = {
+  "afetmfcc %s ! afetdelta name=e %s ! afetcmvn name=f scope=sliding %s",
+  "afetmfcc %s ! afetdelta name=e order=3 delta-window=1 %s ! "
+      "afetcmvn name=f scope=sliding center=true cmn-window=41 %s",
+  "afetmfcc num-ceps=0 c0=false num-filters=15 %s ! afettraps name=e "
+      "length=11 num-dct=4 %s ! afetcmvn name=f scope=sliding "
+      "cmn-window=30 min-window=7 mode=meanvar %s",
+};
+
+typedef struct
+{
+  gint index;
+  gboolean live;
+  gfloat *data[2];
+  gsize n[2];
+  guint64 merged;
+} LaneJob;
+
+static gpointer
+run_lane_job (gpointer user_data)
+{
+  LaneJob *job = (LaneJob *) user_data;
+  const gchar *opts = job->live ? "device-memory=false" :
+      "device-memory=false combine-streams=false";
+  const gint spb[] = { 37, 160, 480, 1601, 12000 };
+  gchar *chain = g_strdup_printf (lane_chains[job->index % 3], opts, opts,
+      opts);
+  gchar *launch = g_strdup_printf ("audiotestsrc is-live=%s num-buffers=%d "
+      "samplesperbuffer=%d wave=%d freq=%d volume=0.%d ! "
+      "audio/x-raw,rate=16000,channels=1,format=S16LE ! %s ! "
+      "appsink name=sink sync=false", job->live ? "true" : "false",
+      1 + 8000 / spb[job->index % 5], spb[job->index % 5], job->index % 4,
+      300 + 70 * job->index, 1 + job->index % 9, chain);
+  job->merged = 0;
+  for (gint run = 0; run < 2; run++) {
+    GstElement *pipe = gst_parse_launch (launch, NULL);
+    GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+    gst_element_set_state (pipe, GST_STATE_PLAYING);
+    job->data[run] = pull_floats (sink, &job->n[run]);
+    for (gint k = 0; k < 2; k++) {
+      guint64 merged = 0;
+      GstElement *e = gst_bin_get_by_name (GST_BIN (pipe), k ? "f" : "e");
+      g_object_get (e, "merged-batches", &merged, NULL);
+      job->merged += merged;
+      gst_object_unref (e);
+    }
+    gst_element_set_state (pipe, GST_STATE_NULL);
+    gst_object_unref (sink);
+    gst_object_unref (pipe);
+  }
+  g_free (launch);
+  g_free (chain);
+  return NULL;
+}
+
+GST_START_TEST (test_live_context_lanes)
+{
+  enum
+  { N = 15 };
+  LaneJob alone[N], together[N];
+  for (gint i = 0; i < N; i++) {
+    alone[i].index = together[i].index = i;
+    alone[i].live = FALSE;
+    together[i].live = TRUE;
+    run_lane_job (&alone[i]);
+  }
+  /* whether two streams' batches meet in one launch depends on timing (a
+   * fast GPU may serve them one by one): rounds until some did */
+  guint64 merged = 0;
+  for (gint round = 0; round < 5 && merged == 0; round++) {
+    GThread *threads[N];
+    for (gint i = 0; i < N; i++)
+      threads[i] = g_thread_new ("lanes", run_lane_job, &together[i]);
+    for (gint i = 0; i < N; i++)
+      g_thread_join (threads[i]);
+    for (gint i = 0; i < N; i++) {
+      for (gint run = 0; run < 2; run++) {
+        fail_unless_equals_uint64 (together[i].n[run], alone[i].n[run]);
+        fail_unless (memcmp (together[i].data[run], alone[i].data[run],
+                alone[i].n[run] * sizeof (gfloat)) == 0,
+            "live stream %d (run %d) differs from its own run", i, run);
+        g_free (together[i].data[run]);
+      }
+      merged += together[i].merged;
+    }
+    GST_INFO ("round %d: %" G_GUINT64_FORMAT " context batches merged",
+        round, merged);
+  }
+  for (gint i = 0; i < N; i++) {
+    fail_unless_equals_uint64 (alone[i].merged, 0);
+    for (gint run = 0; run < 2; run++) {
+      fail_unless (alone[i].n[run] > 0);
+      fail_unless_equals_uint64 (alone[i].n[run], alone[i].n[0]);
+      g_free (alone[i].data[run]);
+    }
+  }
+  fail_unless (merged > 0, "no context batch of %d live streams was merged "
+      "in 5 rounds", N);
+}
+
+GST_END_TEST;
+
 static Suite *
 matrix_suite (void)
 {
@@ -848,6 +958,7 @@ matrix_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_formats_refused);
   tcase_add_test (tc, test_live_streams_combined);
+  tcase_add_test (tc, test_live_context_lanes);
   tcase_add_test (tc, test_wrong_streams_refused);
   tcase_add_loop_test (tc, test_rates, 0, G_N_ELEMENTS (rates));
   tcase_add_test (tc, test_empty_and_short);

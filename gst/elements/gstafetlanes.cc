@@ -1,0 +1,156 @@
+/* afet — speech features on OpenCL
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+/* GstAfetBase: streams combined. The combine-streams and merged-batches
+ * properties, and the path of live context elements (afetdelta, afettraps,
+ * afetcmvn scope=sliding) whose rows arrive in system memory: a lane of the
+ * process' LaneCombiner for their configuration instead of a device
+ * history of their own, so that many live streams share each launch
+ * (gst/engine/lanes.h; the spectral elements combine through the engine's
+ * StageCombiner, see gstafetspectral.cc). */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstafetbase-private.h"
+
+#include "lanes.h"
+
+#define GST_CAT_DEFAULT gst_afet_base_debug
+
+void
+gst_afet_base_class_install_combine (GObjectClass * klass)
+{
+  g_object_class_install_property (klass, PROP_COMBINE_STREAMS,
+      g_param_spec_boolean ("combine-streams", "Combine streams",
+          "Compute small batches (live input) in one launch with those of "
+          "the other afet streams of the same configuration in this "
+          "process, for many streams on one device (results unchanged; "
+          "context elements: rows in system memory, afetcmvn's sliding "
+          "scope)", DEFAULT_COMBINE_STREAMS, (GParamFlags) (G_PARAM_READWRITE
+              | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY)));
+  g_object_class_install_property (klass, PROP_MERGED_BATCHES,
+      g_param_spec_uint64 ("merged-batches", "Merged batches",
+          "Batches of this element computed in one launch with other "
+          "streams' frames so far", 0, G_MAXUINT64, 0,
+          (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+}
+
+void
+gst_afet_needs_lanes (GstAfetNeeds * needs, const afet::ContextStage * stage)
+{
+  needs->stage = stage && stage->has_lanes () ? stage : nullptr;
+}
+
+gboolean
+gst_afet_base_combine_streams (GstAfetBase * self)
+{
+  GST_OBJECT_LOCK (self);
+  gboolean on = PRIV (self)->combine_streams;
+  GST_OBJECT_UNLOCK (self);
+  return on;
+}
+
+void
+gst_afet_base_count_merged (GstAfetBase * self)
+{
+  GST_OBJECT_LOCK (self);
+  PRIV (self)->merged_batches++;
+  GST_OBJECT_UNLOCK (self);
+}
+
+void
+afet_base_lanes_release (GstAfetBaseState * p)
+{
+  if (p->lanes && p->lane >= 0)
+    p->lanes->leave (p->lane);
+  p->lanes.reset ();
+  p->lane = -1;
+  p->lane_stage = nullptr;
+  p->lanes_checked = false;
+}
+
+/* Whether this stream's rows go through a lane: decided at its first rows
+ * (the live query has been answered by then), for the rest of the caps. */
+bool
+afet_base_lanes_active (GstAfetBase * self)
+{
+  GstAfetBaseState *p = PRIV (self);
+  if (p->lanes_checked)
+    return p->lanes != nullptr;
+  p->lanes_checked = true;
+  if (!p->live || !p->lane_stage || p->in.audio || p->in_device ||
+      p->out_device || !gst_afet_base_combine_streams (self))
+    return false;
+  afet::Status st = afet::LaneCombiner::get (p->device, *p->lane_stage,
+      p->extent, p->out.dims, &p->lanes);
+  if (!st.ok ()) {
+    GST_DEBUG_OBJECT (self, "computing alone: %s", st.message ().c_str ());
+    p->lanes.reset ();
+    return false;
+  }
+  p->lane = p->lanes->join ();
+  p->lane_rows = 0;
+  GST_DEBUG_OBJECT (self, "live: lane %d of %d rows in the process' "
+      "combined launches", p->lane, p->lanes->ring ());
+  return true;
+}
+
+/* m rows from the host into the lane; the output frames they complete
+ * (every frame of the run at its end) come back and are queued. */
+GstFlowReturn
+afet_base_lanes_push (GstAfetBase * self, const float *rows, gint64 m,
+    bool end)
+{
+  GstAfetBaseState *p = PRIV (self);
+  const afet::RowHistory::Extent & x = p->extent;
+  const gsize row_bytes = (gsize) p->out.dims * sizeof (float);
+  gint64 done = 0;
+  do {
+    gint64 take = MIN (m - done, (gint64) afet::LaneCombiner::kMaxRows);
+    gint64 received = p->lane_rows + take;
+    bool last = end && done + take == m;
+    /* as RowHistory::ready: the frames whose look-ahead is in */
+    gint64 limit = last ? received : received - x.ahead;
+    if (!last && received < x.start_need)
+      limit = 0;
+    gint64 n = MAX ((gint64) 0, limit - (gint64) p->frames_out);
+    GstBuffer *buf = nullptr;
+    GstMapInfo map = GST_MAP_INFO_INIT;
+    if (n > 0) {
+      buf = gst_buffer_new_allocate (nullptr, (gsize) n * row_bytes, nullptr);
+      gst_buffer_map (buf, &map, GST_MAP_WRITE);
+    }
+    bool merged = false;
+    afet::Status st = p->lanes->compute (p->lane, rows ? rows + done *
+        x.row_dims : nullptr, (int) take, p->lane_rows,
+        (long long) p->frames_out, (int) n, last ? received : -1,
+        (float *) map.data, &merged);
+    if (buf)
+      gst_buffer_unmap (buf, &map);
+    if (!st.ok ()) {
+      gst_clear_buffer (&buf);
+      afet_base_post_engine_error (self, st.message ().c_str ());
+      return GST_FLOW_ERROR;
+    }
+    p->lane_rows = received;
+    /* this stream's share of the combined copies */
+    if (take > 0) {
+      p->stats->uploads++;
+      p->stats->upload_bytes += (guint64) take * x.row_dims * sizeof (float);
+    }
+    if (n > 0) {
+      p->stats->downloads++;
+      p->stats->download_bytes += (guint64) n * row_bytes;
+    }
+    if (merged)
+      gst_afet_base_count_merged (self);
+    if (buf)
+      afet_base_queue_output (self, buf, n);
+    done += take;
+  } while (done < m);
+  return GST_FLOW_OK;
+}

@@ -1,0 +1,252 @@
+/* afet — speech features on OpenCL
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "lanes.h"
+#include "clutil.h"
+
+#include "afet-kernels.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <tuple>
+#include <utility>
+
+namespace afet {
+
+struct LaneCombiner::Request : GroupCommit::Slot
+{
+  int lane;
+  const float *rows;
+  int m;
+  long long first_row;
+  long long out_first;
+  int n;
+  long long total;
+  float *out;
+};
+
+LaneCombiner::LaneCombiner (std::shared_ptr<Device> device,
+    std::unique_ptr<ContextStage> stage, const RowHistory::Extent &extent,
+    int dims)
+  : device_ (std::move (device)), stage_ (std::move (stage)),
+    extent_ (extent), dims_ (dims)
+{
+  /* what a call may read: the look-back before its first output, the
+   * outputs still waiting (the look-ahead, or the rows before the first
+   * output) and its own rows */
+  long long need = (long long) extent.back + std::max (extent.ahead,
+      extent.start_need) + kMaxRows + 1;
+  ring_ = 1;
+  while (ring_ < need)
+    ring_ *= 2;
+}
+
+Status
+LaneCombiner::get (const std::shared_ptr<Device> &device,
+    const ContextStage &stage, const RowHistory::Extent &extent, int dims,
+    std::shared_ptr<LaneCombiner> *out)
+{
+  if (!stage.has_lanes () || extent.start_need < 0)
+    return Status (Status::BAD_CONFIG, "this stage computes each stream on "
+        "its own (it keeps statistics of the whole stream)");
+  static std::mutex registry_lock;
+  static std::map<std::tuple<Device *, std::string, int, int>,
+      std::weak_ptr<LaneCombiner>> registry;
+  std::lock_guard<std::mutex> guard (registry_lock);
+  /* the extent follows from the key, the row width need not */
+  auto k = std::make_tuple (device.get (), stage.key (), extent.row_dims,
+      dims);
+  auto found = registry.find (k);
+  if (found != registry.end () && (*out = found->second.lock ()))
+    return Status::Ok ();
+  std::unique_ptr<ContextStage> twin;
+  AFET_RETURN_IF_ERROR (stage.twin (&twin));
+  std::shared_ptr<LaneCombiner> c (new LaneCombiner (device, std::move (twin),
+          extent, dims));
+  AFET_RETURN_IF_ERROR (make_kernel (*device, "context", kernels::context,
+          kernels::context_sha256, "-DAFET_LSZ=" +
+          std::to_string (pick_local_size (*device)), "afet_lane_scatter",
+          &c->scatter_));
+  registry[k] = c;
+  *out = std::move (c);
+  for (auto it = registry.begin (); it != registry.end ();)
+    it = it->second.expired () ? registry.erase (it) : std::next (it);
+  return Status::Ok ();
+}
+
+int
+LaneCombiner::join ()
+{
+  std::lock_guard<std::mutex> l (lanes_lock_);
+  if (!free_lanes_.empty ()) {
+    int lane = free_lanes_.back ();
+    free_lanes_.pop_back ();
+    return lane;
+  }
+  return next_lane_++;
+}
+
+void
+LaneCombiner::leave (int lane)
+{
+  std::lock_guard<std::mutex> l (lanes_lock_);
+  free_lanes_.push_back (lane);
+}
+
+Status
+LaneCombiner::compute (int lane, const float *rows, int m,
+    long long first_row, long long out_first, int n, long long total,
+    float *out, bool *merged)
+{
+  if (m < 0 || m > kMaxRows || n < 0 || out_first + n > first_row + m ||
+      first_row + m - std::max (0LL, out_first - extent_.back) > ring_)
+    return Status (Status::BAD_CONFIG, "a lane holds " +
+        std::to_string (ring_) + " rows: " + std::to_string (m) +
+        " new rows from " + std::to_string (first_row) + " and outputs " +
+        std::to_string (out_first) + "+" + std::to_string (n) +
+        " do not fit (a bug: please report it)");
+  if (m == 0 && n == 0)
+    return Status::Ok ();
+  Request self;
+  self.lane = lane;
+  self.rows = rows;
+  self.m = m;
+  self.first_row = first_row;
+  self.out_first = out_first;
+  self.n = n;
+  self.total = total;
+  self.out = out;
+  Status st = commit_.submit (&self, [this] (const std::vector<GroupCommit::
+              Slot *> &batch) { return run (batch); });
+  if (merged)
+    *merged = self.merged;
+  return st;
+}
+
+/* Device buffers for this many lanes, new rows and output rows; lanes
+ * keep their rows when they grow. Runs in the leader. */
+Status
+LaneCombiner::fit (int lanes, size_t rows, size_t outs)
+{
+  cl_context ctx = device_->context ();
+  cl_command_queue q = stage_->queue ();
+  const size_t row_bytes = (size_t) extent_.row_dims * sizeof (float);
+  if (lanes > lane_cap_) {
+    int cap = std::max ({ lanes, 2 * lane_cap_, 8 });
+    ClMem grown;
+    AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE, (size_t) cap *
+            ring_ * row_bytes, nullptr, &grown));
+    if (lane_cap_ > 0) {
+      cl_int err = clEnqueueCopyBuffer (q, lanes_.get (), grown.get (), 0, 0,
+          (size_t) lane_cap_ * ring_ * row_bytes, 0, nullptr, nullptr);
+      if (err != CL_SUCCESS)
+        return cl_fail ("clEnqueueCopyBuffer (more lanes)", err);
+      /* the old buffer goes only when the copy is done */
+      clFinish (q);
+    }
+    lanes_ = std::move (grown);
+    lane_cap_ = cap;
+  }
+  struct Want
+  {
+    ClMem *buf;
+    size_t *cap;
+    size_t bytes;
+  } wants[] = {
+    { &rows_, &rows_cap_, rows * row_bytes },
+    { &desc_, &desc_cap_, host_desc_.size () * sizeof (cl_long) },
+    { &out_, &out_cap_, outs * dims_ * sizeof (float) },
+  };
+  for (Want &w : wants)
+    if (w.bytes > *w.cap) {
+      size_t cap = std::max (w.bytes, 2 * *w.cap);
+      AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE, cap,
+              nullptr, w.buf));
+      *w.cap = cap;
+    }
+  return Status::Ok ();
+}
+
+/* Runs in the leader: the device and host buffers are its own. */
+Status
+LaneCombiner::run (const std::vector<GroupCommit::Slot *> &slots)
+{
+  std::vector<const Request *> batch;
+  for (GroupCommit::Slot *s : slots)
+    batch.push_back (static_cast<const Request *> (s));
+  int lanes;
+  {
+    std::lock_guard<std::mutex> l (lanes_lock_);
+    lanes = next_lane_;
+  }
+  const int rs = extent_.row_dims;
+  size_t rows = 0, outs = 0;
+  for (const Request *r : batch) {
+    rows += (size_t) r->m;
+    outs += (size_t) r->n;
+  }
+  /* desc: per output row its frame, its run's total and its lane's first
+   * row; then per new row its row in the lanes */
+  host_rows_.resize (rows * rs);
+  host_desc_.resize (3 * outs + rows);
+  host_out_.resize (outs * dims_);
+  size_t ri = 0, oi = 0;
+  for (const Request *r : batch) {
+    const cl_long base = (cl_long) r->lane * ring_;
+    std::memcpy (host_rows_.data () + ri * rs, r->rows,
+        (size_t) r->m * rs * sizeof (float));
+    for (int i = 0; i < r->m; i++)
+      host_desc_[3 * outs + ri + i] = base + ((r->first_row + i) &
+          (ring_ - 1));
+    for (int t = 0; t < r->n; t++) {
+      cl_long *d = host_desc_.data () + 3 * (oi + t);
+      d[0] = r->out_first + t;
+      d[1] = r->total;
+      d[2] = base;
+    }
+    ri += (size_t) r->m;
+    oi += (size_t) r->n;
+  }
+  AFET_RETURN_IF_ERROR (fit (lanes, rows, outs));
+  cl_command_queue q = stage_->queue ();
+  AFET_RETURN_IF_ERROR (upload (q, desc_.get (), 0, host_desc_.size () *
+          sizeof (cl_long), host_desc_.data (), false, nullptr));
+  if (rows > 0) {
+    AFET_RETURN_IF_ERROR (upload (q, rows_.get (), 0, host_rows_.size () *
+            sizeof (float), host_rows_.data (), false, nullptr));
+    ArgSetter a (scatter_.get ());
+    a (rows_.get ()) (desc_.get ()) ((cl_uint) (3 * outs)) ((cl_uint) rows)
+        ((cl_uint) rs) (lanes_.get ());
+    AFET_RETURN_IF_ERROR (a.status ("afet_lane_scatter"));
+    size_t lsz = pick_local_size (*device_);
+    AFET_RETURN_IF_ERROR (launch (q, scatter_.get (), (rows * rs + lsz - 1) /
+            lsz, lsz, "afet_lane_scatter"));
+  }
+  if (outs > 0) {
+    LaneBlock in;
+    in.rows = lanes_.get ();
+    in.row_stride = rs;
+    in.ring = ring_;
+    in.desc = desc_.get ();
+    AFET_RETURN_IF_ERROR (stage_->enqueue_lanes (in, (int) outs,
+            out_.get ()));
+    AFET_RETURN_IF_ERROR (download (q, out_.get (), 0, host_out_.size () *
+            sizeof (float), host_out_.data (), nullptr));
+  } else {
+    /* the uploads read host memory that the next run overwrites */
+    cl_int err = clFinish (q);
+    if (err != CL_SUCCESS)
+      return cl_fail ("clFinish", err);
+  }
+  oi = 0;
+  for (const Request *r : batch) {
+    std::memcpy (r->out, host_out_.data () + oi * dims_, (size_t) r->n *
+        dims_ * sizeof (float));
+    oi += (size_t) r->n;
+  }
+  return Status::Ok ();
+}
+
+}  /* namespace afet */

@@ -1,0 +1,95 @@
+/* afet — speech features on OpenCL
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include "combine.h"
+#include "context.h"
+#include "stream.h"
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace afet {
+
+/* Many live streams through one context stage (deltas, TRAPS, sliding
+ * CMVN), so that they cost few launches. A live stream brings a row or two
+ * every 10 ms; alone, each is an upload, a launch, a copy of the history and
+ * a download, and a GPU driver serialises such calls from all threads (an
+ * H100 fell behind at 100 live MFCC + deltas + CMVN streams).
+ *
+ * Each stream owns a lane: ring rows (a power of two: the look-back, the
+ * look-ahead or the rows needed before the first output, and one call's
+ * rows) of one device buffer shared by the streams of a configuration.
+ * compute () is group commit (GroupCommit): a caller's new rows and
+ * wanted output frames join those of the callers waiting at that moment,
+ * and the first caller to find the combiner idle launches them all: one
+ * upload of the rows and their places, one scatter into the lanes, the
+ * stage's lane kernel, one download. The lane kernels read a frame through
+ * the same arithmetic as a stream's own block (kernels/rows.cl), so every
+ * value equals the stream's own run, bit for bit. */
+class LaneCombiner
+{
+public:
+  /* rows a call may bring */
+  static constexpr int kMaxRows = 64;
+
+  /* The process' combiner for the stage's device and config (key ()) and
+   * this extent, made on first use with a twin of the stage on a queue of
+   * its own. The stage must have lanes (has_lanes ()). */
+  static Status get (const std::shared_ptr<Device> &device,
+      const ContextStage &stage, const RowHistory::Extent &extent, int dims,
+      std::shared_ptr<LaneCombiner> *out);
+
+  /* A lane for a stream, and its release (no call of the stream in
+   * flight). */
+  int join ();
+  void leave (int lane);
+
+  /* m <= kMaxRows new rows of the lane's run (rows first_row ..; host,
+   * row_dims floats each), then output frames out_first .. out_first + n - 1
+   * (the run has total frames, -1 while unknown) into out (n rows of dims ()
+   * floats). The lane must hold what they read: every frame from
+   * out_first - back on (see ready ()). Blocks until done; any thread.
+   * merged: set when the launch served other streams too. */
+  Status compute (int lane, const float *rows, int m, long long first_row,
+      long long out_first, int n, long long total, float *out, bool *merged);
+
+  int dims () const { return dims_; }
+  const RowHistory::Extent &extent () const { return extent_; }
+  /* rows a lane holds */
+  int ring () const { return ring_; }
+
+private:
+  struct Request;
+
+  LaneCombiner (std::shared_ptr<Device> device,
+      std::unique_ptr<ContextStage> stage, const RowHistory::Extent &extent,
+      int dims);
+  Status run (const std::vector<GroupCommit::Slot *> &batch);
+  Status fit (int lanes, size_t rows, size_t outs);
+
+  std::shared_ptr<Device> device_;
+  std::unique_ptr<ContextStage> stage_;
+  RowHistory::Extent extent_;
+  int dims_ = 0;
+  int ring_ = 0;
+
+  GroupCommit commit_;
+  std::mutex lanes_lock_;       /* next_lane_, free_lanes_ */
+  int next_lane_ = 0;
+  std::vector<int> free_lanes_;
+
+  /* the leader's, while it runs */
+  ClMem lanes_, rows_, desc_, out_;
+  int lane_cap_ = 0;
+  size_t rows_cap_ = 0, desc_cap_ = 0, out_cap_ = 0;
+  std::vector<float> host_rows_, host_out_;
+  std::vector<cl_long> host_desc_;
+  ClKernel scatter_;
+};
+
+}  /* namespace afet */

@@ -1,0 +1,243 @@
+/* afet — speech features on OpenCL
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The lanes of live context streams (gst/engine/lanes.h), without
+ * GStreamer: many streams of deltas, TRAPS and sliding CMVN (plain and
+ * centred) fed rows in random pieces from several threads, streams ending
+ * and others taking their lanes, the lanes buffer growing while streams
+ * run; every output row must equal the stage's own run over the whole
+ * stream, bit for bit.
+ */
+#include "enginecheck.h"
+#include "cmvn.h"
+#include "delta.h"
+#include "lanes.h"
+#include "traps.h"
+
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+using enginecheck::check;
+
+static std::shared_ptr<afet::Device> device;
+
+struct Kind
+{
+  std::string name;
+  std::unique_ptr<afet::ContextStage> stage;
+  afet::RowHistory::Extent extent;
+  int dims;
+};
+
+/* The stage's own output for a whole stream of len rows. */
+static std::vector<float>
+own_run (afet::ContextStage &stage, const Kind &k,
+    const std::vector<float> &rows, long long len)
+{
+  const int rs = k.extent.row_dims;
+  std::vector<float> out ((size_t) len * k.dims);
+  afet::ClMem in, res;
+  cl_context ctx = device->context ();
+  cl_int err;
+  in.reset (clCreateBuffer (ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+          rows.size () * sizeof (float), (void *) rows.data (), &err));
+  res.reset (clCreateBuffer (ctx, CL_MEM_READ_WRITE, out.size () *
+          sizeof (float), nullptr, &err));
+  afet::ContextBlock b;
+  b.rows = in.get ();
+  b.row_stride = rs;
+  b.first_row = 0;
+  b.total = len;
+  afet::Status st = stage.enqueue (b, 0, (int) len, res.get (), 0);
+  if (st.ok ())
+    st = afet::download (stage.queue (), res.get (), 0, out.size () *
+        sizeof (float), out.data (), nullptr);
+  if (!st.ok ())
+    out.clear ();
+  return out;
+}
+
+/* One live stream through its lane: rows in pieces of 1..64, outputs as
+ * their look-ahead arrives, the rest at the end. */
+static bool
+live_run (afet::LaneCombiner &c, const std::vector<float> &rows,
+    long long len, std::mt19937 &rng, std::vector<float> *out, int *merged)
+{
+  const afet::RowHistory::Extent &x = c.extent ();
+  int lane = c.join ();
+  out->assign ((size_t) len * c.dims (), 0.0f);
+  long long received = 0, frames_out = 0;
+  bool ok = true;
+  while (ok) {
+    long long take = std::min<long long> (len - received,
+        1 + rng () % afet::LaneCombiner::kMaxRows);
+    bool last = received + take == len;
+    long long limit = last ? received + take : received + take - x.ahead;
+    if (!last && received + take < x.start_need)
+      limit = 0;
+    long long n = std::max (0LL, limit - frames_out);
+    bool m = false;
+    afet::Status st = c.compute (lane, rows.data () + received * x.row_dims,
+        (int) take, received, frames_out, (int) n, last ? len : -1,
+        out->data () + frames_out * c.dims (), &m);
+    ok = st.ok ();
+    if (!ok)
+      std::printf ("%s\n", st.message ().c_str ());
+    *merged += m;
+    received += take;
+    frames_out += n;
+    if (last)
+      break;
+    if (rng () % 4 == 0)
+      std::this_thread::yield ();
+  }
+  c.leave (lane);
+  return ok && frames_out == len;
+}
+
+static void
+lanes_case (Kind &k)
+{
+  std::shared_ptr<afet::LaneCombiner> c;
+  afet::Status st = afet::LaneCombiner::get (device, *k.stage, k.extent,
+      k.dims, &c);
+  check (st.ok (), k.name + ": combiner (" + st.message () + ")");
+  if (!st.ok ())
+    return;
+  /* a second element of the same config gets the same combiner */
+  std::shared_ptr<afet::LaneCombiner> again;
+  st = afet::LaneCombiner::get (device, *k.stage, k.extent, k.dims, &again);
+  check (st.ok () && again == c, k.name + ": one combiner a configuration");
+
+  enum { THREADS = 4, PER_THREAD = 9 };
+  const int rs = k.extent.row_dims;
+  std::vector<std::vector<float>> rows (THREADS * PER_THREAD);
+  std::vector<long long> lens (rows.size ());
+  std::mt19937 gen (7);
+  for (size_t s = 0; s < rows.size (); s++) {
+    /* short runs (ending before the look-ahead or min-window), long ones */
+    lens[s] = s % 5 == 0 ? 1 + gen () % 8 : 20 + gen () % 700;
+    rows[s].resize ((size_t) lens[s] * rs);
+    std::normal_distribution<float> d (0.0f, 3.0f);
+    for (float &v : rows[s])
+      v = d (gen);
+  }
+  std::vector<std::vector<float>> got (rows.size ());
+  std::vector<int> ok (rows.size (), 0), merged (THREADS, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < THREADS; t++)
+    threads.emplace_back ([&, t] {
+          std::mt19937 rng (100 + t);
+          /* a thread's streams one after the other: lanes are left and
+           * taken again while the others run */
+          for (int i = 0; i < PER_THREAD; i++) {
+            size_t s = (size_t) t * PER_THREAD + i;
+            ok[s] = live_run (*c, rows[s], lens[s], rng, &got[s],
+                &merged[t]);
+          }
+        });
+  for (std::thread &th : threads)
+    th.join ();
+  int same = 0, all_ok = 0;
+  for (size_t s = 0; s < rows.size (); s++) {
+    std::vector<float> want = own_run (*k.stage, k, rows[s], lens[s]);
+    all_ok += ok[s];
+    same += ok[s] && want.size () == got[s].size () &&
+        std::memcmp (want.data (), got[s].data (), want.size () *
+        sizeof (float)) == 0;
+  }
+  int m = 0;
+  for (int v : merged)
+    m += v;
+  check (all_ok == (int) rows.size (), k.name + ": every stream ran (" +
+      std::to_string (all_ok) + "/" + std::to_string (rows.size ()) + ")");
+  check (same == (int) rows.size (), k.name + ": every stream equals its own "
+      "run, bit for bit (" + std::to_string (same) + "/" +
+      std::to_string (rows.size ()) + ")");
+  check (m > 0, k.name + ": launches shared by streams (" +
+      std::to_string (m) + " merged)");
+
+  /* what a lane cannot hold is refused, not computed wrong */
+  int lane = c->join ();
+  std::vector<float> one ((size_t) rs), res ((size_t) 4 * k.dims);
+  st = c->compute (lane, one.data (), 1, 0, 0, 2, -1, res.data (), nullptr);
+  check (!st.ok (), k.name + ": outputs beyond the rows refused");
+  st = c->compute (lane, one.data (), 1, c->ring () + k.extent.back + 5, 0,
+      0, -1, res.data (), nullptr);
+  check (!st.ok (), k.name + ": rows beyond the ring refused");
+  c->leave (lane);
+}
+
+int
+main ()
+{
+  afet::Status st = afet::acquire_device ("auto", &device);
+  if (!st.ok ()) {
+    std::printf ("no OpenCL device: %s\n0 passed, 1 failed\n",
+        st.message ().c_str ());
+    return 1;
+  }
+  std::printf ("device: %s\n", device->info ().describe ().c_str ());
+
+  std::vector<Kind> kinds;
+  {
+    afet::DeltaConfig d;
+    d.statics = 13;
+    d.row_stride = 13;
+    auto s = std::make_unique<afet::DeltaStage> ();
+    st = s->init (device, d);
+    check (st.ok (), "delta stage");
+    kinds.push_back ({ "deltas D_A", std::move (s), { d.ahead (), d.ahead (),
+            0, 13 }, d.dims () });
+  }
+  {
+    afet::TrapsConfig t;
+    t.bands = 6;
+    t.row_stride = 6;
+    t.length = 9;
+    t.num_dct = 3;
+    auto s = std::make_unique<afet::TrapsStage> ();
+    st = s->init (device, t);
+    check (st.ok (), "traps stage");
+    kinds.push_back ({ "traps", std::move (s), { t.ahead (), t.ahead (), 0,
+            6 }, t.dims () });
+  }
+  for (bool center : { false, true }) {
+    afet::CmvnConfig c;
+    c.dims = 39;
+    c.row_stride = 39;
+    c.mask.assign (39, 1);
+    c.mask[5] = 0;
+    c.mode = center ? afet::CmvnMode::MEANVAR : afet::CmvnMode::MEAN;
+    c.scope = afet::CmvnScope::SLIDING;
+    c.window = center ? 61 : 300;
+    c.center = center;
+    c.min_window = 25;
+    auto s = std::make_unique<afet::CmvnStage> ();
+    st = s->init (device, c);
+    check (st.ok () && s->has_lanes (), "sliding cmvn stage");
+    kinds.push_back ({ center ? "sliding cmvn centred" : "sliding cmvn",
+            std::move (s), { c.back (), c.ahead (), c.start_need (), 39 },
+            39 });
+  }
+  for (Kind &k : kinds)
+    lanes_case (k);
+
+  /* stages that keep a stream's statistics on the device have no lanes */
+  afet::CmvnConfig r;
+  r.dims = r.row_stride = 13;
+  r.mask.assign (13, 1);
+  r.scope = afet::CmvnScope::RUNNING;
+  afet::CmvnStage running;
+  st = running.init (device, r);
+  std::shared_ptr<afet::LaneCombiner> none;
+  check (st.ok () && !running.has_lanes () && !afet::LaneCombiner::get (device,
+          running, { 0, 0, 0, 13 }, 13, &none).ok (),
+      "running cmvn: computed per stream");
+  return enginecheck::finish ();
+}
