@@ -195,8 +195,9 @@ LaneCombiner::run (const std::vector<GroupCommit::Slot *> &slots)
   size_t ri = 0, oi = 0;
   for (const Request *r : batch) {
     const cl_long base = (cl_long) r->lane * ring_;
-    std::memcpy (host_rows_.data () + ri * rs, r->rows,
-        (size_t) r->m * rs * sizeof (float));
+    if (r->m > 0)
+      std::memcpy (host_rows_.data () + ri * rs, r->rows,
+          (size_t) r->m * rs * sizeof (float));
     for (int i = 0; i < r->m; i++)
       host_desc_[3 * outs + ri + i] = base + ((r->first_row + i) &
           (ring_ - 1));
@@ -242,8 +243,9 @@ LaneCombiner::run (const std::vector<GroupCommit::Slot *> &slots)
   }
   oi = 0;
   for (const Request *r : batch) {
-    std::memcpy (r->out, host_out_.data () + oi * dims_, (size_t) r->n *
-        dims_ * sizeof (float));
+    if (r->n > 0)
+      std::memcpy (r->out, host_out_.data () + oi * dims_, (size_t) r->n *
+          dims_ * sizeof (float));
     oi += (size_t) r->n;
   }
   return Status::Ok ();
