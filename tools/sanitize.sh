@@ -40,10 +40,9 @@ reports=$(grep -cE 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$log")
 # one leak check when the program ends instead of one per test, which
 # still sees every leak of every test, and did not crash where forked runs
 # crashed three times in a row (afetfile, 64 tests: 42 s instead of
-# 150-400 s); the second forks again, for what still fails: a crash again,
-# or a test whose checks share state unforked (reliability's fault
-# injection set through the environment fails unforked: a program built by
-# one check is cached for the next).
+# 150-400 s; reliability's fault-injection checks, which need a process
+# each, skip themselves unforked); the second forks again, for what still
+# fails: a crash again, or checks that share state unforked.
 reran=0
 for attempt in 1 2; do
 if [ $status -ne 0 ] && [ "$reports" -eq 0 ] && { [ $reran -eq 1 ] ||

@@ -439,6 +439,15 @@ static const gchar *faults[] = { "alloc:1", "alloc:5", "alloc:3+",
 
 GST_START_TEST (test_device_faults)
 {
+  /* the engine reads AFET_FAULT once a process (fault.cc): each check needs
+   * a process of its own. Unforked (tools/sanitize.sh's first rerun after
+   * a LeakSanitizer tracer crash) the checks would only see the first
+   * check's faults and the programs it cached. */
+  if (g_strcmp0 (g_getenv ("CK_FORK"), "no") == 0) {
+    GST_INFO ("AFET_FAULT=%s: not checked unforked (CK_FORK=no)",
+        faults[__i__]);
+    return;
+  }
   g_setenv ("AFET_FAULT", faults[__i__], TRUE);
   g_setenv ("AFET_CACHE_DIR", "disabled", TRUE);
   gchar *error = NULL;
