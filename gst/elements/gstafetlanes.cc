@@ -117,16 +117,16 @@ afet_base_lanes_push (GstAfetBase * self, const float *rows, gint64 m,
     gint64 take = MIN (m - done, (gint64) afet::LaneCombiner::kMaxRows);
     gint64 received = p->lane_rows + take;
     bool last = end && done + take == m;
-    /* as RowHistory::ready: the frames whose look-ahead is in */
-    gint64 limit = last ? received : received - x.ahead;
-    if (!last && received < x.start_need)
-      limit = 0;
-    gint64 n = MAX ((gint64) 0, limit - (gint64) p->frames_out);
+    gint64 n = afet::RowHistory::ready_of (x, received, p->frames_out, last);
     GstBuffer *buf = nullptr;
     GstMapInfo map = GST_MAP_INFO_INIT;
     if (n > 0) {
       buf = gst_buffer_new_allocate (nullptr, (gsize) n * row_bytes, nullptr);
-      gst_buffer_map (buf, &map, GST_MAP_WRITE);
+      if (!gst_buffer_map (buf, &map, GST_MAP_WRITE)) {
+        gst_buffer_unref (buf);
+        afet_base_post_engine_error (self, "cannot map an output buffer");
+        return GST_FLOW_ERROR;
+      }
     }
     bool merged = false;
     afet::Status st = p->lanes->compute (p->lane, rows ? rows + done *

@@ -11,7 +11,7 @@
 namespace afet {
 
 Status
-GroupCommit::submit (Slot *r, const Run &run)
+GroupCommit::submit (Slot *r, const Run &run, bool *merged)
 {
   std::unique_lock<std::mutex> l (lock_);
   pending_.push_back (r);
@@ -39,6 +39,8 @@ GroupCommit::submit (Slot *r, const Run &run)
     if (!pending_.empty ())
       pending_.front ()->wake.notify_one ();
   }
+  if (merged)
+    *merged = r->merged;
   return r->status;
 }
 
@@ -96,11 +98,8 @@ StageCombiner::compute (const void *frames, int n, float *out, bool *merged)
   self.frames = frames;
   self.n = n;
   self.out = out;
-  Status st = commit_.submit (&self, [this] (const std::vector<GroupCommit::
-              Slot *> &batch) { return run (batch); });
-  if (merged)
-    *merged = self.merged;
-  return st;
+  return commit_.submit (&self, [this] (const std::vector<GroupCommit::
+              Slot *> &batch) { return run (batch); }, merged);
 }
 
 /* Runs in the leader: in_ and out_ are its own. */

@@ -35,8 +35,9 @@ public:
   };
   using Run = std::function<Status (const std::vector<Slot *> &batch)>;
 
-  /* Blocks until r has run (in this thread or another); its status. */
-  Status submit (Slot *r, const Run &run);
+  /* Blocks until r has run (in this thread or another); its status.
+   * merged (if not null): whether the run served other requests too. */
+  Status submit (Slot *r, const Run &run, bool *merged);
 
 private:
   std::mutex lock_;

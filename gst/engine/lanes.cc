@@ -65,10 +65,10 @@ LaneCombiner::get (const std::shared_ptr<Device> &device,
   AFET_RETURN_IF_ERROR (stage.twin (&twin));
   std::shared_ptr<LaneCombiner> c (new LaneCombiner (device, std::move (twin),
           extent, dims));
+  c->lsz_ = pick_local_size (*device);
   AFET_RETURN_IF_ERROR (make_kernel (*device, "context", kernels::context,
-          kernels::context_sha256, "-DAFET_LSZ=" +
-          std::to_string (pick_local_size (*device)), "afet_lane_scatter",
-          &c->scatter_));
+          kernels::context_sha256, "-DAFET_LSZ=" + std::to_string (c->lsz_),
+          "afet_lane_scatter", &c->scatter_));
   registry[k] = c;
   *out = std::move (c);
   for (auto it = registry.begin (); it != registry.end ();)
@@ -118,11 +118,8 @@ LaneCombiner::compute (int lane, const float *rows, int m,
   self.n = n;
   self.total = total;
   self.out = out;
-  Status st = commit_.submit (&self, [this] (const std::vector<GroupCommit::
-              Slot *> &batch) { return run (batch); });
-  if (merged)
-    *merged = self.merged;
-  return st;
+  return commit_.submit (&self, [this] (const std::vector<GroupCommit::
+              Slot *> &batch) { return run (batch); }, merged);
 }
 
 /* Device buffers for this many lanes, new rows and output rows; lanes
@@ -221,9 +218,8 @@ LaneCombiner::run (const std::vector<GroupCommit::Slot *> &slots)
     a (rows_.get ()) (desc_.get ()) ((cl_uint) (3 * outs)) ((cl_uint) rows)
         ((cl_uint) rs) (lanes_.get ());
     AFET_RETURN_IF_ERROR (a.status ("afet_lane_scatter"));
-    size_t lsz = pick_local_size (*device_);
-    AFET_RETURN_IF_ERROR (launch (q, scatter_.get (), (rows * rs + lsz - 1) /
-            lsz, lsz, "afet_lane_scatter"));
+    AFET_RETURN_IF_ERROR (launch (q, scatter_.get (), (rows * rs + lsz_ -
+                1) / lsz_, lsz_, "afet_lane_scatter"));
   }
   if (outs > 0) {
     LaneBlock in;

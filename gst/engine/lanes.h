@@ -90,6 +90,7 @@ private:
   std::vector<float> host_rows_, host_out_;
   std::vector<cl_long> host_desc_;
   ClKernel scatter_;
+  size_t lsz_ = 64;
 };
 
 }  /* namespace afet */

@@ -291,10 +291,11 @@ RowHistory::append_device (cl_mem src, size_t src_row, long long m)
 }
 
 long long
-RowHistory::ready (unsigned long long frames_out, bool drain) const
+RowHistory::ready_of (const Extent &extent, long long received,
+    unsigned long long frames_out, bool drain)
 {
-  long long limit = drain ? received_ : received_ - extent_.ahead;
-  if (!drain && (extent_.start_need < 0 || received_ < extent_.start_need))
+  long long limit = drain ? received : received - extent.ahead;
+  if (!drain && (extent.start_need < 0 || received < extent.start_need))
     limit = 0;
   return std::max (0LL, limit - (long long) frames_out);
 }

@@ -157,7 +157,14 @@ public:
   /* Output frames that can be computed now, from frame frames_out on: every
    * frame of the run when draining (its end is known), otherwise those
    * whose look-ahead has arrived (none before start_need rows). */
-  long long ready (unsigned long long frames_out, bool drain) const;
+  long long ready (unsigned long long frames_out, bool drain) const
+  {
+    return ready_of (extent_, received_, frames_out, drain);
+  }
+  /* The same rule for rows kept elsewhere (a lane, see lanes.h): received
+   * rows of the run so far. */
+  static long long ready_of (const Extent &extent, long long received,
+      unsigned long long frames_out, bool drain);
   /* The rows held, as a stage reads them. */
   ContextBlock block (bool drain) const;
   /* Frames before frames_out are computed: drops the rows no later frame
