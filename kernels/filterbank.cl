@@ -7,8 +7,17 @@
  * embed.py pastes this file where they #include it. Filter c (0-based)
  * covers bins [first[c], first[c] + count[c]) with weights
  * weights[offset[c] + i]; the sum is over power |X|^2 (use_power) or
- * magnitude |X|.
+ * magnitude |X|. vframes.cl computes the same sums for frames in vector
+ * lanes with the two macros below, which are written once for a float and
+ * a vector of floats.
  */
+
+/* What one bin adds to a channel, given its power p = |X|^2. */
+#define AFET_BIN_VALUE(p, use_power) ((use_power) ? (p) : sqrt (p))
+/* A channel's sum as a feature: ln (log10 with log_mul = 1 / ln 10) of the
+ * sum floored at floor_v. */
+#define AFET_LOG_CHANNEL(sum, floor_v, log_mul) \
+    (log (fmax ((sum), (floor_v))) * (log_mul))
 
 static float
 afet_filter_sum (__global const float *row, __global const int *first,
@@ -23,7 +32,7 @@ afet_filter_sum (__global const float *row, __global const int *first,
     float re = row[2 * (k0 + i)];
     float im = row[2 * (k0 + i) + 1];
     float p = re * re + im * im;
-    sum += w[i] * (use_power ? p : sqrt (p));
+    sum += w[i] * AFET_BIN_VALUE (p, use_power);
   }
   return sum;
 }

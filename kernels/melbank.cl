@@ -30,8 +30,8 @@ afet_filter (__global const float *row, __global const int *first,
     __global const float *weights, uint c, int use_power, float floor_v,
     float log_mul)
 {
-  return log (fmax (afet_filter_sum (row, first, count, offset, weights, c,
-              use_power), floor_v)) * log_mul;
+  return AFET_LOG_CHANNEL (afet_filter_sum (row, first, count, offset,
+          weights, c, use_power), floor_v, log_mul);
 }
 
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))

@@ -31,6 +31,9 @@ struct DeviceInfo
   size_t max_work_group_size = 0;
   unsigned compute_units = 0;
   size_t max_alloc_bytes = 0;   /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
+  /* CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT: 16 for AVX-512, 8 for AVX2,
+   * 4 for NEON (the CPU front's frames a work-item, vframes.h) */
+  unsigned float_vector_width = 1;
 
   /* The most frames of row_bytes each that one buffer can hold (at least
    * 1), up to want: how far a batch size is clamped on this device. */

@@ -39,16 +39,18 @@ FramingConfig::key () const
 }
 
 Status
-FramingKernel::init (Device &device, const FramingConfig &cfg, int max_batch)
+FramingKernel::init (Device &device, const FramingConfig &cfg, int max_batch,
+    bool with_frame_kernel)
 {
   cfg_ = cfg;
   lsz_ = pick_local_size (device);
   if (cfg.W < 1 || cfg.S < 1)
     return Status (Status::BAD_CONFIG, "frame length and shift must be at "
         "least one sample");
-  AFET_RETURN_IF_ERROR (make_kernel (device, "framing", kernels::framing,
-          kernels::framing_sha256, stage_build_options (lsz_, cfg.samples),
-          "afet_frame", &kernel_));
+  if (with_frame_kernel)
+    AFET_RETURN_IF_ERROR (make_kernel (device, "framing", kernels::framing,
+            kernels::framing_sha256, stage_build_options (lsz_, cfg.samples),
+            "afet_frame", &kernel_));
   std::vector<float> win = make_window (cfg.window, cfg.W);
   AFET_RETURN_IF_ERROR (make_buffer (device.context (), CL_MEM_READ_ONLY,
           win.size () * sizeof (float), win.data (), &window_));
@@ -73,6 +75,20 @@ FramingKernel::enqueue (cl_command_queue q, const void *samples, int n,
     size_t energy_offset, int energy_stride, bool energy,
     TransferStats *stats, long long first_frame)
 {
+  return enqueue_kernel (q, samples, n, kernel_.get (), "afet_frame", n,
+      lsz_, energy_buf ? energy_buf : out, energy_offset, energy_stride,
+      energy, stats, first_frame, [&](ArgSetter &a) {
+        a (out) ((cl_uint) out_offset) ((cl_uint) out_stride);
+      });
+}
+
+Status
+FramingKernel::enqueue_kernel (cl_command_queue q, const void *samples,
+    int n, cl_kernel k, const char *name, size_t groups, size_t lsz,
+    cl_mem energy_buf, size_t energy_offset, int energy_stride, bool energy,
+    TransferStats *stats, long long first_frame,
+    const std::function<void (ArgSetter &)> &dest)
+{
   size_t count = (size_t) (n - 1) * cfg_.S + cfg_.W;
   if (n < 1 || count > samples_cap_)
     return Status (Status::BAD_CONFIG, "framing batch of " +
@@ -94,22 +110,20 @@ FramingKernel::enqueue (cl_command_queue q, const void *samples, int n,
     AFET_RETURN_IF_ERROR (upload (q, slot.samples.get (), 0, bytes, samples,
             true, stats));
   }
-  cl_mem samples_mem = slot.samples.get (), window_mem = window_.get ();
-  if (!energy_buf)
-    energy_buf = out;
-  ArgSetter a (kernel_.get ());
-  a (samples_mem) ((cl_uint) cfg_.W) ((cl_uint) cfg_.S) (cfg_.preemph)
-      (window_mem) (out) ((cl_uint) out_offset) ((cl_uint) out_stride)
-      ((cl_uint) n) (energy_buf) ((cl_uint) energy_offset)
-      ((cl_uint) energy_stride) ((cl_int) (energy ? 1 : 0)) (cfg_.scale)
+  ArgSetter a (k);
+  a (slot.samples.get ()) ((cl_uint) cfg_.W) ((cl_uint) cfg_.S)
+      (cfg_.preemph) (window_.get ()) (cfg_.scale)
       ((cl_int) (cfg_.remove_dc ? 1 : 0)) (cfg_.dither)
       ((cl_ulong) cfg_.dither_seed)
       ((cl_long) (first_frame * cfg_.S - edge_lead (cfg_.edges, cfg_.W,
                   cfg_.S))) ((cl_int) cfg_.energy_mode)
       ((float) (cfg_.energy_floor > 0 ? std::log (cfg_.energy_floor) :
-              -FLT_MAX)) ((cl_int) (cfg_.energy_windowed ? 1 : 0));
-  AFET_RETURN_IF_ERROR (a.status ("afet_frame"));
-  return launch (q, kernel_.get (), n, lsz_, "afet_frame");
+              -FLT_MAX)) ((cl_int) (cfg_.energy_windowed ? 1 : 0))
+      ((cl_int) (energy ? 1 : 0)) (energy_buf) ((cl_uint) energy_offset)
+      ((cl_uint) energy_stride) ((cl_uint) n);
+  dest (a);
+  AFET_RETURN_IF_ERROR (a.status (name));
+  return launch (q, k, groups, lsz, name);
 }
 
 /* ---- afetframer ------------------------------------------------------- */

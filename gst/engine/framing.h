@@ -10,6 +10,7 @@
 #include "clutil.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -87,8 +88,11 @@ struct FramingConfig
 class FramingKernel
 {
 public:
-  Status init (Device &device, const FramingConfig &cfg, int max_batch);
-  /* Uploads the (n - 1) S + W samples of n frames and enqueues the kernel:
+  /* with_frame_kernel false: only uploads for enqueue_kernel (the vector
+   * front, vframes.h, brings its own kernels) */
+  Status init (Device &device, const FramingConfig &cfg, int max_batch,
+      bool with_frame_kernel = true);
+  /* Uploads the (n - 1) S + W samples of n frames and enqueues afet_frame:
    * rows of out_stride floats at out[out_offset], energies to
    * energy_buf[energy_offset + t * energy_stride] when energy. The first
    * frame is frame first_frame of its run (dither positions). */
@@ -96,6 +100,14 @@ public:
       cl_mem out, size_t out_offset, int out_stride, cl_mem energy_buf,
       size_t energy_offset, int energy_stride, bool energy,
       TransferStats *stats, long long first_frame = 0);
+  /* The same upload, then k: a framing kernel whose arguments start with
+   * framing.cl's audio group (samples .. n_frames, set here); dest sets
+   * the kernel's own after it. groups work-groups of lsz work-items. */
+  Status enqueue_kernel (cl_command_queue q, const void *samples, int n,
+      cl_kernel k, const char *name, size_t groups, size_t lsz,
+      cl_mem energy_buf, size_t energy_offset, int energy_stride,
+      bool energy, TransferStats *stats, long long first_frame,
+      const std::function<void (ArgSetter &)> &dest);
 
 private:
   static constexpr int kSlots = 2;

@@ -82,9 +82,17 @@ MfccStage::init_kind ()
 
   AFET_RETURN_IF_ERROR (bank_.upload (ctx, fb));
 
-  AFET_RETURN_IF_ERROR (make_kernel (dev, "melbank", kernels::melbank,
-          kernels::melbank_sha256, stage_build_options (lsz_), "afet_melbank",
-          &melbank_kernel_));
+  /* on the vector front (CPUs) the filter bank and the DCT run in its
+   * kernel, unless the DCT is CLBlast's */
+  const bool fuse = front_.vector () && (cfg.num_ceps == 0 ||
+      cfg.dct == DctMode::FUSED);
+  if (fuse)
+    AFET_RETURN_IF_ERROR (front_.kind_kernel ("mfcc", &fused_kernel_,
+            &fused_name_));
+  else
+    AFET_RETURN_IF_ERROR (make_kernel (dev, "melbank", kernels::melbank,
+            kernels::melbank_sha256, stage_build_options (lsz_),
+            "afet_melbank", &melbank_kernel_));
   if (cfg.num_ceps > 0) {
     ncols_dct_ = cfg.num_ceps + (cfg.c0 ? 1 : 0);
     std::vector<float> D = cfg.leading ? make_kaldi_dct (M, cfg.num_ceps,
@@ -92,11 +100,11 @@ MfccStage::init_kind ()
         cfg.c0);
     AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY,
             D.size () * sizeof (float), D.data (), &dct_));
-    if (cfg.dct == DctMode::FUSED) {
+    if (cfg.dct == DctMode::FUSED && !fuse) {
       AFET_RETURN_IF_ERROR (make_kernel (dev, "melbank", kernels::melbank,
               kernels::melbank_sha256, stage_build_options (lsz_),
               "afet_melbank_dct", &melbank_dct_kernel_));
-    } else {
+    } else if (cfg.dct == DctMode::GEMM) {
       AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE,
               (size_t) rows * M * sizeof (float), nullptr, &fbank_));
       /* compile CLBlast's kernels now, not on the first batch */
@@ -113,6 +121,30 @@ MfccStage::init_kind ()
   return Status::Ok ();
 }
 
+/* Kaldi's order: the energy in column 0 before the cepstra or channels */
+size_t
+MfccStage::first_column (size_t out_row) const
+{
+  return out_row * cfg_.dims () + (cfg_.leading && cfg_.energy ? 1 : 0);
+}
+
+float
+MfccStage::log_mul () const
+{
+  return cfg_.log10 ? (float) (1.0 / std::log (10.0)) : 1.0f;
+}
+
+void
+MfccStage::fused_args (ArgSetter &a, cl_mem out, size_t out_row)
+{
+  const MfccConfig &c = cfg_;
+  a (bank_.first.get ()) (bank_.count.get ()) (bank_.offset.get ())
+      (bank_.weights.get ()) ((cl_uint) c.num_filters)
+      ((cl_int) (c.use_power ? 1 : 0)) (c.log_floor) (log_mul ())
+      (dct_.get ()) ((cl_uint) ncols_dct_) (out)
+      ((cl_uint) first_column (out_row)) ((cl_uint) c.dims ());
+}
+
 Status
 MfccStage::spectra_to_features (int n, cl_mem out, size_t out_row)
 {
@@ -121,15 +153,13 @@ MfccStage::spectra_to_features (int n, cl_mem out, size_t out_row)
   const cl_uint stride = (cl_uint) front_.stride ();
   const int dims = c.dims ();
   const int M = c.num_filters;
-  /* Kaldi's order: the energy in column 0 before the cepstra or channels */
-  const cl_uint out_offset = (cl_uint) (out_row * dims +
-      (c.leading && c.energy ? 1 : 0));
+  const cl_uint out_offset = (cl_uint) first_column (out_row);
   cl_mem spec = front_.spectra ();
 
   cl_mem first = bank_.first.get (), count = bank_.count.get (), offset = bank_.offset.get (),
       weights = bank_.weights.get ();
   const float floor_v = c.log_floor;
-  const float log_mul = c.log10 ? (float) (1.0 / std::log (10.0)) : 1.0f;
+  const float log_mul = this->log_mul ();
   const cl_int use_power = c.use_power ? 1 : 0;
   if (c.num_ceps > 0 && c.dct == DctMode::FUSED) {
     cl_mem dct = dct_.get ();

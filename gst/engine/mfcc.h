@@ -37,6 +37,10 @@ class MfccStage : public SpectralKind<MfccConfig>
 private:
   Status init_kind () override;
   Status spectra_to_features (int n, cl_mem out, size_t out_row) override;
+  void fused_args (ArgSetter &a, cl_mem out, size_t out_row) override;
+  /* where a row's cepstra or channels start in out */
+  size_t first_column (size_t out_row) const;
+  float log_mul () const;
 
   ClKernel melbank_kernel_;
   ClKernel melbank_dct_kernel_;

@@ -44,18 +44,45 @@ SpectrumFront::init (Device &device, const FramingConfig &framing,
   max_batch_ = max_batch;
   fft_size_ = fft_size;
   lsz_ = pick_local_size (device);
-  if (frames_input) {
+  plan_ = choose_front (device.info (), fft_size);
+  if (!frames_input)
+    AFET_RETURN_IF_ERROR (framing_.init (device, framing, max_batch,
+            plan_ == FrontPlan::VKFFT));
+  if (plan_ == FrontPlan::VECTOR) {
+    AFET_RETURN_IF_ERROR (vfront_.init (device, fft_size, framing.samples));
+    return kind_kernel ("spectra", &vspectra_kernel_);
+  }
+  if (frames_input)
     AFET_RETURN_IF_ERROR (make_kernel (device, "framing", kernels::framing,
             kernels::framing_sha256, stage_build_options (lsz_),
             "afet_pad_frames", &pad_kernel_));
-  } else {
-    AFET_RETURN_IF_ERROR (framing_.init (device, framing, max_batch));
-  }
   std::vector<int> caps = RealFft::capacities_for (max_batch);
   AFET_RETURN_IF_ERROR (make_buffer (context_, CL_MEM_READ_WRITE,
           (size_t) caps.back () * stride () * sizeof (float), nullptr,
           &spec_));
   return fft_.init (device, fft_size_, caps, spec_.get ());
+}
+
+Status
+SpectrumFront::kind_kernel (const char *suffix, ClKernel *out,
+    std::string *name) const
+{
+  if (plan_ != FrontPlan::VECTOR)
+    return Status (Status::BAD_CONFIG, "kind_kernel: not the vector plan");
+  const std::string n = std::string (frames_input_ ? "afet_vpad_" :
+      "afet_vframe_") + suffix;
+  if (name)
+    *name = n;
+  return vfront_.kernel (n.c_str (), out);
+}
+
+Status
+SpectrumFront::need_spectra ()
+{
+  if (spec_)
+    return Status::Ok ();
+  return make_buffer (context_, CL_MEM_READ_WRITE, (size_t) max_batch_ *
+      stride () * sizeof (float), nullptr, &spec_);
 }
 
 Status
@@ -65,33 +92,57 @@ SpectrumFront::transform (cl_command_queue q, int n)
 }
 
 Status
-SpectrumFront::enqueue_samples (cl_command_queue q, const void *samples,
-    int n, cl_mem out, size_t out_row, int out_dims, int energy_col,
-    TransferStats *stats, long long first_frame)
+SpectrumFront::check (int n, bool frames) const
 {
-  if (frames_input_)
-    return Status (Status::BAD_CONFIG, "enqueue_samples: this stage was "
+  if (frames != frames_input_)
+    return Status (Status::BAD_CONFIG, frames ? "enqueue_frames: this stage "
+        "was configured for audio input" : "enqueue_samples: this stage was "
         "configured for frames input");
   if (n < 1 || n > max_batch_)
     return Status (Status::BAD_CONFIG, "batch of " + std::to_string (n) +
         " frames, want 1.." + std::to_string (max_batch_));
+  return Status::Ok ();
+}
+
+void
+SpectrumFront::dest_args (ArgSetter &a, const KindKernel *kind) const
+{
+  vfront_.table_args (a);
+  if (kind)
+    kind->args (a);
+  else
+    a (spec_.get ()) ((cl_uint) stride ());
+}
+
+Status
+SpectrumFront::enqueue_samples (cl_command_queue q, const void *samples,
+    int n, cl_mem out, size_t out_row, int out_dims, int energy_col,
+    TransferStats *stats, long long first_frame, const KindKernel *kind)
+{
+  AFET_RETURN_IF_ERROR (check (n, false));
+  const size_t energy_offset = out_row * out_dims + (energy_col >= 0 ?
+      energy_col : 0);
+  if (plan_ == FrontPlan::VECTOR) {
+    const KindKernel own { vspectra_kernel_.get (), "afet_vframe_spectra",
+      nullptr };
+    const KindKernel &k = kind ? *kind : own;
+    return framing_.enqueue_kernel (q, samples, n, k.kernel, k.name,
+        vfront_.items (n), 1, out, energy_offset, out_dims, energy_col >= 0,
+        stats, first_frame, [&](ArgSetter &a) { dest_args (a, kind); });
+  }
   AFET_RETURN_IF_ERROR (framing_.enqueue (q, samples, n, spec_.get (), 0,
-          stride (), out, out_row * out_dims + (energy_col >= 0 ? energy_col :
-              0), out_dims, energy_col >= 0, stats, first_frame));
+          stride (), out, energy_offset, out_dims, energy_col >= 0, stats,
+          first_frame));
   return transform (q, n);
 }
 
 Status
 SpectrumFront::enqueue_frames (cl_command_queue q, const float *host,
     cl_mem frames, size_t in_row, int n, cl_mem out, size_t out_row,
-    int out_dims, int energy_col, TransferStats *stats)
+    int out_dims, int energy_col, TransferStats *stats,
+    const KindKernel *kind)
 {
-  if (!frames_input_)
-    return Status (Status::BAD_CONFIG, "enqueue_frames: this stage was "
-        "configured for audio input");
-  if (n < 1 || n > max_batch_)
-    return Status (Status::BAD_CONFIG, "batch of " + std::to_string (n) +
-        " frames, want 1.." + std::to_string (max_batch_));
+  AFET_RETURN_IF_ERROR (check (n, true));
   if (host) {
     if (!frames_in_)
       AFET_RETURN_IF_ERROR (make_buffer (context_, CL_MEM_READ_ONLY,
@@ -102,16 +153,24 @@ SpectrumFront::enqueue_frames (cl_command_queue q, const float *host,
     frames = frames_in_.get ();
     in_row = 0;
   }
-  cl_mem spec = spec_.get ();
-  ArgSetter a (pad_kernel_.get ());
+  const bool vec = plan_ == FrontPlan::VECTOR;
+  cl_kernel k = vec ? (kind ? kind->kernel : vspectra_kernel_.get ()) :
+      pad_kernel_.get ();
+  const char *name = vec ? (kind ? kind->name : "afet_vpad_spectra") :
+      "afet_pad_frames";
+  ArgSetter a (k);
   a (frames) ((cl_uint) (in_row * in_stride_)) ((cl_uint) in_stride_)
-      ((cl_uint) framing_cfg_.W) (spec) ((cl_uint) stride ()) ((cl_uint) n)
-      (out) ((cl_uint) (out_row * out_dims + (energy_col >= 0 ? energy_col :
-                  0))) ((cl_uint) out_dims)
-      ((cl_int) (energy_col >= 0 ? 1 : 0));
-  AFET_RETURN_IF_ERROR (a.status ("afet_pad_frames"));
-  AFET_RETURN_IF_ERROR (launch (q, pad_kernel_.get (), n, lsz_,
-          "afet_pad_frames"));
+      ((cl_uint) framing_cfg_.W) ((cl_int) (energy_col >= 0 ? 1 : 0)) (out)
+      ((cl_uint) (out_row * out_dims + (energy_col >= 0 ? energy_col : 0)))
+      ((cl_uint) out_dims) ((cl_uint) n);
+  if (vec) {
+    dest_args (a, kind);
+    AFET_RETURN_IF_ERROR (a.status (name));
+    return launch (q, k, vfront_.items (n), 1, name);
+  }
+  a (spec_.get ()) ((cl_uint) stride ());
+  AFET_RETURN_IF_ERROR (a.status (name));
+  AFET_RETURN_IF_ERROR (launch (q, k, n, lsz_, name));
   return transform (q, n);
 }
 
@@ -185,21 +244,44 @@ SpectralStage::init_front (std::shared_ptr<Device> device,
 }
 
 Status
+SpectralStage::finish_init ()
+{
+  return fused_kernel_ ? Status::Ok () : front_.need_spectra ();
+}
+
+const SpectrumFront::KindKernel *
+SpectralStage::fused (SpectrumFront::KindKernel *k, cl_mem out,
+    size_t out_row)
+{
+  if (!fused_kernel_)
+    return nullptr;
+  k->kernel = fused_kernel_.get ();
+  k->name = fused_name_.c_str ();
+  k->args = [this, out, out_row](ArgSetter &a) { fused_args (a, out,
+        out_row); };
+  return k;
+}
+
+Status
 SpectralStage::enqueue_samples (const void *samples, int n, cl_mem out,
     size_t out_row, long long first_frame)
 {
+  SpectrumFront::KindKernel k;
+  const SpectrumFront::KindKernel *kind = fused (&k, out, out_row);
   AFET_RETURN_IF_ERROR (front_.enqueue_samples (queue_, samples, n, out,
-          out_row, dims_, energy_index_, stats_, first_frame));
-  return spectra_to_features (n, out, out_row);
+          out_row, dims_, energy_index_, stats_, first_frame, kind));
+  return kind ? Status::Ok () : spectra_to_features (n, out, out_row);
 }
 
 Status
 SpectralStage::enqueue_frames (const float *host, cl_mem frames,
     size_t in_row, int n, cl_mem out, size_t out_row)
 {
+  SpectrumFront::KindKernel k;
+  const SpectrumFront::KindKernel *kind = fused (&k, out, out_row);
   AFET_RETURN_IF_ERROR (front_.enqueue_frames (queue_, host, frames, in_row,
-          n, out, out_row, dims_, energy_index_, stats_));
-  return spectra_to_features (n, out, out_row);
+          n, out, out_row, dims_, energy_index_, stats_, kind));
+  return kind ? Status::Ok () : spectra_to_features (n, out, out_row);
 }
 
 Status

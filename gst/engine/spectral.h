@@ -6,47 +6,82 @@
 
 #include "fft.h"
 #include "framing.h"
+#include "vframes.h"
+
+#include <functional>
 
 namespace afet {
 
 /* The front of the spectral stages (MFCC, PLP): frames, from audio
  * through the framing kernel or given frames copied into zero-padded rows,
  * then their batched real FFT. A frame's raw log energy, when wanted, goes
- * straight to its column in the stage's output rows. */
+ * straight to its column in the stage's output rows.
+ *
+ * Two plans (choose_front, vframes.h): on GPUs a work-group a frame
+ * (framing.cl) and VkFFT's batched FFT; on CPUs one kernel that takes the
+ * frames in vector lanes from samples to spectra (vframes.cl) or, for a
+ * kind that fuses its own steps into it (a KindKernel), to its features. */
 class SpectrumFront
 {
 public:
+  /* A kind's own vframes.cl kernel (vector plan): its arguments after the
+   * FFT tables are set by args. */
+  struct KindKernel
+  {
+    cl_kernel kernel = nullptr;
+    const char *name = nullptr;
+    std::function<void (ArgSetter &)> args;
+  };
+
   /* frames_input: given frames of W (+ 1 energy when input_has_energy)
    * floats; else audio. */
   Status init (Device &device, const FramingConfig &framing,
       bool frames_input, bool input_has_energy, int max_batch, int fft_size);
-  /* n <= max_batch frames into spectra (); energy_col >= 0: each frame's
-   * energy to out[(out_row + t) * out_dims + energy_col]. Audio from the
-   * host, or frames from the host (uploaded) or from device rows in_row..;
-   * audio's first frame is frame first_frame of its run. */
+  FrontPlan plan () const { return plan_; }
+  bool vector () const { return plan_ == FrontPlan::VECTOR; }
+  /* Vector plan: a kind's kernel "afet_vframe_" or "afet_vpad_" (audio or
+   * frames input) + suffix, and that name. */
+  Status kind_kernel (const char *suffix, ClKernel *out,
+      std::string *name = nullptr) const;
+  /* The spectra buffer, for kinds that read it (made at init on the VkFFT
+   * plan, where the FFT runs in it). */
+  Status need_spectra ();
+  /* n <= max_batch frames into spectra (), or through kind's kernel into
+   * its features; energy_col >= 0: each frame's energy to out[(out_row + t)
+   * * out_dims + energy_col]. Audio from the host, or frames from the host
+   * (uploaded) or from device rows in_row..; audio's first frame is frame
+   * first_frame of its run. */
   Status enqueue_samples (cl_command_queue q, const void *samples, int n,
       cl_mem out, size_t out_row, int out_dims, int energy_col,
-      TransferStats *stats, long long first_frame);
+      TransferStats *stats, long long first_frame,
+      const KindKernel *kind = nullptr);
   Status enqueue_frames (cl_command_queue q, const float *host, cl_mem frames,
       size_t in_row, int n, cl_mem out, size_t out_row, int out_dims,
-      int energy_col, TransferStats *stats);
+      int energy_col, TransferStats *stats,
+      const KindKernel *kind = nullptr);
   /* rows of stride () floats: N / 2 + 1 complex bins */
   cl_mem spectra () const { return spec_.get (); }
   int stride () const { return fft_size_ + 2; }
 
 private:
+  Status check (int n, bool frames) const;
+  /* the destination of a front kernel: the kind's, or the spectra */
+  void dest_args (ArgSetter &a, const KindKernel *kind) const;
   Status transform (cl_command_queue q, int n);
 
   cl_context context_ = nullptr;
   FramingConfig framing_cfg_;
+  FrontPlan plan_ = FrontPlan::VKFFT;
   bool frames_input_ = false;
   int in_stride_ = 0;
   int max_batch_ = 0;
   int fft_size_ = 0;
   size_t lsz_ = 64;
   FramingKernel framing_;
-  ClKernel pad_kernel_;
+  ClKernel pad_kernel_;         /* VkFFT plan, frames input */
   RealFft fft_;
+  VectorFront vfront_;
+  ClKernel vspectra_kernel_;    /* vector plan: to spectra */
   ClMem spec_;
   ClMem frames_in_;
 };
@@ -122,6 +157,8 @@ public:
   Status run_samples (const void *samples, long long n, float *out);
   Status run_frames (const float *frames, long long n, float *out);
   const SpectralConfig &spectral () const { return *base_; }
+  /* which front this stage runs on its device (vframes.h) */
+  FrontPlan front_plan () const { return front_.plan (); }
   /* floats a row of the output */
   int dims () const { return dims_; }
 
@@ -133,6 +170,13 @@ protected:
       cl_command_queue queue, TransferStats *stats);
   /* The kind's steps after the spectra: n rows into out from out_row. */
   virtual Status spectra_to_features (int n, cl_mem out, size_t out_row) = 0;
+  /* A kind that fuses its steps into the vector front's kernel (init_kind
+   * made fused_kernel_ with front_.kind_kernel) sets that kernel's own
+   * arguments here, for rows from out_row of out; spectra_to_features is
+   * then not called. */
+  virtual void fused_args (ArgSetter &, cl_mem, size_t) {}
+  /* After init_kind: the spectra buffer unless the kind fused. */
+  Status finish_init ();
 
   std::shared_ptr<Device> device_;
   ClQueue own_queue_;
@@ -141,8 +185,14 @@ protected:
   SpectrumFront front_;
   HostRunBuffers out_;  /* run_* */
   size_t lsz_ = 64;
+  ClKernel fused_kernel_;
+  std::string fused_name_;
 
 private:
+  /* the fused kind's kernel for rows from out_row of out, or null */
+  const SpectrumFront::KindKernel *fused (SpectrumFront::KindKernel *k,
+      cl_mem out, size_t out_row);
+
   const SpectralConfig *base_ = nullptr;      /* the kind's own config */
   int dims_ = 0;
   int energy_index_ = -1;
@@ -162,7 +212,8 @@ public:
     AFET_RETURN_IF_ERROR (cfg_.validate ());
     AFET_RETURN_IF_ERROR (init_front (std::move (device), cfg_, cfg_.dims (),
             cfg_.energy_index (), queue, stats));
-    return init_kind ();
+    AFET_RETURN_IF_ERROR (init_kind ());
+    return finish_init ();
   }
   const Config &config () const { return cfg_; }
 

@@ -1,0 +1,342 @@
+/* afet — speech features on OpenCL
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The two plans of the spectral front (gst/engine/vframes.h): the vector
+ * front of CPUs (kernels/vframes.cl) and the GPUs' framing kernel + VkFFT,
+ * run on one device through AFET_FRONT. Every kind and input they serve
+ * must give the same features within float rounding: MFCC and filter
+ * banks (fused into the vector kernel), PLP, the spectrogram and the GEMM
+ * DCT (after its spectra), audio in float and 16-bit samples, given frames
+ * with and without energy, every framing option (DC removal, dither,
+ * energy formulas, windowed energy, sample scale), FFT sizes 8 .. 8192,
+ * batches that end inside a work-item's lanes. The vector front's spectra
+ * are also checked against a double-precision DFT, and which plan runs
+ * where (choose_front).
+ */
+#include "enginecheck.h"
+#include "mfcc.h"
+#include "plp.h"
+#include "spectrogram.h"
+
+extern "C" {
+#include "afetref.h"
+}
+
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+using enginecheck::check;
+
+static std::shared_ptr<afet::Device> device;
+
+static double
+rel_l2 (const std::vector<float> &a, const std::vector<float> &b)
+{
+  double num = 0.0, den = 0.0;
+  for (size_t i = 0; i < a.size () && i < b.size (); i++) {
+    num += ((double) a[i] - b[i]) * ((double) a[i] - b[i]);
+    den += (double) b[i] * b[i];
+  }
+  return a.size () == b.size () && den > 0.0 ? std::sqrt (num / den) : 1e9;
+}
+
+/* Runs a stage made by make under one plan; its rows, or empty on error. */
+template <class Stage, class Config>
+static std::vector<float>
+run_plan (const char *plan, const Config &cfg, const void *samples,
+    const float *frames, long long n, afet::FrontPlan *used)
+{
+  setenv ("AFET_FRONT", plan, 1);
+  Stage stage;
+  afet::Status st = stage.init (device, cfg);
+  unsetenv ("AFET_FRONT");
+  if (!st.ok ()) {
+    check (false, std::string ("init (") + plan + "): " + st.message ());
+    return {};
+  }
+  *used = stage.front_plan ();
+  std::vector<float> out ((size_t) n * stage.dims ());
+  st = frames ? stage.run_frames (frames, n, out.data ()) :
+      stage.run_samples (samples, n, out.data ());
+  if (!st.ok ()) {
+    check (false, std::string ("run (") + plan + "): " + st.message ());
+    return {};
+  }
+  return out;
+}
+
+/* Noise of n samples in 16-bit scale, as floats or as shorts. */
+struct Audio
+{
+  std::vector<float> f32;
+  std::vector<int16_t> s16;
+  Audio (long long n, uint64_t seed)
+  {
+    double *x = afetref_make_noise ((int) n, 9000.0, seed);
+    for (long long i = 0; i < n; i++) {
+      f32.push_back ((float) std::lround (x[i]));
+      s16.push_back ((int16_t) std::lround (x[i]));
+    }
+    free (x);
+  }
+  const void *data (afet::SampleFormat f) const
+  {
+    return f == afet::SampleFormat::S16 ? (const void *) s16.data () :
+        (const void *) f32.data ();
+  }
+};
+
+/* Both plans on the same input; tol on the relative L2 of all values. */
+template <class Stage, class Config>
+static void
+agree (const std::string &name, const Config &cfg, long long n,
+    double tol = 2e-6)
+{
+  const afet::FramingConfig &fc = cfg.framing;
+  Audio audio ((n - 1) * fc.S + fc.W, 1234 + n);
+  std::vector<float> frames;
+  if (cfg.frames_input) {
+    /* given frames: afetframer's rows of W (+ 1 energy) floats */
+    const int stride = cfg.input_stride ();
+    for (long long t = 0; t < n; t++)
+      for (int i = 0; i < stride; i++)
+        frames.push_back (i < fc.W ? audio.f32[t * fc.S + i] * 0.01f :
+            -3.5f + 0.01f * (float) t);
+  }
+  const void *samples = audio.data (fc.samples);
+  const float *fr = cfg.frames_input ? frames.data () : nullptr;
+  afet::FrontPlan pv, pk;
+  std::vector<float> v = run_plan<Stage> ("vector", cfg, samples, fr, n, &pv);
+  std::vector<float> k = run_plan<Stage> ("vkfft", cfg, samples, fr, n, &pk);
+  if (v.empty () || k.empty ())
+    return;
+  const int N = cfg.fft_size ();
+  const bool vec_can = N >= 8 && N <= afet::kMaxVectorFft && (N & (N - 1))
+      == 0;
+  check (pk == afet::FrontPlan::VKFFT && pv == (vec_can ?
+          afet::FrontPlan::VECTOR : afet::FrontPlan::VKFFT),
+      name + ": AFET_FRONT chose the plans asked for (" +
+      (vec_can ? "vector" : "VkFFT: the vector front cannot") + ")");
+  double e = rel_l2 (v, k);
+  char msg[200];
+  std::snprintf (msg, sizeof msg, "%s: %lld frames, vector vs VkFFT rel L2 "
+      "%.2e (<= %.0e)", name.c_str (), n, e, tol);
+  check (e <= tol, msg);
+}
+
+static afet::MfccConfig
+mfcc (int rate, int W, int S, int filters, int ceps, int batch)
+{
+  afet::MfccConfig c;
+  c.framing.rate = rate;
+  c.framing.W = W;
+  c.framing.S = S;
+  c.num_filters = filters;
+  c.num_ceps = ceps;
+  c.max_batch = batch;
+  return c;
+}
+
+static void
+mfcc_cases ()
+{
+  afet::MfccConfig c = mfcc (16000, 400, 160, 23, 12, 64);
+  agree<afet::MfccStage> ("mfcc HTK 16k", c, 300);
+  c.energy = true;
+  agree<afet::MfccStage> ("mfcc HTK 16k +E", c, 300);
+  c.framing.samples = afet::SampleFormat::S16;
+  agree<afet::MfccStage> ("mfcc 16-bit samples +E", c, 300);
+  c.max_batch = 17;             /* batches end inside a work-item */
+  agree<afet::MfccStage> ("mfcc batches of 17", c, 100);
+  c.max_batch = 1;
+  agree<afet::MfccStage> ("mfcc batches of 1", c, 20);
+  c = mfcc (16000, 400, 160, 23, 0, 64);
+  agree<afet::MfccStage> ("fbank 23", c, 200);
+  c.num_filters = 80;
+  c.use_power = true;
+  c.energy = true;
+  agree<afet::MfccStage> ("fbank 80 power +E", c, 200);
+  c = mfcc (16000, 400, 160, 23, 12, 64);
+  c.dct = afet::DctMode::GEMM;
+  agree<afet::MfccStage> ("mfcc GEMM DCT (vector spectra)", c, 200);
+
+  /* Kaldi's framing and columns */
+  c = mfcc (16000, 400, 160, 23, 12, 64);
+  c.framing.window = afet::Window::POVEY;
+  c.framing.remove_dc = true;
+  c.framing.energy_mode = afet::EnergyMode::KALDI;
+  c.framing.energy_floor = 2.0;
+  c.mel_layout = afet::MelLayout::KALDI;
+  c.use_power = true;
+  c.low_freq = 20;
+  c.leading = true;
+  c.c0 = false;
+  c.energy = true;
+  c.htk_period_quirk = false;
+  c.log_floor = 1.1920929e-07f;
+  agree<afet::MfccStage> ("mfcc Kaldi: DC, povey, energy first", c, 200);
+  c.framing.energy_windowed = true;
+  agree<afet::MfccStage> ("mfcc Kaldi raw-energy=false", c, 200);
+  c.framing.dither = 1.5f;
+  c.framing.dither_seed = 77;
+  agree<afet::MfccStage> ("mfcc Kaldi dither", c, 200);
+  c.framing.dither = 0.0f;
+  c.framing.scale = 1.0f / 32768.0f;
+  c.framing.energy_mode = afet::EnergyMode::LHOTSE;
+  c.framing.energy_floor = 1e-10;
+  c.num_filters = 80;
+  c.num_ceps = 0;
+  agree<afet::MfccStage> ("fbank lhotse scale", c, 200);
+  c.log10 = true;
+  c.log_floor = 1e-10f;
+  c.energy = false;
+  agree<afet::MfccStage> ("log10 fbank", c, 200);
+
+  /* the rates and FFT sizes the vector front takes, and one it does not */
+  agree<afet::MfccStage> ("mfcc 8k (N 256)", mfcc (8000, 200, 80, 15, 12,
+          64), 200);
+  agree<afet::MfccStage> ("mfcc 44.1k (N 2048)", mfcc (44100, 1102, 441,
+          25, 12, 64), 120);
+  agree<afet::MfccStage> ("mfcc odd W (N 512)", mfcc (16000, 333, 160, 23,
+          12, 64), 120);
+  agree<afet::MfccStage> ("mfcc N 8", mfcc (16000, 6, 4, 2, 1, 64), 300);
+  agree<afet::MfccStage> ("mfcc N 16", mfcc (16000, 12, 6, 4, 3, 64), 300);
+  agree<afet::MfccStage> ("mfcc N 8192", mfcc (16000, 8000, 4000, 40, 12,
+          16), 40);
+  agree<afet::MfccStage> ("mfcc N 16384 (VkFFT on both)", mfcc (16000,
+          12000, 4000, 40, 12, 8), 12);
+  afet::MfccConfig w = mfcc (16000, 400, 160, 80, 0, 64);
+  w.fft_points = 400;
+  agree<afet::MfccStage> ("fbank N 400 (VkFFT on both)", w, 60);
+}
+
+static void
+frames_cases ()
+{
+  afet::MfccConfig c = mfcc (16000, 400, 160, 23, 12, 64);
+  c.frames_input = true;
+  agree<afet::MfccStage> ("mfcc given frames", c, 150);
+  c.input_has_energy = true;
+  c.energy = true;
+  agree<afet::MfccStage> ("mfcc given frames +E", c, 150);
+  c.num_ceps = 0;
+  agree<afet::MfccStage> ("fbank given frames +E", c, 150);
+  afet::PlpConfig p;
+  p.framing = c.framing;
+  p.frames_input = true;
+  p.input_has_energy = true;
+  p.energy = true;
+  agree<afet::PlpStage> ("plp given frames +E", p, 150, 5e-6);
+}
+
+static void
+other_kind_cases ()
+{
+  afet::PlpConfig p;
+  p.framing.W = 400;
+  p.framing.S = 160;
+  agree<afet::PlpStage> ("plp HTK", p, 200, 5e-6);
+  p.framing.samples = afet::SampleFormat::S16;
+  p.energy = true;
+  agree<afet::PlpStage> ("plp HTK 16-bit +E", p, 200, 5e-6);
+  afet::SpectrogramConfig s;
+  s.framing.W = 400;
+  s.framing.S = 160;
+  s.framing.energy_mode = afet::EnergyMode::KALDI;
+  s.framing.remove_dc = true;
+  agree<afet::SpectrogramStage> ("spectrogram", s, 200);
+}
+
+/* The vector front's spectra against a double-precision DFT of the same
+ * frames (afetref's framing), through the spectrogram's ln |X_k|^2. */
+static void
+dft_case (int N)
+{
+  afet::SpectrogramConfig s;
+  s.framing.W = N - N / 8;
+  s.framing.S = N / 4;
+  s.framing.energy_mode = afet::EnergyMode::KALDI;
+  s.fft_points = N;
+  s.max_batch = 64;
+  const long long n = 40;
+  Audio audio ((n - 1) * s.framing.S + s.framing.W, 99);
+  afet::FrontPlan used;
+  std::vector<float> v = run_plan<afet::SpectrogramStage> ("vector", s,
+      audio.f32.data (), nullptr, n, &used);
+  if (v.empty ())
+    return;
+  std::vector<float> win = afet::make_window (s.framing.window, s.framing.W);
+  double num = 0.0, den = 0.0;
+  const int dims = N / 2 + 1;
+  for (long long t = 0; t < n; t++) {
+    std::vector<double> y (N, 0.0);
+    const float *x = audio.f32.data () + t * s.framing.S;
+    for (int i = 0; i < s.framing.W; i++)
+      y[i] = ((double) x[i] - 0.97 * (i ? x[i - 1] : x[0])) * win[i];
+    for (int k = 1; k < dims; k++) {
+      std::complex<double> a = 0.0;
+      for (int i = 0; i < s.framing.W; i++)
+        a += y[i] * std::polar (1.0, -2.0 * M_PI * (double) k * i / N);
+      double ref = std::log (std::max (std::norm (a), 1.1920929e-07));
+      double got = v[t * dims + k];
+      num += (got - ref) * (got - ref);
+      den += ref * ref;
+    }
+  }
+  double e = std::sqrt (num / den);
+  char msg[160];
+  std::snprintf (msg, sizeof msg, "vector front, N %d: ln |X_k|^2 against a "
+      "double DFT, rel L2 %.2e (<= 1e-6)", N, e);
+  check (used == afet::FrontPlan::VECTOR && e <= 1e-6, msg);
+}
+
+static void
+choice_cases ()
+{
+  afet::DeviceInfo cpu, gpu;
+  cpu.is_cpu = true;
+  gpu.is_gpu = true;
+  unsetenv ("AFET_FRONT");
+  check (afet::choose_front (cpu, 512) == afet::FrontPlan::VECTOR &&
+      afet::choose_front (gpu, 512) == afet::FrontPlan::VKFFT &&
+      afet::choose_front (cpu, 400) == afet::FrontPlan::VKFFT &&
+      afet::choose_front (cpu, 4) == afet::FrontPlan::VKFFT &&
+      afet::choose_front (cpu, 16384) == afet::FrontPlan::VKFFT &&
+      afet::choose_front (cpu, 8192) == afet::FrontPlan::VECTOR,
+      "choose_front: CPUs take the vector front for powers of two 8..8192, "
+      "GPUs VkFFT");
+  setenv ("AFET_FRONT", "vector", 1);
+  bool g = afet::choose_front (gpu, 512) == afet::FrontPlan::VECTOR &&
+      afet::choose_front (gpu, 400) == afet::FrontPlan::VKFFT;
+  setenv ("AFET_FRONT", "vkfft", 1);
+  g = g && afet::choose_front (cpu, 512) == afet::FrontPlan::VKFFT;
+  unsetenv ("AFET_FRONT");
+  check (g, "AFET_FRONT=vector|vkfft overrides the device type where the "
+      "vector front can run");
+}
+
+int
+main ()
+{
+  afet::Status st = afet::acquire_device ("auto", &device);
+  if (!st.ok ()) {
+    std::printf ("no OpenCL device: %s\n0 passed, 1 failed\n",
+        st.message ().c_str ());
+    return 1;
+  }
+  std::printf ("device: %s\n", device->info ().describe ().c_str ());
+  choice_cases ();
+  for (int N : { 8, 256, 512, 4096 })
+    dft_case (N);
+  mfcc_cases ();
+  frames_cases ();
+  other_kind_cases ();
+  return enginecheck::finish ();
+}
