@@ -39,6 +39,11 @@ GST_DEBUG_CATEGORY_EXTERN (afet_transfer_debug);
 #define DEFAULT_DITHER_SEED 0
 #define DEFAULT_FRAMING_PRESET GST_AFET_PRESET_HTK
 #define DEFAULT_COMBINE_STREAMS TRUE
+/* latency-budget: -1 = automatic (afet_base_resolve_budget) */
+#define DEFAULT_LATENCY_BUDGET (-1)
+/* the automatic budget of elements fed live audio on CPU devices, where a
+ * launch costs far more than its frames (gstafetstreaming.cc) */
+#define AUTO_CPU_LATENCY_BUDGET (30 * GST_MSECOND)
 
 /* the framing properties (gstafetframing.cc), numbered apart from the base
  * class' own */
@@ -62,6 +67,8 @@ enum
   /* the elements that combine live streams (gstafetlanes.cc) */
   PROP_COMBINE_STREAMS,
   PROP_MERGED_BATCHES,
+  /* every element (gst_afet_base_class_set_element) */
+  PROP_LATENCY_BUDGET,
 };
 
 /* *INDENT-OFF* */
@@ -89,6 +96,7 @@ struct GstAfetBaseState
   std::string htk_config;            /* an HCopy configuration file */
   gboolean combine_streams = DEFAULT_COMBINE_STREAMS;
   guint64 merged_batches = 0;
+  gint64 latency_budget = DEFAULT_LATENCY_BUDGET;
 
   /* the shared device context (set by the application, found through a
    * neighbour, or made in start), object lock */
@@ -105,6 +113,7 @@ struct GstAfetBaseState
   bool configured = false;
   GstAfetInput in;
   AfetFeaturesInfo out;
+  GstClockTime budget = 0;           /* latency-budget in effect */
   bool in_device = false;            /* input caps: memory:AfetCLMemory */
   bool out_device = false;           /* output caps: memory:AfetCLMemory */
   GstBufferPool *pool = nullptr;     /* device output */
@@ -140,6 +149,9 @@ struct GstAfetBaseState
   std::deque<GstBuffer *> outq;
   bool live = false;
   bool live_checked = false;
+  /* live input held for the latency budget: where in the run (units_in)
+   * the oldest complete frame or row held arrived; -1: none held */
+  gint64 held_since = -1;
 };
 /* *INDENT-ON* */
 
@@ -202,6 +214,16 @@ GstFlowReturn afet_base_lanes_push (GstAfetBase * self, const float *rows,
 
 /* gstafetstreaming.cc */
 void afet_base_check_live (GstAfetBase * self);
+/* The latency budget in effect, from the property, the device and the
+ * input (at set_caps). */
+void afet_base_resolve_budget (GstAfetBase * self);
+/* After units_before .. units_in of live input were appended: whether what
+ * is complete is computed now (false: held within the latency budget). */
+bool afet_base_due (GstAfetBase * self, guint64 units_before);
+/* GAP: what the budget holds goes now, before the gap. */
+void afet_base_flush_held (GstAfetBase * self);
+/* The latency query's answer on the source pad. */
+gboolean afet_base_answer_latency (GstAfetBase * self, GstQuery * query);
 gboolean afet_base_append_input (GstAfetBase * self, GstBuffer * buf);
 bool afet_base_take_on_device (GstAfetBase * self, GstBuffer * input);
 GstFlowReturn afet_base_submit_device_buffer (GstAfetBase * self,

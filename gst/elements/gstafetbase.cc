@@ -120,9 +120,9 @@ gst_afet_base_class_init (GstAfetBaseClass * klass)
           "", (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
   g_object_class_install_property (gobject_class, PROP_MAX_BATCH,
       g_param_spec_uint ("max-batch", "Maximum batch",
-          "Most frames computed in one device launch. A live source is "
-          "processed buffer by buffer; otherwise frames are gathered up to "
-          "this many before a launch", 8, 1 << 20, DEFAULT_MAX_BATCH,
+          "Most frames computed in one device launch. A live source's "
+          "frames are computed as they fall due (latency-budget); otherwise "
+          "frames are gathered up to this many before a launch", 8, 1 << 20, DEFAULT_MAX_BATCH,
           (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
               GST_PARAM_MUTABLE_READY)));
 
@@ -218,6 +218,7 @@ gst_afet_base_set_property (GObject * object, guint prop_id,
       p->device_memory = g_value_get_boolean (value);
       GST_OBJECT_UNLOCK (self);
       break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -245,6 +246,7 @@ gst_afet_base_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_DEVICE_MEMORY:
       g_value_set_boolean (value, p->device_memory);
       break;
+
     case PROP_UPLOADS:
       g_value_set_uint64 (value, p->stats->uploads);
       break;
@@ -296,6 +298,7 @@ reset_stream (GstAfetBaseState * p)
   p->t0 = GST_CLOCK_TIME_NONE;
   p->frames_out = 0;
   p->have_data = false;
+  p->held_since = -1;
 }
 
 static void
@@ -465,9 +468,13 @@ gst_afet_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     return FALSE;
   }
   p->configured = true;
+  afet_base_resolve_budget (self);
   GST_OBJECT_LOCK (self);
   p->last_refusal.clear ();
   GST_OBJECT_UNLOCK (self);
+  /* the window, look-ahead and budget are known now */
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_latency (GST_OBJECT (self)));
   GST_DEBUG_OBJECT (self, "input in %s memory, output in %s memory",
       p->in_device ? "device" : "system", p->out_device ? "device" : "system");
   return TRUE;
@@ -553,6 +560,7 @@ gst_afet_base_submit_input_buffer (GstBaseTransform * trans,
   if (afet_base_take_on_device (self, input))
     return afet_base_submit_device_buffer (self, input);
 
+  const guint64 units_before = p->units_in;
   if (!afet_base_append_input (self, input)) {
     gst_buffer_unref (input);
     GST_ELEMENT_ERROR (self, STREAM, FORMAT, (nullptr),
@@ -560,6 +568,8 @@ gst_afet_base_submit_input_buffer (GstBaseTransform * trans,
     return GST_FLOW_ERROR;
   }
   gst_buffer_unref (input);
+  if (!afet_base_due (self, units_before))
+    return GST_FLOW_OK;
   return afet_base_process_pending (self, false);
 }
 
@@ -590,6 +600,9 @@ gst_afet_base_sink_event (GstBaseTransform * trans, GstEvent * event)
     case GST_EVENT_FLUSH_STOP:
       afet_base_clear_queue (p);
       reset_stream (p);
+      break;
+    case GST_EVENT_GAP:
+      afet_base_flush_held (self);
       break;
     case GST_EVENT_CAPS:{
       if (p->configured && p->have_data) {
@@ -632,7 +645,6 @@ gst_afet_base_query (GstBaseTransform * trans, GstPadDirection direction,
     GstQuery * query)
 {
   GstAfetBase *self = GST_AFET_BASE (trans);
-  GstAfetBaseClass *klass = GST_AFET_BASE_GET_CLASS (self);
   GstAfetBaseState *p = PRIV (self);
 
   switch (GST_QUERY_TYPE (query)) {
@@ -649,30 +661,10 @@ gst_afet_base_query (GstBaseTransform * trans, GstPadDirection direction,
         return TRUE;
       break;
     }
-    case GST_QUERY_LATENCY:{
+    case GST_QUERY_LATENCY:
       if (direction != GST_PAD_SRC)
         break;
-      if (!gst_pad_peer_query (GST_BASE_TRANSFORM_SINK_PAD (trans), query))
-        return FALSE;
-      gboolean live;
-      GstClockTime min, max;
-      gst_query_parse_latency (query, &live, &min, &max);
-      GstClockTime ours = 0;
-      if (p->configured && p->in.audio && klass->takes_audio)
-        ours = gst_util_uint64_scale ((guint64) p->in.W, GST_SECOND,
-            (guint64) p->in.rate);
-      if (p->configured && p->context_mode)
-        ours += gst_util_uint64_scale ((guint64) p->extent.ahead * p->in.S,
-            GST_SECOND, (guint64) p->in.rate);
-      GST_DEBUG_OBJECT (self, "latency: ours %" GST_TIME_FORMAT
-          ", upstream min %" GST_TIME_FORMAT, GST_TIME_ARGS (ours),
-          GST_TIME_ARGS (min));
-      min += ours;
-      if (GST_CLOCK_TIME_IS_VALID (max))
-        max += ours;
-      gst_query_set_latency (query, live, min, max);
-      return TRUE;
-    }
+      return afet_base_answer_latency (self, query);
     case GST_QUERY_ACCEPT_CAPS:{
       if (direction != GST_PAD_SINK)
         break;

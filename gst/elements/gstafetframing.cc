@@ -412,6 +412,9 @@ gst_afet_base_set_framing_property (GObject * object, guint prop_id,
     case PROP_COMBINE_STREAMS:
       p->combine_streams = g_value_get_boolean (value);
       break;
+    case PROP_LATENCY_BUDGET:
+      p->latency_budget = g_value_get_int64 (value);
+      break;
     default:
       handled = FALSE;
       break;
@@ -476,6 +479,9 @@ gst_afet_base_get_framing_property (GObject * object, guint prop_id,
       break;
     case PROP_MERGED_BATCHES:
       g_value_set_uint64 (value, p->merged_batches);
+      break;
+    case PROP_LATENCY_BUDGET:
+      g_value_set_int64 (value, p->latency_budget);
       break;
     default:
       handled = FALSE;

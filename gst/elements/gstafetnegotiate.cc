@@ -396,4 +396,16 @@ gst_afet_base_class_set_element (GstElementClass * klass,
   }
   gst_element_class_set_static_metadata (klass, longname,
       "Filter/Analyzer/Audio", description, "the afet authors");
+  /* every element computes; the hold is the base class'
+   * (gstafetstreaming.cc), the value goes through the framing handlers */
+  g_object_class_install_property (G_OBJECT_CLASS (klass),
+      PROP_LATENCY_BUDGET, g_param_spec_int64 ("latency-budget",
+          "Latency budget", "Live input: how long (ns of stream time) "
+          "complete frames may be held so that several buffers' frames "
+          "share one launch (the latency query includes it); 0: each buffer "
+          "computed as it comes; -1: automatic, 30 ms for live audio on a "
+          "CPU device (where a launch costs far more than its frames), else "
+          "0", -1, 10 * GST_SECOND, DEFAULT_LATENCY_BUDGET, (GParamFlags)
+          (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+              GST_PARAM_MUTABLE_READY)));
 }

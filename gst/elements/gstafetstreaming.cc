@@ -242,6 +242,114 @@ afet_base_finish_run (GstAfetBase * self, const char *why)
   }
 }
 
+/* ---- the latency budget --------------------------------------------- */
+
+/* A live stream's frames are computed as their buffers come: on a CPU
+ * device each launch costs a few wake-ups of the OpenCL driver's threads
+ * (about 100 us of CPU on PoCL, while the frame itself takes microseconds),
+ * so the budget lets an element hold complete frames (audio input) or rows
+ * (feature input) until holding them for one more buffer of the same
+ * length would make the oldest wait longer than the budget, all measured
+ * in stream time (no timer, nothing blocks: the hold ends with a later
+ * buffer, a GAP, a DISCONT or EOS). The frames and their timestamps are
+ * those of computing each buffer alone. Input in device memory is not
+ * held (its producer, an afet element, has held it already). */
+
+void
+afet_base_resolve_budget (GstAfetBase * self)
+{
+  GstAfetBaseState *p = PRIV (self);
+  GST_OBJECT_LOCK (self);
+  const gint64 set = p->latency_budget;
+  GST_OBJECT_UNLOCK (self);
+  if (set >= 0)
+    p->budget = (GstClockTime) set;
+  else
+    p->budget = p->device && p->device->info ().is_cpu && p->in.audio ?
+        AUTO_CPU_LATENCY_BUDGET : 0;
+}
+
+/* the time n units of the run (samples, or frames of S samples) take */
+static GstClockTime
+units_time (const GstAfetBaseState * p, guint64 n)
+{
+  return gst_util_uint64_scale (n * (p->in.audio ? 1 : (guint64) p->in.S),
+      GST_SECOND, (guint64) p->in.rate);
+}
+
+bool
+afet_base_due (GstAfetBase * self, guint64 units_before)
+{
+  GstAfetBaseState *p = PRIV (self);
+  if (!p->live || p->budget == 0)
+    return true;
+  const guint64 end = p->units_in, added = end - units_before;
+  const guint64 since = p->held_since >= 0 ? (guint64) p->held_since : end;
+  if (added == 0 || units_time (p, end + added - since) > p->budget) {
+    p->held_since = -1;
+    return true;
+  }
+  if (p->held_since < 0 && p->stream.frames () > 0) {
+    p->held_since = (gint64) end;
+    GST_LOG_OBJECT (self, "holding %" G_GINT64_FORMAT " complete frames or "
+        "rows (budget %" GST_TIME_FORMAT ")", (gint64) p->stream.frames (),
+        GST_TIME_ARGS (p->budget));
+  }
+  return false;
+}
+
+void
+afet_base_flush_held (GstAfetBase * self)
+{
+  GstAfetBaseState *p = PRIV (self);
+  if (p->held_since < 0)
+    return;
+  p->held_since = -1;
+  GstFlowReturn ret = afet_base_process_pending (self, false);
+  if (ret == GST_FLOW_OK) {
+    /* an event handler: a failure downstream becomes the pipeline's
+     * error, as in afet_base_finish_run */
+    ret = afet_base_push_queued (self);
+    if (ret == GST_FLOW_NOT_LINKED || ret < GST_FLOW_EOS)
+      GST_ELEMENT_FLOW_ERROR (self, ret);
+  } else {
+    afet_base_clear_queue (p);
+  }
+}
+
+gboolean
+afet_base_answer_latency (GstAfetBase * self, GstQuery * query)
+{
+  GstAfetBaseClass *klass = GST_AFET_BASE_GET_CLASS (self);
+  GstAfetBaseState *p = PRIV (self);
+  if (!gst_pad_peer_query (GST_BASE_TRANSFORM_SINK_PAD (self), query))
+    return FALSE;
+  gboolean live;
+  GstClockTime min, max;
+  gst_query_parse_latency (query, &live, &min, &max);
+  GstClockTime ours = 0;
+  if (p->configured && p->in.audio && klass->takes_audio)
+    ours = gst_util_uint64_scale ((guint64) p->in.W, GST_SECOND,
+        (guint64) p->in.rate);
+  if (p->configured && p->context_mode)
+    ours += gst_util_uint64_scale ((guint64) p->extent.ahead * p->in.S,
+        GST_SECOND, (guint64) p->in.rate);
+  /* what the budget may hold (before the caps, only an explicit one is
+   * known; set_caps posts a LATENCY message) */
+  GST_OBJECT_LOCK (self);
+  const gint64 set = p->latency_budget;
+  GST_OBJECT_UNLOCK (self);
+  ours += p->configured ? p->budget : (GstClockTime) MAX (set, 0);
+  GST_DEBUG_OBJECT (self, "latency: ours %" GST_TIME_FORMAT
+      ", upstream min %" GST_TIME_FORMAT, GST_TIME_ARGS (ours),
+      GST_TIME_ARGS (min));
+  min += ours;
+  if (GST_CLOCK_TIME_IS_VALID (max))
+    max += ours;
+  gst_query_set_latency (query, live, min, max);
+  return TRUE;
+}
+
 void
 afet_base_check_live (GstAfetBase * self)
 {

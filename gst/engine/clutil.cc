@@ -87,11 +87,12 @@ bool
 use_staging (const Device &device)
 {
   const char *env = std::getenv ("AFET_STAGING");
-  if (env && std::strcmp (env, "always") == 0)
+  if (env && (std::strcmp (env, "always") == 0 ||
+          std::strcmp (env, "gpu") == 0))
     return true;
-  if (env && std::strcmp (env, "gpu") == 0)
-    return !device.info ().is_cpu;
-  return false;
+  if (env && std::strcmp (env, "never") == 0)
+    return false;
+  return device.info ().is_cpu;
 }
 
 Status

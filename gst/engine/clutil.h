@@ -58,13 +58,15 @@ Status use_queue (Device &device, cl_command_queue given, ClQueue *own,
     cl_command_queue *out);
 
 /* Whether host copies of a device go through pinned staging memory, so
- * that they run asynchronously. Off unless AFET_STAGING says "gpu" (GPUs
- * only) or "always" (tests use it to run the staged path on PoCL): on an
- * H100 it makes the MFCC stage alone faster (16-bit samples, 10 h: 0.20 ->
- * 0.15 s) but pipelines slower, since every element instance allocates its
- * pinned slots (600 short files: 0.56 -> 2.8 s) and copies into them; see
- * docs/benchmarks.md. A per-device pool of pinned memory that the stream
- * writes into directly is the next step. */
+ * that they run asynchronously: on CPU devices, where "pinned" memory is
+ * plain host memory and a blocking copy costs a wake-up of the driver's
+ * threads (a live stream on PoCL: about 0.5 % of a core); not on GPUs
+ * unless AFET_STAGING says "gpu" or "always" ("never": nowhere). On an
+ * H100 staging makes the MFCC stage alone faster (16-bit samples, 10 h:
+ * 0.20 -> 0.15 s) but pipelines slower, since every element instance
+ * allocates its pinned slots (600 short files: 0.56 -> 2.8 s) and copies
+ * into them; see docs/benchmarks.md. A per-device pool of pinned memory
+ * that the stream writes into directly is the next step. */
 bool use_staging (const Device &device);
 
 class PinnedHost;

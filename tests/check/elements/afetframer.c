@@ -130,7 +130,7 @@ GST_END_TEST;
 /* Frames of one stream are cut after a flush from the new position. */
 GST_START_TEST (test_flush_drops)
 {
-  GstHarness *h = gst_harness_new_parse ("afetframer");
+  GstHarness *h = gst_harness_new_parse ("afetframer latency-budget=0");
   afetcheck_set_audio_caps (h, AFETCHECK_S16, 16000);
   gdouble *x = int_noise (1000, 10000, 14);
   afetcheck_push_samples (h, AFETCHECK_S16, 16000, x, 300, NULL, 0, 0, TRUE);

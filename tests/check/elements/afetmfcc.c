@@ -419,7 +419,9 @@ GST_END_TEST;
 
 GST_START_TEST (test_latency)
 {
-  GstHarness *h = gst_harness_new_parse ("afetmfcc frame-length=20");
+  /* latency-budget=0: the budget has tests of its own (budget.c) */
+  GstHarness *h = gst_harness_new_parse ("afetmfcc frame-length=20 "
+      "latency-budget=0");
   afetcheck_set_audio_caps (h, AFETCHECK_S16, 16000);
   gst_harness_set_upstream_latency (h, 10 * GST_MSECOND);
   gdouble x[1000] = { 0 };
@@ -430,7 +432,8 @@ GST_START_TEST (test_latency)
   gst_harness_teardown (h);
 
   /* the framer reports the window; afetmfcc on frames adds nothing */
-  h = gst_harness_new_parse ("afetframer frame-length=25 ! afetmfcc");
+  h = gst_harness_new_parse ("afetframer frame-length=25 latency-budget=0 "
+      "! afetmfcc");
   afetcheck_set_audio_caps (h, AFETCHECK_S16, 16000);
   gst_harness_set_upstream_latency (h, 0);
   afetcheck_push_samples (h, AFETCHECK_S16, 16000, x, 1000, NULL, 0, 0, TRUE);

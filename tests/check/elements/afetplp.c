@@ -201,7 +201,8 @@ GST_END_TEST;
 
 GST_START_TEST (test_latency)
 {
-  GstHarness *h = gst_harness_new_parse ("afetplp frame-length=20");
+  GstHarness *h = gst_harness_new_parse ("afetplp frame-length=20 "
+      "latency-budget=0");
   afetcheck_set_audio_caps (h, AFETCHECK_S16, 16000);
   gst_harness_set_upstream_latency (h, 0);
   gdouble x[1000] = { 0 };

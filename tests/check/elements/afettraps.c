@@ -150,7 +150,7 @@ GST_END_TEST;
 
 GST_START_TEST (test_latency)
 {
-  GstHarness *h = gst_harness_new_parse ("afettraps");
+  GstHarness *h = gst_harness_new_parse ("afettraps latency-budget=0");
   afetcheck_set_audio_caps (h, AFETCHECK_S16, 16000);
   gst_harness_set_upstream_latency (h, 0);
   gdouble x[1000] = { 0 };
