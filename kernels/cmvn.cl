@@ -145,14 +145,27 @@ afet_sliding_value (__global const float *rows, uint row_stride, afet_view v,
     if (start < 0)
       start = 0;
   }
+  /* only the statistics the mode reads (a live stream computes this for
+   * every value it outputs: the window's rows are read again each time);
+   * each is summed in the same order whichever else is */
   acc_t a = 0, b = 0;
   float mn = INFINITY, mx = -INFINITY;
-  for (long j = start; j < end; j++) {
-    float y = rows[afet_row_of (v, j) * row_stride + c];
-    a += y;
-    b += (acc_t) y * y;
-    mn = fmin (mn, y);
-    mx = fmax (mx, y);
+  if (mode == 1) {
+    for (long j = start; j < end; j++)
+      a += rows[afet_row_of (v, j) * row_stride + c];
+  } else if (mode == 2) {
+    for (long j = start; j < end; j++) {
+      float y = rows[afet_row_of (v, j) * row_stride + c];
+      a += y;
+      b += (acc_t) y * y;
+    }
+  } else {
+    for (long j = start; j < end; j++) {
+      float y = rows[afet_row_of (v, j) * row_stride + c];
+      a += y;
+      mn = fmin (mn, y);
+      mx = fmax (mx, y);
+    }
   }
   acc_t cnt = (acc_t) (end - start);
   acc_t mean = a / cnt;
