@@ -326,6 +326,11 @@ afet_v_mfcc (afet_v *re, afet_v *im, __global const float *tw,
         use_power, floor_v, log_mul, dct, ncols, out, out_offset, \
         out_stride, t0, n_frames)
 
+/* One kernel a program (its build option), since a CPU driver compiles a
+ * program's every kernel at the first build: the input (AFET_VGIVEN:
+ * frames, else audio) and the output (AFET_VMFCC: features, else
+ * spectra). */
+#if !defined (AFET_VGIVEN) && !defined (AFET_VMFCC)
 __kernel void
 afet_vframe_spectra (AFET_AUDIO_ARGS, AFET_SPECTRA_ARGS)
 {
@@ -334,7 +339,7 @@ afet_vframe_spectra (AFET_AUDIO_ARGS, AFET_SPECTRA_ARGS)
   AFET_AUDIO_FRAMES (re, im, t0);
   afet_v_spectra (re, im, tw, rev, spec, spec_stride, t0, n_frames);
 }
-
+#elif defined (AFET_VGIVEN) && !defined (AFET_VMFCC)
 __kernel void
 afet_vpad_spectra (AFET_GIVEN_ARGS, AFET_SPECTRA_ARGS)
 {
@@ -343,7 +348,7 @@ afet_vpad_spectra (AFET_GIVEN_ARGS, AFET_SPECTRA_ARGS)
   AFET_GIVEN_FRAMES (re, im, t0);
   afet_v_spectra (re, im, tw, rev, spec, spec_stride, t0, n_frames);
 }
-
+#elif !defined (AFET_VGIVEN)
 __kernel void
 afet_vframe_mfcc (AFET_AUDIO_ARGS, AFET_MFCC_ARGS)
 {
@@ -352,7 +357,7 @@ afet_vframe_mfcc (AFET_AUDIO_ARGS, AFET_MFCC_ARGS)
   AFET_AUDIO_FRAMES (re, im, t0);
   AFET_MFCC (re, im, t0);
 }
-
+#else
 __kernel void
 afet_vpad_mfcc (AFET_GIVEN_ARGS, AFET_MFCC_ARGS)
 {
@@ -361,3 +366,4 @@ afet_vpad_mfcc (AFET_GIVEN_ARGS, AFET_MFCC_ARGS)
   AFET_GIVEN_FRAMES (re, im, t0);
   AFET_MFCC (re, im, t0);
 }
+#endif

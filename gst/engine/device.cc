@@ -433,6 +433,19 @@ Device::note_binary_format (const std::vector<unsigned char> &bin)
   binaries_text_.store (text ? 1 : 0);
 }
 
+bool
+Device::stores_programs () const
+{
+  const char *env = std::getenv ("AFET_CACHE_PROGRAMS");
+  if (env && std::strcmp (env, "always") == 0)
+    return true;
+  if (info_.platform_name.find ("Portable Computing Language") ==
+      std::string::npos)
+    return true;
+  const char *pocl = std::getenv ("POCL_KERNEL_CACHE");
+  return pocl && std::strcmp (pocl, "0") == 0;
+}
+
 Status
 Device::program (const char *name, const char *source,
     const std::string &options, cl_program *out, const char *source_sha256)
@@ -471,7 +484,7 @@ Device::program (const char *name, const char *source,
 
   if (!prog) {
     AFET_RETURN_IF_ERROR (build_from_source (name, source, opts, &prog));
-    if (cache->enabled ()) {
+    if (cache->enabled () && stores_programs ()) {
       count_cache_event (CacheEvent::PROGRAM_MISS);
       std::vector<unsigned char> bin = program_binary (prog.get ());
       if (bin.empty ()) {

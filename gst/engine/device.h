@@ -73,6 +73,16 @@ public:
       const std::string &options, cl_program *out,
       const char *source_sha256 = nullptr);
 
+  /* Whether programs built from source go to afet's on-disk cache: not
+   * where the driver keeps a persistent cache of its own (PoCL, unless
+   * POCL_KERNEL_CACHE=0): there the next process gets a program built from
+   * source from the driver's cache as fast as from ours, while taking the
+   * binary out costs PoCL a compilation of every kernel of the program
+   * (0.3-0.4 s each on the 2-core machine), most of a cold start.
+   * AFET_CACHE_PROGRAMS=always stores them anyway (tests/engine/test_cache).
+   * Cached entries are loaded on every device. */
+  bool stores_programs () const;
+
   /* What a compiled binary depends on besides its source and options:
    * platform, device, driver and versions, one "field: value" a line. Part
    * of every on-disk cache key made for this device. */

@@ -87,8 +87,7 @@ MfccStage::init_kind ()
   const bool fuse = front_.vector () && (cfg.num_ceps == 0 ||
       cfg.dct == DctMode::FUSED);
   if (fuse)
-    AFET_RETURN_IF_ERROR (front_.kind_kernel ("mfcc", &fused_kernel_,
-            &fused_name_));
+    AFET_RETURN_IF_ERROR (front_.mfcc_kernel (&fused_kernel_, &fused_name_));
   else
     AFET_RETURN_IF_ERROR (make_kernel (dev, "melbank", kernels::melbank,
             kernels::melbank_sha256, stage_build_options (lsz_),

@@ -48,10 +48,8 @@ SpectrumFront::init (Device &device, const FramingConfig &framing,
   if (!frames_input)
     AFET_RETURN_IF_ERROR (framing_.init (device, framing, max_batch,
             plan_ == FrontPlan::VKFFT));
-  if (plan_ == FrontPlan::VECTOR) {
-    AFET_RETURN_IF_ERROR (vfront_.init (device, fft_size, framing.samples));
-    return kind_kernel ("spectra", &vspectra_kernel_);
-  }
+  if (plan_ == FrontPlan::VECTOR)
+    return vfront_.init (device, fft_size, framing.samples);
   if (frames_input)
     AFET_RETURN_IF_ERROR (make_kernel (device, "framing", kernels::framing,
             kernels::framing_sha256, stage_build_options (lsz_),
@@ -64,21 +62,19 @@ SpectrumFront::init (Device &device, const FramingConfig &framing,
 }
 
 Status
-SpectrumFront::kind_kernel (const char *suffix, ClKernel *out,
-    std::string *name) const
+SpectrumFront::mfcc_kernel (ClKernel *out, std::string *name) const
 {
   if (plan_ != FrontPlan::VECTOR)
-    return Status (Status::BAD_CONFIG, "kind_kernel: not the vector plan");
-  const std::string n = std::string (frames_input_ ? "afet_vpad_" :
-      "afet_vframe_") + suffix;
-  if (name)
-    *name = n;
-  return vfront_.kernel (n.c_str (), out);
+    return Status (Status::BAD_CONFIG, "mfcc_kernel: not the vector plan");
+  return vfront_.kernel (frames_input_, true, out, name);
 }
 
 Status
 SpectrumFront::need_spectra ()
 {
+  if (plan_ == FrontPlan::VECTOR && !vspectra_kernel_)
+    AFET_RETURN_IF_ERROR (vfront_.kernel (frames_input_, false,
+            &vspectra_kernel_));
   if (spec_)
     return Status::Ok ();
   return make_buffer (context_, CL_MEM_READ_WRITE, (size_t) max_batch_ *

@@ -39,12 +39,12 @@ public:
       bool frames_input, bool input_has_energy, int max_batch, int fft_size);
   FrontPlan plan () const { return plan_; }
   bool vector () const { return plan_ == FrontPlan::VECTOR; }
-  /* Vector plan: a kind's kernel "afet_vframe_" or "afet_vpad_" (audio or
-   * frames input) + suffix, and that name. */
-  Status kind_kernel (const char *suffix, ClKernel *out,
-      std::string *name = nullptr) const;
-  /* The spectra buffer, for kinds that read it (made at init on the VkFFT
-   * plan, where the FFT runs in it). */
+  /* Vector plan: the MFCC / filter-bank kernel for this front's input (a
+   * kind that fuses), and its name. */
+  Status mfcc_kernel (ClKernel *out, std::string *name) const;
+  /* The spectra buffer and, on the vector plan, the kernel that writes it,
+   * for kinds that read spectra (made at init on the VkFFT plan, where the
+   * FFT runs in it). */
   Status need_spectra ();
   /* n <= max_batch frames into spectra (), or through kind's kernel into
    * its features; energy_col >= 0: each frame's energy to out[(out_row + t)
@@ -171,7 +171,7 @@ protected:
   /* The kind's steps after the spectra: n rows into out from out_row. */
   virtual Status spectra_to_features (int n, cl_mem out, size_t out_row) = 0;
   /* A kind that fuses its steps into the vector front's kernel (init_kind
-   * made fused_kernel_ with front_.kind_kernel) sets that kernel's own
+   * made fused_kernel_ with front_.mfcc_kernel) sets that kernel's own
    * arguments here, for rows from out_row of out; spectra_to_features is
    * then not called. */
   virtual void fused_args (ArgSetter &, cl_mem, size_t) {}

@@ -42,8 +42,11 @@ class VectorFront
 {
 public:
   Status init (Device &device, int fft_size, SampleFormat samples);
-  /* A kernel of vframes.cl built for this size and format. */
-  Status kernel (const char *name, ClKernel *out) const;
+  /* The kernel of vframes.cl for this size and format that takes audio or
+   * given frames to spectra or (mfcc) to MFCC / filter-bank features; its
+   * name into *name. */
+  Status kernel (bool given, bool mfcc, ClKernel *out,
+      std::string *name = nullptr) const;
   /* The FFT tables, the first two arguments after a vframes.cl kernel's
    * framing group. */
   void table_args (ArgSetter &a) const;

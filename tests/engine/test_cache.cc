@@ -405,6 +405,10 @@ main (int argc, char **argv)
   if (saved_home)
     setenv ("HOME", home.c_str (), 1);
 
+  /* afet's own program store on every driver, PoCL included (whose own
+   * kernel cache makes afet leave it out by default: checked at the end) */
+  setenv ("AFET_CACHE_PROGRAMS", "always", 1);
+
   /* cold: a cache directory that does not exist yet */
   const std::string dir = work + "/cache/afet";
   setenv ("AFET_CACHE_DIR", dir.c_str (), 1);
@@ -521,6 +525,24 @@ main (int argc, char **argv)
         ro.stats.program_misses == 2, "unwritable: compiled, nothing "
         "stored, failures counted");
     check (ro.fft == cold.fft, "unwritable: FFT output bit-identical");
+  }
+
+  /* by default, a driver with a persistent cache of its own (PoCL) gets no
+   * program stores from afet; others do */
+  unsetenv ("AFET_CACHE_PROGRAMS");
+  const std::string own = work + "/own";
+  setenv ("AFET_CACHE_DIR", own.c_str (), 1);
+  Run dflt = run_child ("env", own, "default program stores");
+  if (dflt.ok) {
+    std::shared_ptr<afet::Device> dev;
+    const bool pocl = afet::acquire_device ("auto", &dev).ok () &&
+        dev->info ().platform_name.find ("Portable Computing Language") !=
+        std::string::npos && !std::getenv ("POCL_KERNEL_CACHE");
+    const size_t want = pocl ? 0 : 2;
+    check (list_files (own, "program-").size () == want &&
+        dflt.stats.program_misses == want && dflt.fft == cold.fft,
+        std::string ("default: ") + (pocl ? "PoCL keeps the programs in "
+            "its own cache, afet stores none" : "both programs stored"));
   }
 
   /* the FFT itself is right (not merely the same twice): bins of a few rows
