@@ -544,18 +544,22 @@ gst_afet_spectral_class_install_properties (GObjectClass * klass,
           DEFAULT_CLAMP, flags));
   g_object_class_install_property (klass, PROP_WARP_FACTOR,
       g_param_spec_double ("warp-factor", "VTLN warp factor",
-          "Vocal tract length normalisation of Kaldi's mel bank (presets "
-          "kaldi and lhotse; Kaldi's vtln-warp): frequencies between "
-          "warp-low and warp-high divided by it; 1 = none", 0.5, 2.0, 1.0,
+          "Vocal tract length normalisation of the mel bank, piecewise "
+          "linear: frequencies between the cut-offs divided by it; 1 = "
+          "none. Kaldi's vtln-warp (presets kaldi, lhotse: the cut-offs "
+          "warp-low and warp-high), HCopy's WARPFREQ (preset htk: "
+          "WARPLCUTOFF, WARPUCUTOFF, each moved by 2 / (1 + 1/warp))", 0.5,
+          2.0, 1.0,
           flags));
   g_object_class_install_property (klass, PROP_WARP_LOW,
       g_param_spec_double ("warp-low", "VTLN low cut-off",
           "Lower inflection point of the VTLN warp in Hz (Kaldi's "
-          "vtln-low)", 0.0, 96000.0, 100.0, flags));
+          "vtln-low, HCopy's WARPLCUTOFF)", 0.0, 96000.0, 100.0, flags));
   g_object_class_install_property (klass, PROP_WARP_HIGH,
       g_param_spec_double ("warp-high", "VTLN high cut-off",
           "Upper inflection point of the VTLN warp in Hz; below 0: that far "
-          "below the Nyquist frequency (Kaldi's vtln-high, default -500)",
+          "below the Nyquist frequency (Kaldi's vtln-high, default -500; "
+          "HCopy's WARPUCUTOFF)",
           -96000.0, 96000.0, -500.0, flags));
   g_object_class_install_property (klass, PROP_RAW_ENERGY,
       g_param_spec_boolean ("raw-energy", "Raw energy",

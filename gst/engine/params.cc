@@ -255,11 +255,32 @@ design_htk_melbank (const MelDesign &d, FilterBank *out)
   if (mlo >= mhi)
     return Status (Status::BAD_CONFIG, "empty frequency range");
 
-  /* Channel centres cf[0] = mlo .. cf[M + 1] = mhi. */
+  /* Channel centres cf[0] = mlo .. cf[M + 1] = mhi; with WARPFREQ the
+   * centres (not the lower edge) move by htk_warp_freq in Hz. */
   std::vector<double> cf (M + 2);
   cf[0] = mlo;
-  for (int c = 1; c <= M + 1; c++)
+  const double flo = mel_to_hz (mlo), fhi = mel_to_hz (mhi);
+  if (d.warp != 1.0) {
+    const double s = 1.0 / d.warp, wl = d.warp_low,
+        wh = band_high (d.warp_high, d.rate);
+    const double cl = 2.0 * wl / (1.0 + s), cu = 2.0 * wh / (1.0 + s);
+    if (!(d.warp > 0 && flo < cl && cl < cu && cu < fhi && s * cu < fhi &&
+            s * cl > flo))
+      return Status (Status::BAD_CONFIG, "HTK's frequency warping (warp-"
+          "factor " + std::to_string (d.warp) + ") needs its cut-offs well "
+          "inside the band: low-freq < 2 warp-low / (1 + 1/warp) < 2 "
+          "warp-high / (1 + 1/warp) < high-freq, and the middle piece's "
+          "ends, those over warp, inside it too (here warp-low " +
+          std::to_string ((int) wl) + " Hz, warp-high " +
+          std::to_string ((int) wh) + " Hz, band " + std::to_string ((int)
+              flo) + ".." + std::to_string ((int) fhi) + " Hz)");
+  }
+  for (int c = 1; c <= M + 1; c++) {
     cf[c] = (double) c / (double) (M + 1) * (mhi - mlo) + mlo;
+    if (d.warp != 1.0)
+      cf[c] = mel (htk_warp_freq (d.warp_low, band_high (d.warp_high,
+                  d.rate), flo, fhi, d.warp, mel_to_hz (cf[c])));
+  }
 
   /* For each bin: its lower channel and the weight it gives that channel. */
   std::vector<std::vector<std::pair<int, double>>> taps (M + 1);
@@ -309,6 +330,19 @@ set_dense_channel (FilterBank *out, int c, double centre,
   for (int k = a; k <= b; k++)
     span.push_back ((float) w[k]);
   return out->set_channel (c, centre, a, span, kind);
+}
+
+double
+htk_warp_freq (double cut_low, double cut_high, double low, double high,
+    double warp, double f)
+{
+  const double s = 1.0 / warp;
+  const double cl = 2.0 * cut_low / (1.0 + s), cu = 2.0 * cut_high / (1.0 + s);
+  if (f > cu)
+    return s * cu + (high - s * cu) / (high - cu) * (f - cu);
+  if (f < cl)
+    return low + (s * cl - low) / (cl - low) * (f - low);
+  return s * f;
 }
 
 double

@@ -159,12 +159,21 @@ struct MelDesign
   double high_freq = 0.0;     /* Hz; <= 0: that far below the Nyquist */
   bool htk_period_quirk = true;
   MelLayout layout = MelLayout::HTK;
-  /* Kaldi's VTLN (KALDI layout only): the bank's edges and centres are
-   * warped by vtln_warp_freq; 1 = none */
+  /* Vocal tract length normalisation; 1 = none. KALDI layout: the bank's
+   * edges and centres are warped by vtln_warp_freq (Kaldi's vtln-warp,
+   * vtln-low, vtln-high); HTK layout: its centres by htk_warp_freq
+   * (HCopy's WARPFREQ, WARPLCUTOFF, WARPUCUTOFF). Not for SLANEY. */
   double warp = 1.0;
   double warp_low = 100.0;      /* Hz */
   double warp_high = -500.0;    /* Hz; <= 0: that far below the Nyquist */
 };
+
+/* HTK's warping of a frequency f (Hz) for VTLN: with s = 1 / warp and the
+ * break points cl = 2 cut_low / (1 + s), cu = 2 cut_high / (1 + s), s f
+ * between them and straight lines from (low, low) to (cl, s cl) and from
+ * (cu, s cu) to (high, high), [low, high] being the bank's band. */
+double htk_warp_freq (double cut_low, double cut_high, double low,
+    double high, double warp, double f);
 
 /* Kaldi's VTLN warping of a frequency: identity outside [low, high] (the
  * bank's edges); with l = warp_low max(1, warp) and h = warp_high

@@ -135,6 +135,9 @@ PlpConfig::validate () const
   if (!(compression > 0.0 && compression <= 1.0))
     return Status (Status::BAD_CONFIG, "compression must be in (0, 1] "
         "(HTK: 0.33)");
+  if (warp != 1.0 && filter_shape != PlpFilterShape::MEL)
+    return Status (Status::BAD_CONFIG, "warp-factor (VTLN) warps the mel "
+        "bank, not the Bark bands: set filter-shape=htk-mel");
   if (variant == PlpVariant::HTK)
     return cepstral_scale == 1.0 && !leading ? Status::Ok () :
         Status (Status::BAD_CONFIG, "cepstral-scale and Kaldi's column "

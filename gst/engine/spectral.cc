@@ -192,10 +192,9 @@ SpectralConfig::validate_front () const
         std::to_string (kMaxFftSize));
   if (!(log_floor > 0.0f))
     return Status (Status::BAD_CONFIG, "the log floor must be positive");
-  if (warp != 1.0 && mel_layout != MelLayout::KALDI)
-    return Status (Status::BAD_CONFIG, "warp-factor (VTLN) warps Kaldi's mel "
-        "bank: use preset=kaldi or lhotse (HTK's WARPFREQ is not "
-        "implemented)");
+  if (warp != 1.0 && mel_layout == MelLayout::SLANEY)
+    return Status (Status::BAD_CONFIG, "warp-factor (VTLN) warps HTK's and "
+        "Kaldi's mel banks, not Whisper's: use preset htk, kaldi or lhotse");
   AFET_RETURN_IF_ERROR (check_band (low_freq, high_freq, framing.rate));
   if (lifter < 0)
     return Status (Status::BAD_CONFIG, "lifter must be >= 0 (0 = none)");

@@ -473,12 +473,36 @@ typedef struct
   int klo, khi;                 /* usable 1-based FFT bins */
   int *lo_chan;                 /* per 1-based bin: lower channel 0..M */
   double *lo_wt;                /* per 1-based bin: weight of lower channel */
+  double *centre_hz;            /* channels 1..M */
 } RefFBank;
 
 static double
 mel_of_hz (double f)
 {
   return 1127.0 * log (1.0 + f / 700.0);
+}
+
+static double
+hz_of_mel (double m)
+{
+  return 700.0 * (exp (m / 1127.0) - 1.0);
+}
+
+/* HTK's vocal tract length normalisation (HTK Book, "Frequency warping"):
+ * a piecewise-linear map of f (Hz) over the bank's band [lo, hi] with
+ * slope 1/a in the middle; the break points are the cut-offs moved by
+ * 2 / (1 + 1/a), and the outer pieces join the middle to (lo, lo) and
+ * (hi, hi). */
+static double
+htk_warp (double a, double fl, double fu, double lo, double hi, double f)
+{
+  double s = 1.0 / a, cl = 2.0 * fl / (1.0 + s), cu = 2.0 * fu / (1.0 + s);
+
+  if (f > cu)
+    return s * cu + (f - cu) * (hi - s * cu) / (hi - cu);
+  if (f < cl)
+    return lo + (f - lo) * (s * cl - lo) / (cl - lo);
+  return s * f;
 }
 
 static void
@@ -509,11 +533,18 @@ fbank_init (RefFBank * fb, const AfetRefConfig * c, int N)
   mhi = c->high_freq > 0.0 ? mel_of_hz (c->high_freq) :
       mel_of_hz ((double) half * fres);
 
-  /* centres cf[0] = mlo, cf[1..M] and cf[M+1] = upper edge */
+  /* centres cf[0] = mlo, cf[1..M] and cf[M+1] = upper edge; warped ones
+   * move in Hz, the lower edge stays */
   cf = g_new (double, M + 2);
   cf[0] = mlo;
-  for (chan = 1; chan <= M + 1; chan++)
+  fb->centre_hz = g_new0 (double, M + 2);
+  for (chan = 1; chan <= M + 1; chan++) {
     cf[chan] = (double) chan / (double) (M + 1) * (mhi - mlo) + mlo;
+    if (c->warp != 1.0)
+      cf[chan] = mel_of_hz (htk_warp (c->warp, c->warp_low, c->warp_high,
+              hz_of_mel (mlo), hz_of_mel (mhi), hz_of_mel (cf[chan])));
+    fb->centre_hz[chan] = hz_of_mel (cf[chan]);
+  }
 
   fb->lo_chan = g_new0 (int, half + 2);
   fb->lo_wt = g_new0 (double, half + 2);
@@ -538,6 +569,7 @@ fbank_clear (RefFBank * fb)
 {
   g_free (fb->lo_chan);
   g_free (fb->lo_wt);
+  g_free (fb->centre_hz);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -562,6 +594,8 @@ afetref_config_init (AfetRefConfig * c)
   c->c0 = 1;
   c->energy = 0;
   c->htk_period_quirk = 1;
+  c->warp = 1.0;
+  c->warp_low = c->warp_high = 0.0;
 }
 
 int
@@ -714,6 +748,8 @@ afetref_plp_config_init (AfetRefPlpConfig * c)
   c->c0 = 1;
   c->energy = 0;
   c->htk_period_quirk = 1;
+  c->warp = 1.0;
+  c->warp_low = c->warp_high = 0.0;
   c->filter_shape = AFETREF_PLP_MEL;
 }
 
@@ -780,7 +816,6 @@ plp_bank_init (const AfetRefPlpConfig * c, int N, double **w_out,
   if (c->filter_shape == AFETREF_PLP_MEL) {
     AfetRefConfig mc;
     RefFBank fb;
-    double mlo, mhi;
 
     afetref_config_init (&mc);
     mc.rate = c->rate;
@@ -788,6 +823,9 @@ plp_bank_init (const AfetRefPlpConfig * c, int N, double **w_out,
     mc.low_freq = c->low_freq;
     mc.high_freq = c->high_freq;
     mc.htk_period_quirk = c->htk_period_quirk;
+    mc.warp = c->warp;
+    mc.warp_low = c->warp_low;
+    mc.warp_high = c->warp_high;
     fbank_init (&fb, &mc, N);
     for (k = fb.klo; k <= fb.khi; k++) {
       int lo = fb.lo_chan[k];
@@ -797,16 +835,10 @@ plp_bank_init (const AfetRefPlpConfig * c, int N, double **w_out,
       if (lo + 1 <= M)
         w[(gsize) (lo + 1) * (half + 2) + k] += 1.0 - fb.lo_wt[k];
     }
+    /* at the channel centres, as the design places them (warped too) */
+    for (m = 1; m <= M; m++)
+      eql[m] = afetref_plp_equal_loudness (fb.centre_hz[m]);
     fbank_clear (&fb);
-    /* channel centres, as the design places them, back in Hz */
-    mlo = c->low_freq > 0.0 ? mel_of_hz (c->low_freq) : 0.0;
-    mhi = c->high_freq > 0.0 ? mel_of_hz (c->high_freq) :
-        mel_of_hz ((double) half * fres);
-    for (m = 1; m <= M; m++) {
-      double cm = (double) m / (double) (M + 1) * (mhi - mlo) + mlo;
-
-      eql[m] = afetref_plp_equal_loudness (700.0 * (exp (cm / 1127.0) - 1.0));
-    }
   } else {
     double zlo = c->low_freq > 0.0 ? bark_of_hz (c->low_freq) : 0.0;
     double zhi = c->high_freq > 0.0 ? bark_of_hz (c->high_freq) :

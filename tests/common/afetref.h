@@ -140,6 +140,8 @@ typedef struct
                                  * period truncated to whole 100 ns units,
                                  * as HTK 3.4.1 does (matters at 44.1 kHz,
                                  * 22.05 kHz, 48 kHz ...) */
+  double warp;                  /* HTK's WARPFREQ: 1 = none */
+  double warp_low, warp_high;   /* WARPLCUTOFF, WARPUCUTOFF in Hz */
 } AfetRefConfig;
 
 /* Sets the defaults given in the comments above; rate = 16000. */
@@ -199,6 +201,8 @@ typedef struct
   int energy;                   /* 0: 1 appends the raw log energy E */
   int htk_period_quirk;         /* 1: as in AfetRefConfig */
   AfetRefFilterShape filter_shape;      /* mel */
+  double warp;                  /* as in AfetRefConfig (mel shape only) */
+  double warp_low, warp_high;
 } AfetRefPlpConfig;
 
 /* Sets the defaults given in the comments above; rate = 16000. */

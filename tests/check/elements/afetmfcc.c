@@ -121,6 +121,67 @@ GST_START_TEST (test_fbank_tone_vs_reference)
 
 GST_END_TEST;
 
+/* HCopy's frequency warping (WARPFREQ, WARPLCUTOFF, WARPUCUTOFF: the
+ * warp-factor, warp-low and warp-high properties under preset=htk) against
+ * the double reference, stretching and compressing, MFCC and filter bank
+ * at two rates; warp 1 is no warping, to the bit. */
+GST_START_TEST (test_htk_warp_vs_reference)
+{
+  const struct
+  {
+    gint rate, filters, ceps;
+    gdouble warp, lo, hi;
+  } t[] = {
+    {16000, 23, 12, 0.88, 300, 5000},
+    {16000, 26, 0, 1.12, 400, 6500},
+    {8000, 15, 12, 1.05, 250, 3000},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (t); i++) {
+    const gint n = t[i].rate * 2;
+    gdouble *x = int_noise (n, 12000, 40 + i);
+    AfetRefConfig rc = ref_config (t[i].rate, 25, t[i].filters, t[i].ceps,
+        t[i].ceps > 0, TRUE);
+    rc.warp = t[i].warp;
+    rc.warp_low = t[i].lo;
+    rc.warp_high = t[i].hi;
+    gint frames;
+    gdouble *ref = afetref_compute (&rc, x, n, &frames);
+    AfetCheckResult res = { 0 }, flat = { 0 };
+    gchar *launch = g_strdup_printf ("afetmfcc num-filters=%d num-ceps=%d "
+        "energy=true warp-factor=%g warp-low=%g warp-high=%g", t[i].filters,
+        t[i].ceps, t[i].warp, t[i].lo, t[i].hi);
+    run (launch, AFETCHECK_S16, t[i].rate, x, n, NULL, 0, &res);
+    const gint dims = (t[i].ceps > 0 ? t[i].ceps + 1 : t[i].filters) + 1;
+    const gint groups[] = { 0, dims - 1 };
+    check_groups (&res, ref, frames, dims, groups, 2, 1e-5);
+    /* and it did warp: unwarped features differ by far more than that */
+    gchar *plain = g_strdup_printf ("afetmfcc num-filters=%d num-ceps=%d "
+        "energy=true", t[i].filters, t[i].ceps);
+    run (plain, AFETCHECK_S16, t[i].rate, x, n, NULL, 0, &flat);
+    fail_unless (afetref_rel_l2 (flat.data, ref, frames, dims, 0, dims - 1) >
+        1e-3);
+    afetcheck_result_clear (&res);
+    afetcheck_result_clear (&flat);
+    g_free (launch);
+    g_free (plain);
+    g_free (ref);
+    g_free (x);
+  }
+  gdouble *x = int_noise (8000, 9000, 50);
+  AfetCheckResult a = { 0 }, b = { 0 };
+  run ("afetmfcc", AFETCHECK_S16, 16000, x, 8000, NULL, 0, &a);
+  run ("afetmfcc warp-factor=1.0 warp-low=700 warp-high=3000", AFETCHECK_S16,
+      16000, x, 8000, NULL, 0, &b);
+  fail_unless_equals_int (a.n_frames, b.n_frames);
+  fail_unless (memcmp (a.data, b.data, (gsize) a.n_frames * a.dims *
+          sizeof (gfloat)) == 0);
+  afetcheck_result_clear (&a);
+  afetcheck_result_clear (&b);
+  g_free (x);
+}
+
+GST_END_TEST;
+
 /* The same (integral) audio as S16, S32, F32 and F64 gives the same
  * features bit for bit, in every element that takes audio: 16-bit input is
  * uploaded as it came and converted on the device, the others as floats,
@@ -586,6 +647,7 @@ afetmfcc_suite (void)
   tcase_add_test (tc, test_property_defaults);
   tcase_add_test (tc, test_mfcc_random_vs_reference);
   tcase_add_test (tc, test_fbank_tone_vs_reference);
+  tcase_add_test (tc, test_htk_warp_vs_reference);
   tcase_add_test (tc, test_formats_agree);
   tcase_add_test (tc, test_shift_longer_than_frame);
   tcase_add_test (tc, test_split_invariance);

@@ -145,6 +145,15 @@ GST_START_TEST (test_bark_and_options)
   rc.compression = 0.5;
   compare ("afetplp lpc-order=8 num-ceps=16 lifter=0 c0=false "
       "compression=0.5", &rc, x, n);
+
+  /* HCopy's WARPFREQ: the mel bank's centres and their equal-loudness
+   * weights move */
+  afetref_plp_config_init (&rc);
+  rc.rate = rate;
+  rc.warp = 0.9;
+  rc.warp_low = 350;
+  rc.warp_high = 5500;
+  compare ("afetplp warp-factor=0.9 warp-low=350 warp-high=5500", &rc, x, n);
   g_free (x);
 }
 

@@ -285,6 +285,39 @@ GST_START_TEST (test_htk_config_framer_and_z)
   g_free (ref_chain);
   g_unlink (ez);
   g_free (ez);
+
+  /* WARPFREQ and its cut-offs: the reader's chain, htk-config on the
+   * element and the explicit properties give the same bytes */
+  gchar *wf = g_build_filename (g_get_tmp_dir (), "afet-wf-XXXXXX.cfg", NULL);
+  fd = g_mkstemp (wf);
+  fail_unless (fd >= 0);
+  const gchar *wtext = "TARGETKIND = MFCC_0\nTARGETRATE = 100000.0\n"
+      "WINDOWSIZE = 250000.0\nNUMCHANS = 23\nWARPFREQ = 0.92\n"
+      "WARPLCUTOFF = 300\nWARPUCUTOFF = 5200\nSAVEWITHCRC = F\n";
+  fail_unless (write (fd, wtext, strlen (wtext)) == (gssize) strlen (wtext));
+  close (fd);
+  ref_chain = htkconfig_chain (wf, &cerr);
+  fail_unless (ref_chain && strstr (ref_chain, "warp-factor=0.92"), "%s",
+      ref_chain);
+  ref = run_raw (wav, ref_chain, &n_ref);
+  gchar *prop = g_strdup_printf ("afetmfcc htk-config=\"%s\"", wf);
+  got = run_raw (wav, prop, &n);
+  fail_unless (n == n_ref && memcmp (got, ref, n) == 0,
+      "WARPFREQ through htk-config differs from the chain");
+  g_free (got);
+  got = run_raw (wav, "afetmfcc warp-factor=0.92 warp-low=300 "
+      "warp-high=5200", &n);
+  fail_unless (n == n_ref && memcmp (got, ref, n) == 0,
+      "WARPFREQ differs from the explicit properties");
+  g_free (got);
+  got = run_raw (wav, "afetmfcc", &n);
+  fail_unless (n == n_ref && memcmp (got, ref, n) != 0, "no warping");
+  g_free (got);
+  g_free (ref);
+  g_free (prop);
+  g_free (ref_chain);
+  g_unlink (wf);
+  g_free (wf);
   g_free (cfg);
   g_free (wav);
 }
