@@ -341,7 +341,7 @@ gst_afet_spectral_describe_analysis (GstAfetBase * base,
       clamps[effective_clamp (self, preset)], nullptr);
   if (c.num_ceps > 0)
     gst_structure_set (s, "lifter", G_TYPE_INT, c.lifter, nullptr);
-  if (c.mel_layout == afet::MelLayout::KALDI)
+  if (c.mel_layout != afet::MelLayout::SLANEY)
     gst_structure_set (s, "warp", G_TYPE_DOUBLE, c.warp, nullptr);
   /* stated even when 0, so that a consumer asking for a floor sees none */
   if (c.energy)
