@@ -17,8 +17,8 @@ namespace afet {
 FrontPlan
 choose_front (const DeviceInfo &info, int fft_size)
 {
-  const bool can = fft_size >= 8 && fft_size <= kMaxVectorFft &&
-      (fft_size & (fft_size - 1)) == 0;
+  const bool can = info.is_cpu && fft_size >= 8 &&
+      fft_size <= kMaxVectorFft && (fft_size & (fft_size - 1)) == 0;
   if (!can)
     return FrontPlan::VKFFT;
   const char *env = std::getenv ("AFET_FRONT");

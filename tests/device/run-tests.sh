@@ -32,8 +32,10 @@ run plp "$build/tests/engine/test_plp"
 run cache "$build/tests/engine/test_cache"
 run stream "$build/tests/engine/test_stream"
 run lanes "$build/tests/engine/test_lanes"
+run vframes "$build/tests/engine/test_vframes"
 for t in afetframer afetmfcc afetplp afetdelta afettraps afetspectrogram \
-    afetcmvn devicememory reliability matrix afetfile presets htkconfig; do
+    afetcmvn devicememory reliability matrix afetfile presets htkconfig \
+    budget; do
   run $t "$build/tests/check/elements/check_$t"
 done
 AFET_GOLDEN_SET=synthetic run golden "$build/tests/check/elements/check_golden"
