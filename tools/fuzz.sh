@@ -41,7 +41,7 @@ bash tools/install-deps.sh clang-14 libclang-rt-14-dev
 # coverage (fuzzer-no-link) so that libFuzzer sees their branches.  Only
 # the fuzz targets and what they link (libgstafetfeatures, the static
 # afetfileformat library) are built.
-setup_args=(-Dfuzzing=true -Dtests=disabled -Dexamples=disabled
+setup_args=(--wrap-mode=nodownload -Dfuzzing=true -Dtests=disabled -Dexamples=disabled
   -Dbuildtype=debug '-Db_sanitize=address,undefined' -Db_lundef=false
   -Dc_args=-fsanitize=fuzzer-no-link -Dcpp_args=-fsanitize=fuzzer-no-link)
 if [ -f build-fuzz/build.ninja ] &&
