@@ -8,8 +8,10 @@ packages=(
   # build
   git ca-certificates meson ninja-build g++ pkg-config python3
   # tests: NumPy reads the .npy files afetenc writes; PyGObject reads the
-  # plugin's self-description for docs/elements.md
-  python3-numpy python3-gi gir1.2-gstreamer-1.0
+  # plugin's self-description for docs/elements.md and runs the Python
+  # module (python/afet); Matplotlib draws afet-plot's pictures
+  python3-numpy python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
+  python3-matplotlib
   # GStreamer 1.22: libraries, headers, gst-check, gst-launch, base plugins
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-tools
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good

@@ -1,0 +1,365 @@
+#!/usr/bin/python3
+# afet — speech features on OpenCL
+# Copyright (C) 2026 the afet authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Tests of the Python module (python/afet) against gst-launch-1.0.
+
+  test_afet.py [EXAMPLE_WAV]
+
+Extracts the bundled example with afet.extract() and compares the frames,
+bit for bit, with what the equivalent gst-launch-1.0 line writes as raw
+float32; checks the layout read from the caps, a preset, feature files read
+back through afetparse (HTK, NumPy, a Kaldi archive of two entries), the
+live generator on a live audiotestsrc (frames arrive as they are made, in
+order, as many as the samples give; stop() and break), and that failures
+raise afet.Error with GStreamer's message: a missing file, a file that is
+not audio, an unknown element, a chain afet refuses, a chain that does not
+end in features.
+
+Exits 77 (skipped) when PyGObject's GStreamer bindings, NumPy or
+gst-launch-1.0 are missing.  The plugin comes from the environment (meson
+sets GST_PLUGIN_PATH_1_0 to the build's gst/ and PYTHONPATH to python/).
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+try:
+    import numpy as np
+    import gi
+    gi.require_version("Gst", "1.0")
+    from gi.repository import Gst  # noqa: F401
+except (ImportError, ValueError) as e:
+    print("skipped: %s (needs python3-gi, gir1.2-gstreamer-1.0, "
+          "python3-numpy)" % e)
+    sys.exit(77)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(TOP, "python"))
+import afet  # noqa: E402
+
+GST_LAUNCH = shutil.which("gst-launch-1.0")
+if GST_LAUNCH is None:
+    print("skipped: gst-launch-1.0 not found")
+    sys.exit(77)
+
+WAV = sys.argv[1] if len(sys.argv) > 1 and not sys.argv[1].startswith("-") \
+    else os.path.join(TOP, "examples", "data", "speech-16k.wav")
+# the example is 75914 samples at 16 kHz: 1 + (75914 - 400) // 160 frames
+WAV_FRAMES = 472
+
+
+def launch(*args):
+    """Runs gst-launch-1.0 -q with the given arguments; fails the test with
+    its output if it fails."""
+    p = subprocess.run([GST_LAUNCH, "-q"] + list(args), capture_output=True,
+                       text=True, timeout=120)
+    if p.returncode != 0:
+        raise AssertionError("gst-launch-1.0 %s failed: %s%s" % (
+            " ".join(args), p.stdout, p.stderr))
+
+
+def raw_reference(tmp, chain, dims):
+    """The chain over the example through gst-launch-1.0, written raw (as
+    the README's main example does)."""
+    out = os.path.join(tmp, "ref.f32")
+    launch("filesrc", "location=" + WAV, "!", "wavparse", "!",
+           "audioconvert", "!", "audioresample", "!", *chain.split(), "!",
+           "filesink", "location=" + out)
+    return np.fromfile(out, dtype="<f4").reshape(-1, dims)
+
+
+def bits(a):
+    return np.ascontiguousarray(a, dtype="<f4").view("<u4")
+
+
+class Extract(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="afet-py-")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def check_equal(self, feats, chain):
+        ref = raw_reference(self.tmp, chain, feats.info.dims)
+        self.assertEqual(feats.shape, ref.shape)
+        self.assertEqual(feats.dtype, np.float32)
+        self.assertTrue(np.array_equal(bits(feats.data), bits(ref)),
+                        "frames differ from gst-launch-1.0's for " + chain)
+
+    def test_mfcc_bit_equal(self):
+        f = afet.extract(WAV, pipeline="afetmfcc")
+        self.assertEqual(f.shape, (WAV_FRAMES, 13))
+        self.check_equal(f, "afetmfcc")
+        i = f.info
+        self.assertEqual((i.kind, i.dims, i.statics, i.c0_index,
+                          i.energy_index, i.delta_order),
+                         ("mfcc", 13, 13, 12, -1, 0))
+        self.assertEqual((i.rate, i.frame_length, i.frame_shift), (16000,
+                                                                   400, 160))
+        self.assertEqual(i.framerate, 100)
+        self.assertEqual((i.preset, i.window, i.normalization), ("htk",
+                                                                 "hamming",
+                                                                 "none"))
+        self.assertEqual(i.fields["num-filters"], 23)
+        self.assertAlmostEqual(i.frame_period, 0.01)
+        self.assertEqual(i.column_names()[-1], "c0")
+        # frame n starts at n x 10 ms
+        self.assertTrue(np.allclose(f.times, np.arange(WAV_FRAMES) * 0.01))
+        self.assertIs(np.asarray(f), f.data)
+
+    def test_deltas_and_cmvn(self):
+        chain = "afetmfcc ! afetdelta ! afetcmvn"
+        f = afet.extract(WAV, pipeline=chain)
+        self.check_equal(f, chain)
+        i = f.info
+        self.assertEqual((i.dims, i.statics, i.delta_order, i.c0_index),
+                         (39, 13, 2, 12))
+        self.assertEqual(i.normalization, "mean")
+        # every column's mean removed: not HTK's _Z (afetenc refuses to
+        # call it that); columns=htk is
+        self.assertEqual(i.htk_name(), "MFCC_0_D_A (mean over all)")
+        z = afet.extract(WAV, pipeline=chain + " columns=htk")
+        self.assertEqual(z.info.htk_name(), "MFCC_0_D_A_Z")
+        self.assertEqual(f.block(2).shape, (WAV_FRAMES, 13))
+        self.assertEqual(i.column_names()[13 + 12], "d(c0)")
+        # mean removed over the whole stream
+        self.assertLess(float(np.abs(f.data.mean(axis=0)).max()), 1e-3)
+
+    def test_preset_kaldi(self):
+        f = afet.extract(WAV, pipeline="afetmfcc preset=kaldi")
+        self.check_equal(f, "afetmfcc preset=kaldi")
+        i = f.info
+        self.assertEqual((i.preset, i.window, i.energy_index, i.c0_index,
+                          i.dims), ("kaldi", "povey", 0, -1, 13))
+        self.assertEqual(i.fields["filter-bank"], "kaldi")
+        self.assertEqual(i.static_names()[:2], ["E", "c1"])
+
+    def test_fbank_frequencies(self):
+        f = afet.extract(WAV, pipeline="afetmfcc num-ceps=0 num-filters=40 "
+                         "low-freq=100 high-freq=7000")
+        hz = f.info.band_frequencies()
+        self.assertEqual(len(hz), 40)
+        self.assertTrue(np.all(np.diff(hz) > 0))
+        self.assertTrue(100 < hz[0] < 200 and 6500 < hz[-1] < 7000)
+
+    def test_resample(self):
+        f = afet.extract(WAV, pipeline="afetmfcc", rate=8000)
+        self.assertEqual((f.info.rate, f.info.frame_shift), (8000, 80))
+        self.assertTrue(abs(len(f) - WAV_FRAMES) <= 1)
+
+    def test_extractor_reuse(self):
+        with afet.Extractor("afetmfcc num-ceps=0") as ex:
+            a = ex(WAV)
+            with self.assertRaises(afet.Error):
+                ex(os.path.join(self.tmp, "missing.wav"))
+            b = ex(WAV)           # works again after a failure
+        self.assertTrue(np.array_equal(bits(a.data), bits(b.data)))
+        self.assertEqual(a.info.kind, "fbank")
+
+    def test_feature_files(self):
+        htk = os.path.join(self.tmp, "s.htk")
+        launch("filesrc", "location=" + WAV, "!", "wavparse", "!",
+               "afetmfcc", "!", "afetdelta", "!", "afetenc", "!", "filesink",
+               "location=" + htk)
+        f = afet.read(htk)
+        g = afet.extract(WAV, "afetmfcc ! afetdelta")
+        self.assertEqual(f.info.htk_name(), "MFCC_0_D_A")
+        self.assertTrue(np.array_equal(bits(f.data), bits(g.data)))
+
+        npy = os.path.join(self.tmp, "s.npy")
+        np.save(npy, g.data[:100])
+        n = afet.read(npy)
+        self.assertTrue(np.array_equal(n.data, g.data[:100]))
+        self.assertEqual(n.info.kind, "user")
+
+        arks = []
+        for key, src in (("one", ["filesrc", "location=" + WAV, "!",
+                                  "wavparse"]),
+                         ("two", ["audiotestsrc", "num-buffers=10", "!",
+                                  "audio/x-raw,rate=16000"])):
+            arks.append(os.path.join(self.tmp, key + ".ark"))
+            launch(*src, "!", "afetmfcc", "!", "afetenc", "format=kaldi",
+                   "key=" + key, "!", "filesink", "location=" + arks[-1])
+        both = os.path.join(self.tmp, "both.ark")
+        with open(both, "wb") as out:
+            for a in arks:
+                with open(a, "rb") as f_in:
+                    out.write(f_in.read())
+        entries = afet.read_archive(both)
+        self.assertEqual(list(entries), ["one", "two"])
+        self.assertTrue(np.array_equal(bits(entries["one"].data),
+                                       bits(afet.extract(WAV).data)))
+        self.assertEqual(entries["two"].key, "two")
+        with self.assertRaises(afet.Error):
+            afet.read(both)       # two entries: read_archive's job
+
+    def test_archive_entries(self):
+        # 200 entries of 1..40 frames, written here: every key with its
+        # own frames, in order (keys travel as tags beside the buffers)
+        import struct
+        rng = np.random.default_rng(7)
+        path = os.path.join(self.tmp, "many.ark")
+        mats = {}
+        with open(path, "wb") as out:
+            for i in range(200):
+                m = rng.normal(size=(int(rng.integers(1, 41)), 5)).astype(
+                    "<f4")
+                key = "utt%03d" % i
+                mats[key] = m
+                out.write(key.encode() + b" \0BFM \4" +
+                          struct.pack("<i", len(m)) + b"\4" +
+                          struct.pack("<i", 5) + m.tobytes())
+        entries = afet.read_archive(path)
+        self.assertEqual(list(entries), list(mats))
+        for key, m in mats.items():
+            self.assertTrue(np.array_equal(entries[key].data, m), key)
+            self.assertEqual(entries[key].key, key)
+
+    def test_run_description(self):
+        f = afet.run("audiotestsrc num-buffers=10 samplesperbuffer=1600 ! "
+                     "audio/x-raw,rate=16000 ! afetmfcc")
+        self.assertEqual(len(f), 1 + (16000 - 400) // 160)
+
+
+def _extract_in_child(path):
+    try:
+        return "ok: %r" % afet.extract(path)
+    except afet.Error as e:
+        return "Error: %s" % e
+
+
+class Errors(unittest.TestCase):
+    def test_missing_file(self):
+        path = "/nonexistent/afet-test.wav"
+        with self.assertRaises(afet.NotFoundError) as cm:
+            afet.extract(path)
+        self.assertIsInstance(cm.exception, FileNotFoundError)
+        self.assertIn(path, str(cm.exception))
+        self.assertEqual(cm.exception.domain, "gst-resource-error-quark")
+
+    def test_not_audio(self):
+        with self.assertRaises(afet.Error) as cm:
+            afet.extract(os.path.join(TOP, "README.md"))
+        self.assertIn("decodebin", str(cm.exception))
+
+    def test_unknown_element(self):
+        with self.assertRaises(afet.Error) as cm:
+            afet.extract(WAV, pipeline="afetmfcc ! afetnosuchelement")
+        self.assertIn("afetnosuchelement", str(cm.exception))
+
+    def test_refused_chain(self):
+        # afetdelta refuses a stream that already has deltas
+        with self.assertRaises(afet.Error) as cm:
+            afet.extract(WAV, pipeline="afetmfcc ! afetdelta ! afetdelta")
+        self.assertIn("delta", str(cm.exception))
+        self.assertTrue(cm.exception.source.startswith("afetdelta"))
+
+    def test_not_features(self):
+        with self.assertRaises(afet.Error):
+            afet.extract(WAV, pipeline="afetmfcc ! afetenc")
+        with self.assertRaises(afet.Error):
+            afet.run("audiotestsrc num-buffers=2 ! afetmfcc ! afetenc")
+
+    def test_no_frames(self):
+        # 200 samples: shorter than one 400-sample window
+        desc = ("audiotestsrc num-buffers=1 samplesperbuffer=200 ! "
+                "audio/x-raw,rate=16000 ! afetmfcc")
+        with self.assertRaises(afet.NoFramesError):
+            afet.run(desc)
+        empty = afet.run(desc, allow_empty=True)
+        self.assertEqual(empty.shape, (0, 13))
+
+    def test_fork_after_use(self):
+        # a child forked after afet ran would hang in its first pipeline
+        # (the OpenCL context does not survive fork): it raises instead
+        import multiprocessing
+        afet.extract(WAV)
+        with multiprocessing.get_context("fork").Pool(1) as pool:
+            result = pool.apply(_extract_in_child, (WAV,))
+        self.assertTrue(result.startswith("Error: ") and "spawn" in result,
+                        result)
+
+    def test_stream_error(self):
+        with self.assertRaises(afet.Error):
+            for _ in afet.stream("audiotestsrc is-live=true",
+                                 "afetmfcc ! afetdelta ! afetdelta",
+                                 timeout=30):
+                pass
+
+
+class Live(unittest.TestCase):
+    # 20 buffers of 800 samples at 16 kHz: one second, live
+    SOURCE = ("audiotestsrc is-live=true num-buffers=20 samplesperbuffer=800"
+              " ! audio/x-raw,rate=16000")
+    FRAMES = 1 + (16000 - 400) // 160
+
+    def test_blocks_as_they_come(self):
+        t0 = time.monotonic()
+        arrivals, blocks = [], []
+        for block in afet.stream(self.SOURCE, pipeline="afetmfcc",
+                                 timeout=60):
+            arrivals.append(time.monotonic() - t0)
+            blocks.append(block)
+        n = sum(len(b) for b in blocks)
+        self.assertEqual(n, self.FRAMES)
+        self.assertGreater(len(blocks), 3, "frames came in one piece")
+        # the first block came well before the last (the source is live:
+        # one second of audio takes one second)
+        self.assertGreater(arrivals[-1] - arrivals[0], 0.5)
+        # in order, contiguous: block indices and frame times
+        index = 0
+        for b in blocks:
+            self.assertEqual(b.index, index)
+            index += len(b)
+            self.assertEqual(b.data.shape[1], 13)
+        times = np.concatenate([b.times for b in blocks])
+        self.assertTrue(np.allclose(np.diff(times), 0.01, atol=1e-6))
+        self.assertTrue(blocks[0].discont)
+        # the same frames as the whole stream at once
+        whole = afet.run(self.SOURCE.replace("is-live=true ", "") +
+                         " ! afetmfcc")
+        self.assertTrue(np.array_equal(
+            bits(np.concatenate([b.data for b in blocks])), bits(whole.data)))
+
+    def test_stop_drains(self):
+        s = afet.stream("audiotestsrc is-live=true samplesperbuffer=800",
+                        pipeline="afetmfcc ! afetdelta", rate=16000,
+                        timeout=60)
+        blocks, stopped_at = [], None
+        with s:
+            for block in s:
+                blocks.append(block)
+                got = sum(len(b) for b in blocks)
+                if got >= 20 and stopped_at is None:
+                    stopped_at = got
+                    s.stop()
+        self.assertIsNotNone(stopped_at)
+        got = sum(len(b) for b in blocks)
+        # afetdelta holds its last frames back (its windows look ahead)
+        # until the end of stream that stop() sends: they still come
+        self.assertGreater(got, stopped_at)
+        self.assertEqual(got, s.frames)
+        times = np.concatenate([b.times for b in blocks])
+        self.assertTrue(np.allclose(np.diff(times), 0.01, atol=1e-6))
+        self.assertEqual(s.info.dims, 39)
+        self.assertEqual(s.pipeline.get_state(0)[1], Gst.State.NULL)
+
+    def test_break_closes(self):
+        s = afet.stream("audiotestsrc is-live=true", pipeline="afetmfcc",
+                        rate=16000, timeout=60)
+        for block in s:
+            break
+        self.assertEqual(s.pipeline.get_state(0)[1], Gst.State.NULL)
+
+
+if __name__ == "__main__":
+    unittest.main(argv=[sys.argv[0], "-v"])
