@@ -1,0 +1,40 @@
+#!/bin/bash
+# afet — speech features on OpenCL
+# Copyright (C) 2026 the afet authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Live CPU cost per stream, side by side in one run: afet chains through
+# afet-live-cpu (N live 16 kHz pipelines, 10 ms buffers, in one process,
+# less the same with identity) and kaldi-native-fbank's online fbank fed
+# 10 ms chunks (knf_live.py: its C++ through the Python package), for
+# 1, 8 and 64 streams; optionally an older afet build first, for before /
+# after. Default environment and properties (the automatic latency budget).
+#   bash bench/live/live.sh [SECONDS] [STREAMS...]
+#   BUILD=build OLD=/tmp/old/build PY=bench/.venv/bin/python bash bench/live/live.sh 20 1 8 64
+set -u
+cd "$(dirname "$0")/../.."
+secs=${1:-20}
+shift || true
+streams=${*:-1 8 64}
+build=${BUILD:-build}
+py=${PY:-bench/.venv/bin/python}
+chains=("afetmfcc preset=kaldi num-ceps=0" "afetmfcc ! afetdelta ! afetcmvn scope=sliding")
+
+run_afet () {  # run_afet BUILD N
+  GST_PLUGIN_PATH=$1/gst "$build/bench/live/afet-live-cpu" --streams "$2" \
+    --seconds "$secs" "${chains[@]}"
+}
+
+echo "machine: $(nproc) cores, $(lscpu | sed -n 's/^Model name: *//p'); $(clinfo -l 2>/dev/null | sed -n 's/.*Device #0: //p' | head -1)"
+echo "afet: $(git log --oneline -1 | cut -c1-60)"
+for n in $streams; do
+  echo
+  if [ -n "${OLD:-}" ]; then
+    echo "-- before ($OLD)"
+    run_afet "$OLD" "$n"
+  fi
+  echo "-- afet ($build)"
+  run_afet "$build" "$n"
+  echo "-- peer"
+  "$py" bench/live/knf_live.py --streams "$n" --seconds "$secs"
+done
