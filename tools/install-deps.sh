@@ -12,6 +12,8 @@ packages=(
   # module (python/afet); Matplotlib draws afet-plot's pictures
   python3-numpy python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
   python3-matplotlib
+  # tests: espeak-ng speaks the words afetdtw recognises (tests/dtw)
+  espeak-ng
   # GStreamer 1.22: libraries, headers, gst-check, gst-launch, base plugins
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-tools
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good

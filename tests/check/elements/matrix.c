@@ -777,7 +777,10 @@ typedef struct
 
 /* afetmfcc (two configurations) and afetplp on live 10 ms buffers:
  * small batches, which the streams of one configuration compute together
- * (combine-streams); alone and not live, each computes its own. */
+ * (combine-streams); alone and not live, each computes its own. Each
+ * buffer is computed as it comes (latency-budget=0: the budget makes fewer,
+ * larger launches, and so fewer chances to meet another stream's; it has
+ * tests of its own, budget.c). */
 static gpointer
 run_live_job (gpointer user_data)
 {
@@ -788,7 +791,7 @@ run_live_job (gpointer user_data)
   gchar *launch = g_strdup_printf ("audiotestsrc is-live=%s num-buffers=40 "
       "samplesperbuffer=160 wave=%d freq=%d volume=0.%d ! "
       "audio/x-raw,rate=16000,channels=1,format=S16LE ! %s name=e "
-      "combine-streams=%s ! appsink name=sink sync=false",
+      "combine-streams=%s latency-budget=0 ! appsink name=sink sync=false",
       job->live ? "true" : "false", job->index % 4, 300 + 70 * job->index,
       1 + job->index % 9, element[job->index % 3],
       job->live ? "true" : "false");
@@ -849,10 +852,12 @@ GST_END_TEST;
  * second run taking a lane another stream may have left. Alone and not
  * live, each element computes its own history. */
 static const gchar *const lane_chains[] = {
-  "afetmfcc %s ! afetdelta name=e %s ! afetcmvn name=f scope=sliding %s",
-  "afetmfcc %s ! afetdelta name=e order=3 delta-window=1 %s ! "
-      "afetcmvn name=f scope=sliding center=true cmn-window=41 %s",
-  "afetmfcc num-ceps=0 c0=false num-filters=15 %s ! afettraps name=e "
+  "afetmfcc latency-budget=0 %s ! afetdelta name=e %s ! afetcmvn name=f "
+      "scope=sliding %s",
+  "afetmfcc latency-budget=0 %s ! afetdelta name=e order=3 delta-window=1 "
+      "%s ! afetcmvn name=f scope=sliding center=true cmn-window=41 %s",
+  "afetmfcc latency-budget=0 num-ceps=0 c0=false num-filters=15 %s ! "
+      "afettraps name=e "
       "length=11 num-dct=4 %s ! afetcmvn name=f scope=sliding "
       "cmn-window=30 min-window=7 mode=meanvar %s",
 };
