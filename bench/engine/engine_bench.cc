@@ -8,12 +8,18 @@
  *
  *   afet-engine-bench [--device D] [--rate R] [--seconds S] [--batch B]
  *                     [--dct fused|gemm|both] [--repeat N]
- *                     [--samples f32|s16]
+ *                     [--samples f32|s16] [--input host|device|both]
  *
- * --samples: the host samples' format (s16: half the bytes to upload).
+ * --samples: the samples' format (s16: half the bytes to upload).
+ * --input device: the samples already in one device buffer and the
+ * features left in another (device to device: the kernels alone); the
+ * result is checked bit for bit against the host-to-host run.
  */
+#include "clutil.h"
 #include "mfcc.h"
+#include "transfer.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -32,7 +38,8 @@ now ()
 int
 main (int argc, char **argv)
 {
-  std::string device = "auto", dct = "both", samples = "f32";
+  std::string device = "auto", dct = "both", samples = "f32",
+      input = "host";
   int rate = 16000, batch = 4096, repeat = 5;
   double seconds = 600.0;
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -51,6 +58,8 @@ main (int argc, char **argv)
       repeat = std::atoi (argv[i + 1]);
     else if (a == "--samples")
       samples = argv[i + 1];
+    else if (a == "--input")
+      input = argv[i + 1];
     else {
       std::fprintf (stderr, "unknown option %s\n", argv[i]);
       return 2;
@@ -93,8 +102,11 @@ main (int argc, char **argv)
     c.dct = std::strcmp (method, "gemm") == 0 ? afet::DctMode::GEMM :
         afet::DctMode::FUSED;
     afet::MfccStage stage;
+    afet::ClQueue queue;
+    st = dev->create_queue (&queue);
     double t0 = now ();
-    st = stage.init (dev, c);
+    if (st.ok ())
+      st = stage.init (dev, c, queue.get ());
     double t_init = now () - t0;
     if (!st.ok ()) {
       std::fprintf (stderr, "%s\n", st.message ().c_str ());
@@ -118,11 +130,58 @@ main (int argc, char **argv)
       std::fprintf (stderr, "%s\n", st.message ().c_str ());
       return 1;
     }
-    std::printf ("dct=%-5s samples=%s rate=%d batch=%d audio=%.0f s "
-        "frames=%lld: init %.3f s, first run %.3f s, best of %d %.4f s = "
-        "%.1f M frames/s, %.0fx real time\n", method, samples.c_str (), rate,
-        batch, seconds, frames, t_init, t_first, repeat, best,
-        frames / best / 1e6, seconds / best);
+    if (input != "device")
+      std::printf ("dct=%-5s samples=%s input=host rate=%d batch=%d "
+          "audio=%.0f s frames=%lld: init %.3f s, first run %.3f s, best of "
+          "%d %.4f s = %.1f M frames/s, %.0fx real time\n", method,
+          samples.c_str (), rate, batch, seconds, frames, t_init, t_first,
+          repeat, best, frames / best / 1e6, seconds / best);
+    if (input == "host")
+      continue;
+    /* device to device: the whole signal uploaded once, untimed */
+    const size_t in_bytes = (size_t) n * c.framing.sample_bytes ();
+    afet::ClMem din, dout;
+    st = afet::make_buffer (dev->context (), CL_MEM_READ_ONLY, in_bytes, x,
+        &din);
+    if (st.ok ())
+      st = afet::make_buffer (dev->context (), CL_MEM_READ_WRITE,
+          out.size () * sizeof (float), nullptr, &dout);
+    auto run_device = [&]() -> afet::Status {
+      for (long long done = 0; done < frames; done += batch) {
+        const int b = (int) std::min<long long> (batch, frames - done);
+        AFET_RETURN_IF_ERROR (stage.enqueue_samples (afet::Samples (
+                    din.get (), (size_t) done * c.framing.S), b, dout.get (),
+                (size_t) done, done));
+      }
+      cl_int err = clFinish (queue.get ());
+      return err == CL_SUCCESS ? afet::Status::Ok () :
+          afet::cl_fail ("clFinish", err);
+    };
+    if (st.ok ())
+      st = run_device ();       /* warm-up */
+    double dbest = 1e30;
+    for (int r = 0; r < repeat && st.ok (); r++) {
+      t0 = now ();
+      st = run_device ();
+      dbest = std::min (dbest, now () - t0);
+    }
+    std::vector<float> dres (out.size ());
+    if (st.ok ())
+      st = afet::download (queue.get (), dout.get (), 0, dres.size () *
+          sizeof (float), dres.data (), nullptr);
+    if (!st.ok ()) {
+      std::fprintf (stderr, "%s\n", st.message ().c_str ());
+      return 1;
+    }
+    const bool same = std::memcmp (dres.data (), out.data (), dres.size () *
+        sizeof (float)) == 0;
+    std::printf ("dct=%-5s samples=%s input=device rate=%d batch=%d "
+        "audio=%.0f s frames=%lld: best of %d %.4f s = %.1f M frames/s, "
+        "%.0fx real time; bit-identical to the host run: %s\n", method,
+        samples.c_str (), rate, batch, seconds, frames, repeat, dbest,
+        frames / dbest / 1e6, seconds / dbest, same ? "yes" : "NO");
+    if (!same)
+      return 1;
   }
   return 0;
 }

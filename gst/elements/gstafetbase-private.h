@@ -43,7 +43,7 @@ GST_DEBUG_CATEGORY_EXTERN (afet_transfer_debug);
 #define DEFAULT_LATENCY_BUDGET (-1)
 /* the automatic budget of elements fed live audio on CPU devices, where a
  * launch costs far more than its frames (gstafetstreaming.cc) */
-#define AUTO_CPU_LATENCY_BUDGET (30 * GST_MSECOND)
+#define AUTO_CPU_LATENCY_BUDGET (50 * GST_MSECOND)
 
 /* the framing properties (gstafetframing.cc), numbered apart from the base
  * class' own */

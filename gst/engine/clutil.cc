@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
+#include <vector>
 
 namespace afet {
 
@@ -95,6 +97,28 @@ use_staging (const Device &device)
   return device.info ().is_cpu;
 }
 
+void
+copy_host (void *dst, const void *src, size_t bytes)
+{
+  constexpr size_t kPart = 8u << 20;
+  const size_t cores = std::max (1u, std::thread::hardware_concurrency ());
+  const size_t parts = std::min<size_t> ({ 8, cores, bytes / kPart });
+  if (parts < 2) {
+    std::memcpy (dst, src, bytes);
+    return;
+  }
+  const size_t step = (bytes / parts + 63) & ~(size_t) 63;
+  std::vector<std::thread> threads;
+  for (size_t off = step; off < bytes; off += step)
+    threads.emplace_back ([=] {
+          std::memcpy ((char *) dst + off, (const char *) src + off,
+              std::min (step, bytes - off));
+        });
+  std::memcpy (dst, src, std::min (step, bytes));
+  for (auto &t : threads)
+    t.join ();
+}
+
 Status
 run_host_batches (Device &device, cl_command_queue q,
     HostRunBuffers *buffers, long long n, int max_batch, int dims,
@@ -119,7 +143,7 @@ run_host_batches (Device &device, cl_command_queue q,
     if (!dst[s])
       return Status::Ok ();
     AFET_RETURN_IF_ERROR (buffers->host[s]->wait ());
-    std::memcpy (dst[s], buffers->host[s]->data (), bytes_of[s]);
+    copy_host (dst[s], buffers->host[s]->data (), bytes_of[s]);
     dst[s] = nullptr;
     return Status::Ok ();
   };

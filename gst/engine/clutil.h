@@ -62,12 +62,17 @@ Status use_queue (Device &device, cl_command_queue given, ClQueue *own,
  * plain host memory and a blocking copy costs a wake-up of the driver's
  * threads (a live stream on PoCL: about 0.5 % of a core); not on GPUs
  * unless AFET_STAGING says "gpu" or "always" ("never": nowhere). On an
- * H100 staging makes the MFCC stage alone faster (16-bit samples, 10 h:
- * 0.20 -> 0.15 s) but pipelines slower, since every element instance
- * allocates its pinned slots (600 short files: 0.56 -> 2.8 s) and copies
- * into them; see docs/benchmarks.md. A per-device pool of pinned memory
+ * H100 staging makes the MFCC stage alone faster (16-bit samples, 10 h,
+ * batch 131072: 0.156 -> 0.071 s) but pipelines slower, since every
+ * element instance allocates its pinned slots (600 short files: 0.56 ->
+ * 2.8 s) and copies into them; see docs/benchmarks.md. A per-device pool of pinned memory
  * that the stream writes into directly is the next step. */
 bool use_staging (const Device &device);
+
+/* memcpy, split over up to 8 threads for copies of tens of megabytes (a
+ * large batch into or out of pinned staging memory: one thread copies
+ * about 8 GB/s, the device's link takes several times that). */
+void copy_host (void *dst, const void *src, size_t bytes);
 
 class PinnedHost;
 

@@ -70,7 +70,7 @@ FramingKernel::init (Device &device, const FramingConfig &cfg, int max_batch,
 }
 
 Status
-FramingKernel::enqueue (cl_command_queue q, const void *samples, int n,
+FramingKernel::enqueue (cl_command_queue q, const Samples &samples, int n,
     cl_mem out, size_t out_offset, int out_stride, cl_mem energy_buf,
     size_t energy_offset, int energy_stride, bool energy,
     TransferStats *stats, long long first_frame)
@@ -83,7 +83,7 @@ FramingKernel::enqueue (cl_command_queue q, const void *samples, int n,
 }
 
 Status
-FramingKernel::enqueue_kernel (cl_command_queue q, const void *samples,
+FramingKernel::enqueue_kernel (cl_command_queue q, const Samples &samples,
     int n, cl_kernel k, const char *name, size_t groups, size_t lsz,
     cl_mem energy_buf, size_t energy_offset, int energy_stride, bool energy,
     TransferStats *stats, long long first_frame,
@@ -95,20 +95,22 @@ FramingKernel::enqueue_kernel (cl_command_queue q, const void *samples,
         std::to_string (n) + " frames is out of range");
   const size_t bytes = count * cfg_.sample_bytes ();
   Slot &slot = slots_[next_];
-  if (staged_) {
+  if (samples.device) {
+    AFET_RETURN_IF_ERROR (device_source (q, samples, bytes, slot));
+  } else if (staged_) {
     next_ = (next_ + 1) % kSlots;
     /* the staging memory is free once its previous upload is done; the
      * device buffer once the kernel that read it is, which the in-order
      * queue sees to */
     AFET_RETURN_IF_ERROR (slot.staging->wait ());
-    std::memcpy (slot.staging->data (), samples, bytes);
+    copy_host (slot.staging->data (), samples.host, bytes);
     cl_event ev = nullptr;
     AFET_RETURN_IF_ERROR (upload (q, slot.samples.get (), 0, bytes,
             slot.staging->data (), false, stats, &ev));
     slot.staging->set_busy (ev);
   } else {
-    AFET_RETURN_IF_ERROR (upload (q, slot.samples.get (), 0, bytes, samples,
-            true, stats));
+    AFET_RETURN_IF_ERROR (upload (q, slot.samples.get (), 0, bytes,
+            samples.host, true, stats));
   }
   ArgSetter a (k);
   a (slot.samples.get ()) ((cl_uint) cfg_.W) ((cl_uint) cfg_.S)
@@ -124,6 +126,28 @@ FramingKernel::enqueue_kernel (cl_command_queue q, const void *samples,
   dest (a);
   AFET_RETURN_IF_ERROR (a.status (name));
   return launch (q, k, groups, lsz, name);
+}
+
+Status
+FramingKernel::device_source (cl_command_queue q, const Samples &samples,
+    size_t bytes, Slot &slot)
+{
+  const size_t origin = samples.first * cfg_.sample_bytes ();
+  size_t size = 0;
+  clGetMemObjectInfo (samples.device, CL_MEM_SIZE, sizeof size, &size,
+      nullptr);
+  if (origin + bytes > size)
+    return Status (Status::BAD_CONFIG, "device samples: the batch ends at "
+        "byte " + std::to_string (origin + bytes) + " of a buffer of " +
+        std::to_string (size));
+  /* the slot is free: the in-order queue ran the kernel that read it. A
+   * sub-buffer of the source would save the copy, but on an H100 (driver
+   * 580) kernels reading sub-buffers at aligned origins gave wrong frames
+   * and ran slower than the copy. */
+  cl_int err = clEnqueueCopyBuffer (q, samples.device, slot.samples.get (),
+      origin, 0, bytes, 0, nullptr, nullptr);
+  return err == CL_SUCCESS ? Status::Ok () :
+      cl_fail ("clEnqueueCopyBuffer (device samples)", err);
 }
 
 /* ---- afetframer ------------------------------------------------------- */
@@ -142,7 +166,7 @@ FramerStage::init (std::shared_ptr<Device> device, const FramerConfig &cfg,
 }
 
 Status
-FramerStage::enqueue (const void *samples, int n, cl_mem out,
+FramerStage::enqueue (const Samples &samples, int n, cl_mem out,
     size_t out_row, long long first_frame)
 {
   const int dims = cfg_.dims ();

@@ -75,6 +75,20 @@ struct FramingConfig
  * conveniences for tests and benchmarks. A stage takes at most max_batch
  * frames per enqueue. */
 
+/* A batch's samples: in host memory, or already on the device, in a
+ * buffer from sample index first on (device-to-device runs; the batch is
+ * copied on the device into the stage's input buffer). Host pointers
+ * convert. */
+struct Samples
+{
+  Samples (const void *host_samples) : host (host_samples) {}
+  Samples (cl_mem buffer, size_t first_sample)
+      : device (buffer), first (first_sample) {}
+  const void *host = nullptr;
+  cl_mem device = nullptr;
+  size_t first = 0;
+};
+
 /* The framing kernel and its buffers, shared by the framer and every
  * feature stage that takes audio (in cfg.samples' format).
  *
@@ -96,14 +110,14 @@ public:
    * rows of out_stride floats at out[out_offset], energies to
    * energy_buf[energy_offset + t * energy_stride] when energy. The first
    * frame is frame first_frame of its run (dither positions). */
-  Status enqueue (cl_command_queue q, const void *samples, int n,
+  Status enqueue (cl_command_queue q, const Samples &samples, int n,
       cl_mem out, size_t out_offset, int out_stride, cl_mem energy_buf,
       size_t energy_offset, int energy_stride, bool energy,
       TransferStats *stats, long long first_frame = 0);
   /* The same upload, then k: a framing kernel whose arguments start with
    * framing.cl's audio group (samples .. n_frames, set here); dest sets
    * the kernel's own after it. groups work-groups of lsz work-items. */
-  Status enqueue_kernel (cl_command_queue q, const void *samples, int n,
+  Status enqueue_kernel (cl_command_queue q, const Samples &samples, int n,
       cl_kernel k, const char *name, size_t groups, size_t lsz,
       cl_mem energy_buf, size_t energy_offset, int energy_stride,
       bool energy, TransferStats *stats, long long first_frame,
@@ -116,6 +130,10 @@ private:
     ClMem samples;              /* device */
     std::unique_ptr<PinnedHost> staging;      /* GPU only */
   };
+
+  /* samples.device's batch of bytes copied into slot's buffer */
+  Status device_source (cl_command_queue q, const Samples &samples,
+      size_t bytes, Slot &slot);
 
   FramingConfig cfg_;
   ClKernel kernel_;
@@ -150,7 +168,7 @@ public:
       cl_command_queue queue = nullptr, TransferStats *stats = nullptr);
   /* n <= max_batch frames from (n - 1) S + W samples into rows out_row.. of
    * out (dims floats a row); the first is frame first_frame of its run. */
-  Status enqueue (const void *samples, int n, cl_mem out, size_t out_row,
+  Status enqueue (const Samples &samples, int n, cl_mem out, size_t out_row,
       long long first_frame = 0);
   /* Host to host, any n; blocking. */
   Status run (const void *samples, long long n, float *out);

@@ -115,7 +115,7 @@ SpectrumFront::dest_args (ArgSetter &a, const KindKernel *kind) const
 }
 
 Status
-SpectrumFront::enqueue_samples (cl_command_queue q, const void *samples,
+SpectrumFront::enqueue_samples (cl_command_queue q, const Samples &samples,
     int n, cl_mem out, size_t out_row, int out_dims, int energy_col,
     TransferStats *stats, long long first_frame, const KindKernel *kind)
 {
@@ -262,7 +262,7 @@ SpectralStage::fused (SpectrumFront::KindKernel *k, cl_mem out,
 }
 
 Status
-SpectralStage::enqueue_samples (const void *samples, int n, cl_mem out,
+SpectralStage::enqueue_samples (const Samples &samples, int n, cl_mem out,
     size_t out_row, long long first_frame)
 {
   SpectrumFront::KindKernel k;

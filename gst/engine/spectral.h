@@ -51,7 +51,7 @@ public:
    * * out_dims + energy_col]. Audio from the host, or frames from the host
    * (uploaded) or from device rows in_row..; audio's first frame is frame
    * first_frame of its run. */
-  Status enqueue_samples (cl_command_queue q, const void *samples, int n,
+  Status enqueue_samples (cl_command_queue q, const Samples &samples, int n,
       cl_mem out, size_t out_row, int out_dims, int energy_col,
       TransferStats *stats, long long first_frame,
       const KindKernel *kind = nullptr);
@@ -144,9 +144,10 @@ class SpectralStage
 {
 public:
   virtual ~SpectralStage ();
-  /* Audio input: n <= max_batch frames from (n - 1) S + W host samples,
-   * the first frame being frame first_frame of its run. */
-  Status enqueue_samples (const void *samples, int n, cl_mem out,
+  /* Audio input: n <= max_batch frames from (n - 1) S + W samples (on the
+   * host or the device), the first frame being frame first_frame of its
+   * run. */
+  Status enqueue_samples (const Samples &samples, int n, cl_mem out,
       size_t out_row, long long first_frame = 0);
   /* Frames input, n <= max_batch rows of input_stride () floats, from the
    * host (uploaded) or, when host is null, from device rows in_row.. of

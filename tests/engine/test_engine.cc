@@ -8,11 +8,14 @@
  */
 #include "enginecheck.h"
 #include "mfcc.h"
+#include "clutil.h"
+#include "transfer.h"
 
 extern "C" {
 #include "afetref.h"
 }
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -205,6 +208,60 @@ frames_input_case ()
   g_free (x);
 }
 
+/* Samples already on the device (afet::Samples (buffer, first)) give the
+ * host path's features bit for bit, in batches that start anywhere in the
+ * buffer; a batch beyond the buffer is refused. */
+static void
+device_input_cases (afet::MfccConfig mc, const std::vector<float> &xf,
+    const std::vector<int16_t> &xs, const std::vector<float> &want)
+{
+  const long long n = (long long) xf.size ();
+  const long long frames = (long long) want.size () / mc.dims ();
+  for (afet::SampleFormat fmt : { afet::SampleFormat::F32,
+          afet::SampleFormat::S16 })
+    for (int batch : { 7, 64, 4096 }) {
+      mc.framing.samples = fmt;
+      mc.max_batch = batch;
+      const size_t bytes = mc.framing.sample_bytes ();
+      std::string name = std::string ("device samples ") + (fmt ==
+          afet::SampleFormat::S16 ? "s16" : "f32") + ", batch " +
+          std::to_string (batch);
+      afet::ClQueue q;
+      afet::ClMem in, out;
+      afet::MfccStage stage;
+      afet::Status st = device->create_queue (&q);
+      const void *host = fmt == afet::SampleFormat::S16 ?
+          (const void *) xs.data () : (const void *) xf.data ();
+      if (st.ok ())
+        st = afet::make_buffer (device->context (), CL_MEM_READ_ONLY,
+            n * bytes, host, &in);
+      if (st.ok ())
+        st = afet::make_buffer (device->context (), CL_MEM_READ_WRITE,
+            want.size () * sizeof (float), nullptr, &out);
+      if (st.ok ())
+        st = stage.init (device, mc, q.get ());
+      for (long long done = 0; st.ok () && done < frames; done += batch)
+        st = stage.enqueue_samples (afet::Samples (in.get (), (size_t) done *
+                mc.framing.S), (int) std::min<long long> (batch,
+                frames - done), out.get (), (size_t) done, done);
+      std::vector<float> got (want.size (), -1.0f);
+      if (st.ok ())
+        st = afet::download (q.get (), out.get (), 0, got.size () *
+            sizeof (float), got.data (), nullptr);
+      if (!st.ok ()) {
+        check (false, name + ": " + st.message ());
+        continue;
+      }
+      check (std::memcmp (got.data (), want.data (), want.size () *
+              sizeof (float)) == 0, name + ": bit-identical to host samples");
+      st = stage.enqueue_samples (afet::Samples (in.get (), (size_t) n -
+              mc.framing.W + 1), 2, out.get (), 0, 0);
+      check (!st.ok () && st.message ().find ("ends at byte") !=
+          std::string::npos, name + ": a batch beyond the buffer refused: " +
+          st.message ());
+    }
+}
+
 /* Samples uploaded as 16-bit integers give the float path's features bit
  * for bit (the framing kernel converts exactly), through pinned staging
  * (AFET_STAGING=always, as on a GPU) or not, in batches of any size; and
@@ -261,6 +318,7 @@ sample_format_cases ()
             "unstaged, batch 7");
       }
   unsetenv ("AFET_STAGING");
+  device_input_cases (mc, xf, xs, want);
   AfetRefConfig rc;
   afetref_config_init (&rc);
   rc.rate = rate;

@@ -6,7 +6,7 @@
  * held within it and computed together; what comes out equals computing
  * each buffer as it comes, bit for bit and stamp for stamp; a later buffer,
  * a GAP, a DISCONT and EOS release what is held; the latency query
- * includes the budget; the automatic budget is 30 ms for live audio on a
+ * includes the budget; the automatic budget is 50 ms for live audio on a
  * CPU device and 0 on a GPU or for feature input.
  */
 #ifdef HAVE_CONFIG_H
@@ -207,7 +207,7 @@ live_on (const gchar * launch)
   return h;
 }
 
-/* -1 (the default) is 30 ms for live audio on a CPU device, 0 on a GPU and
+/* -1 (the default) is 50 ms for live audio on a CPU device, 0 on a GPU and
  * for feature input; each kind of device is checked where there is one. */
 GST_START_TEST (test_automatic)
 {
@@ -221,12 +221,12 @@ GST_START_TEST (test_automatic)
     gst_object_unref (e);
     fail_unless_equals_int64 (set, -1);
     fail_unless_equals_uint64 (gst_harness_query_latency (h),
-        (10 + 25 + 30) * GST_MSECOND);
+        (10 + 25 + 50) * GST_MSECOND);
     gst_harness_teardown (h);
     /* frames in: the framer holds, afetmfcc does not */
     h = live_on ("afetframer device=cpu ! afetmfcc device=cpu");
     fail_unless_equals_uint64 (gst_harness_query_latency (h),
-        (10 + 25 + 30) * GST_MSECOND);
+        (10 + 25 + 50) * GST_MSECOND);
     gst_harness_teardown (h);
     checked++;
   } else {
