@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -108,13 +109,19 @@ copy_host (void *dst, const void *src, size_t bytes)
     return;
   }
   const size_t step = (bytes / parts + 63) & ~(size_t) 63;
+  auto part = [=](size_t off) {
+    std::memcpy ((char *) dst + off, (const char *) src + off,
+        std::min (step, bytes - off));
+  };
   std::vector<std::thread> threads;
-  for (size_t off = step; off < bytes; off += step)
-    threads.emplace_back ([=] {
-          std::memcpy ((char *) dst + off, (const char *) src + off,
-              std::min (step, bytes - off));
-        });
-  std::memcpy (dst, src, std::min (step, bytes));
+  for (size_t off = step; off < bytes; off += step) {
+    try {
+      threads.emplace_back (part, off);
+    } catch (const std::system_error &) {
+      part (off);               /* no thread to be had: copy it here */
+    }
+  }
+  part (0);
   for (auto &t : threads)
     t.join ();
 }

@@ -333,6 +333,24 @@ sample_format_cases ()
   g_free (x);
 }
 
+/* copy_host splits large copies over threads: every byte arrives, the
+ * uneven last part included, and small copies stay whole. */
+static void
+copy_host_cases ()
+{
+  for (size_t bytes : { (size_t) 1000, (size_t) (40u << 20) + 4097 }) {
+    std::vector<unsigned char> src (bytes), dst (bytes, 0);
+    unsigned s = 7;
+    for (auto &b : src) {
+      s = s * 1664525u + 1013904223u;
+      b = (unsigned char) (s >> 24);
+    }
+    afet::copy_host (dst.data (), src.data (), bytes);
+    check (dst == src, "copy_host of " + std::to_string (bytes) +
+        " bytes equals its source");
+  }
+}
+
 static void
 params_cases ()
 {
@@ -404,6 +422,7 @@ main (int argc, char **argv)
   std::printf ("device: %s\n", device->info ().describe ().c_str ());
 
   params_cases ();
+  copy_host_cases ();
   device_cases ();
   sample_format_cases ();
   for (auto w : { std::make_pair (afet::Window::HAMMING, AFETREF_WINDOW_HAMMING),
