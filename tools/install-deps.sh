@@ -1,7 +1,8 @@
 #!/bin/bash
 # afet — installs what building, testing and running afet needs on Debian 12
-# (as root), and the packages named as arguments. Safe to run again:
-# apt-get skips what is already installed.
+# (as root), and the packages named as arguments; with --only, just those
+# (tools/arm64.sh: the emulation's tools). Safe to run again: apt-get skips
+# what is already installed.
 set -euo pipefail
 
 packages=(
@@ -23,6 +24,11 @@ packages=(
   # and whatever the caller needs besides (tools/fuzz.sh: clang, libFuzzer)
   "$@"
 )
+
+if [ "${1:-}" = --only ]; then
+  shift
+  packages=("$@")
+fi
 
 missing=()
 for p in "${packages[@]}"; do
