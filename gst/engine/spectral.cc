@@ -12,7 +12,6 @@
 #include <mutex>
 
 #include <algorithm>
-#include <cstdint>
 #include <cstdio>
 #include <cstring>
 
@@ -45,10 +44,8 @@ SpectrumFront::init (Device &device, const FramingConfig &framing,
   max_batch_ = max_batch;
   fft_size_ = fft_size;
   lsz_ = pick_local_size (device);
-  plan_ = choose_front (device.info (), fft_size);
-  /* the vector kernels address a batch's samples with 32-bit offsets */
-  if ((size_t) (max_batch - 1) * framing.S + framing.W > (size_t) INT32_MAX)
-    plan_ = FrontPlan::VKFFT;
+  plan_ = choose_front (device.info (), fft_size,
+      (size_t) (max_batch - 1) * framing.S + framing.W);
   if (!frames_input)
     AFET_RETURN_IF_ERROR (framing_.init (device, framing, max_batch,
             plan_ == FrontPlan::VKFFT));

@@ -9,16 +9,19 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
 namespace afet {
 
 FrontPlan
-choose_front (const DeviceInfo &info, int fft_size)
+choose_front (const DeviceInfo &info, int fft_size, size_t batch_samples)
 {
+  /* the vector kernels address a batch's samples with 32-bit offsets */
   const bool can = info.is_cpu && fft_size >= 8 &&
-      fft_size <= kMaxVectorFft && (fft_size & (fft_size - 1)) == 0;
+      fft_size <= kMaxVectorFft && (fft_size & (fft_size - 1)) == 0 &&
+      batch_samples <= (size_t) INT32_MAX;
   if (!can)
     return FrontPlan::VKFFT;
   const char *env = std::getenv ("AFET_FRONT");

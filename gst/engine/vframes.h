@@ -29,15 +29,17 @@ enum class FrontPlan
  * spectra in private memory). */
 constexpr int kMaxVectorFft = 8192;
 
-/* The plan for an FFT of fft_size points on a device: VECTOR on CPU
- * devices for powers of two from 8 to kMaxVectorFft, else VKFFT.
+/* The plan for an FFT of fft_size points on a device, for batches of at
+ * most batch_samples samples: VECTOR on CPU devices for powers of two from
+ * 8 to kMaxVectorFft and batches within 32-bit offsets, else VKFFT.
  * AFET_FRONT=vkfft in the environment puts a CPU device on VKFFT too
  * (tests and benchmarks run both plans on one device); AFET_FRONT=vector
  * is the default there. GPUs always take VKFFT: NVIDIA's OpenCL compiler
  * (H100, driver 580.159.04) turns afet_vframe_mfcc for FFTs of 64 points
  * or fewer into a kernel that writes zeros, and the vector front is no
  * plan for GPUs anyway. */
-FrontPlan choose_front (const DeviceInfo &info, int fft_size);
+FrontPlan choose_front (const DeviceInfo &info, int fft_size,
+    size_t batch_samples = 0);
 
 /* The vector front's program options and FFT tables on one device, for
  * one FFT size and sample format. */

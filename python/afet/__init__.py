@@ -812,7 +812,23 @@ def file_pipeline(pipeline="afetmfcc", rate=None, location="IN"):
                                               _sink_desc()))
 
 
-class Extractor:
+class _Closing:
+    """A context manager whose exit, and whose collection, call close()."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+class Extractor(_Closing):
     """Extracts features from audio files with one pipeline, built once and
     reused from file to file (afet-extract's way)::
 
@@ -881,18 +897,6 @@ class Extractor:
 
     def close(self):
         self._pipeline.set_state(Gst.State.NULL)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
 
 
 def extract(path, pipeline="afetmfcc", rate=None, allow_empty=False,
@@ -967,7 +971,7 @@ def read_archive(path, timeout=None, **afetparse_props):
 
 # ---------------------------------------------------------------- live
 
-class Stream:
+class Stream(_Closing):
     """A live (or any) feature stream, iterated block by block as the
     buffers arrive::
 
@@ -1058,18 +1062,6 @@ class Stream:
     @property
     def warnings(self):
         return self._session.warnings if self._session else []
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
 
 
 def stream(source="autoaudiosrc", pipeline="afetmfcc", rate=None,

@@ -325,6 +325,10 @@ choice_cases ()
       afet::choose_front (cpu, 8192) == afet::FrontPlan::VECTOR,
       "choose_front: CPUs take the vector front for powers of two 8..8192, "
       "GPUs VkFFT");
+  check (afet::choose_front (cpu, 512, (size_t) INT32_MAX) ==
+      afet::FrontPlan::VECTOR && afet::choose_front (cpu, 512,
+          (size_t) INT32_MAX + 1) == afet::FrontPlan::VKFFT,
+      "choose_front: batches past 32-bit sample offsets take VkFFT");
   setenv ("AFET_FRONT", "vector", 1);
   bool g = afet::choose_front (gpu, 512) == afet::FrontPlan::VKFFT &&
       afet::choose_front (cpu, 400) == afet::FrontPlan::VKFFT;
