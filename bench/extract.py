@@ -27,6 +27,7 @@ Also the fixed cost of afet-extract: the whole process for one 1 s file.
 """
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -53,6 +54,16 @@ def timed(argv, env=None, cwd=None):
     t = time.time()
     p = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=cwd)
     return time.time() - t, p
+
+
+def steady_seconds(stderr, audio):
+    """afet-extract's steady state (after each job's first input), as
+    seconds for `audio` seconds of audio at its rate; None if absent."""
+    m = re.search(r"steady state .*?: ([0-9.]+) h of audio in ([0-9.]+) s",
+                  stderr)
+    if not m or float(m.group(1)) <= 0:
+        return None
+    return audio * float(m.group(2)) / (float(m.group(1)) * 3600)
 
 
 def files_of(d):
@@ -144,8 +155,8 @@ def main():
                 if "afet" in tools:
                     chain = CHAINS[feat] % FILTERS[rate]
                     argv = [a.extract, "--scp", lst, "-o", out, "-p", chain,
-                            "-j", str(a.jobs), "-q"]
-                    runs = []
+                            "-j", str(a.jobs)]
+                    runs, steady = [], []
                     for r in range(a.repeats + 1):
                         shutil.rmtree(out, ignore_errors=True)
                         s, pr = timed(argv)
@@ -153,10 +164,13 @@ def main():
                             log(pr.stderr[-2000:])
                             break
                         runs.append(s)
+                        steady.append(steady_seconds(pr.stderr, audio))
                     if len(runs) == a.repeats + 1:
+                        st_s = [x for x in steady[1:] if x]
                         row(rate, st, feat, "afet-extract -j %d" % a.jobs,
                             min(runs[1:]), audio, "whole process, best of %d"
-                            % a.repeats)
+                            % a.repeats + ("; steady state %.3f s" %
+                                           min(st_s) if st_s else ""))
                 if feat == "MFCC_0_D_A_Z" and "torch" in tools:
                     shutil.rmtree(out, ignore_errors=True)
                     s, pr = timed([a.python, os.path.join(

@@ -19,6 +19,7 @@
 #include "lanes.h"
 #include "stream.h"
 
+#include <atomic>
 #include <deque>
 #include <memory>
 #include <string>
@@ -98,11 +99,19 @@ struct GstAfetBaseState
   guint64 merged_batches = 0;
   gint64 latency_budget = DEFAULT_LATENCY_BUDGET;
 
+  /* the engine built for these caps, kept from run to run while no
+   * writable property changes (gstafetreuse.cc) */
+  GstCaps *built_in = nullptr, *built_out = nullptr;
+  std::atomic<guint> settings_changes {0};
+  guint built_settings = 0;
+  guint64 engine_builds = 0;         /* object lock */
+  bool engine_failed = false;        /* an OpenCL error posted: not kept */
+
   /* the shared device context (set by the application, found through a
    * neighbour, or made in start), object lock */
   GstAfetContext *context = nullptr;
 
-  /* between start and stop */
+  /* from start to stop (kept after it with the engine) */
   std::shared_ptr<afet::Device> device;
   std::string device_name;
   afet::ClQueue queue;               /* this element's own queue */
@@ -194,6 +203,32 @@ void afet_base_post_refusal (GstAfetBase * self, GstCaps * caps,
  * sending (not a format it only asks about). */
 void afet_base_explain_refusal (GstAfetBase * self, GstCaps * caps);
 void afet_base_explain_output_refusal (GstAfetBase * self, GstCaps * caps);
+
+/* gstafetreuse.cc: the engine kept from run to run */
+/* dispatch_properties_changed: a writable property set (by the
+ * application: not while the element applies its htk-config) */
+void afet_base_note_property_changes (GObject * object, guint n,
+    GParamSpec ** pspecs);
+void afet_base_applying_config (GstAfetBase * self, gboolean on);
+/* the engine (stages, pool, staging, history, lane) */
+void afet_base_release_engine (GstAfetBase * self);
+/* the engine, the queue and the device */
+void afet_base_release_all (GstAfetBase * self);
+/* GstElement::change_state: READY -> NULL releases all */
+GstStateChangeReturn afet_base_change_state (GstElement * element,
+    GstStateChange transition);
+/* stop: keeps what a next run with the same caps can take back */
+void afet_base_park (GstAfetBase * self);
+/* start: what was kept for another device goes */
+void afet_base_keep_for (GstAfetBase * self,
+    const std::shared_ptr<afet::Device> &device);
+/* set_caps: TRUE when the kept engine serves these caps */
+gboolean afet_base_reuse_engine (GstAfetBase * self, GstCaps * incaps,
+    GstCaps * outcaps);
+/* set_caps built the engine for these caps, with settings_changes at
+ * settings when it read the properties */
+void afet_base_note_built (GstAfetBase * self, GstCaps * incaps,
+    GstCaps * outcaps, guint settings);
 
 /* gstafetoutput.cc */
 void afet_base_clear_queue (GstAfetBaseState * p);

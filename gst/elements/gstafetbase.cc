@@ -36,8 +36,6 @@ GST_DEBUG_CATEGORY (gst_afet_base_debug);
 GST_DEBUG_CATEGORY (afet_transfer_debug);
 #define GST_CAT_DEFAULT gst_afet_base_debug
 
-
-
 enum
 {
   PROP_0,
@@ -49,11 +47,8 @@ enum
   PROP_UPLOAD_BYTES,
   PROP_DOWNLOADS,
   PROP_DOWNLOAD_BYTES,
+  PROP_ENGINE_BUILDS,
 };
-
-
-
-
 
 typedef struct
 {
@@ -106,6 +101,8 @@ gst_afet_base_class_init (GstAfetBaseClass * klass)
   gobject_class->finalize = gst_afet_base_finalize;
   gobject_class->set_property = gst_afet_base_set_property;
   gobject_class->get_property = gst_afet_base_get_property;
+  gobject_class->dispatch_properties_changed =
+      afet_base_note_property_changes;
 
   g_object_class_install_property (gobject_class, PROP_DEVICE,
       g_param_spec_string ("device", "Device",
@@ -150,9 +147,18 @@ gst_afet_base_class_init (GstAfetBaseClass * klass)
       g_param_spec_uint64 ("download-bytes", "Download bytes",
           "Bytes copied from device to host so far", 0, G_MAXUINT64, 0,
           (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+  g_object_class_install_property (gobject_class, PROP_ENGINE_BUILDS,
+      g_param_spec_uint64 ("engine-builds", "Engine builds",
+          "Times this element built its device work (queue, kernels, "
+          "buffers, FFT plans) so far: a pipeline set to READY between "
+          "inputs builds it again only when the caps, a property or the "
+          "device change", 0, G_MAXUINT64, 0,
+          (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 
   GST_ELEMENT_CLASS (klass)->set_context =
       GST_DEBUG_FUNCPTR (gst_afet_base_set_context);
+  GST_ELEMENT_CLASS (klass)->change_state =
+      GST_DEBUG_FUNCPTR (afet_base_change_state);
   trans_class->start = GST_DEBUG_FUNCPTR (gst_afet_base_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_afet_base_stop);
   trans_class->transform_caps =
@@ -187,6 +193,9 @@ gst_afet_base_finalize (GObject * object)
   GstAfetBase *self = GST_AFET_BASE (object);
   GstAfetBaseState *p = PRIV (self);
   afet_base_clear_queue (p);
+  /* the subclass' stages went with its state already */
+  p->configured = false;
+  afet_base_release_all (self);
   gst_clear_object (&p->context);
   delete p;
   G_OBJECT_CLASS (gst_afet_base_parent_class)->finalize (object);
@@ -259,6 +268,9 @@ gst_afet_base_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_DOWNLOAD_BYTES:
       g_value_set_uint64 (value, p->stats->download_bytes);
       break;
+    case PROP_ENGINE_BUILDS:
+      g_value_set_uint64 (value, p->engine_builds);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -302,24 +314,6 @@ reset_stream (GstAfetBaseState * p)
 }
 
 static void
-release_engine (GstAfetBase * self)
-{
-  GstAfetBaseClass *klass = GST_AFET_BASE_GET_CLASS (self);
-  GstAfetBaseState *p = PRIV (self);
-  if (p->configured && klass->release)
-    klass->release (self);
-  p->configured = false;
-  if (p->pool) {
-    gst_buffer_pool_set_active (p->pool, FALSE);
-    gst_clear_object (&p->pool);
-  }
-  p->staging.reset ();
-  p->context_mode = false;
-  p->history.release ();
-  afet_base_lanes_release (p);
-}
-
-static void
 gst_afet_base_set_context (GstElement * element, GstContext * context)
 {
   GstAfetBase *self = GST_AFET_BASE (element);
@@ -347,7 +341,9 @@ gst_afet_base_start (GstBaseTransform * trans)
 
   std::shared_ptr<afet::Device> device =
       gst_afet_context_get_device (p->context);
-  afet::Status st = device->create_queue (&p->queue);
+  afet_base_keep_for (self, device);
+  afet::Status st = p->queue ? afet::Status::Ok () :
+      device->create_queue (&p->queue);
   if (!st.ok ()) {
     afet_base_post_engine_error (self, st.message ().c_str ());
     return FALSE;
@@ -372,14 +368,10 @@ gst_afet_base_stop (GstBaseTransform * trans)
   GstAfetBase *self = GST_AFET_BASE (trans);
   GstAfetBaseState *p = PRIV (self);
 
-  release_engine (self);
   afet_base_clear_queue (p);
   reset_stream (p);
-  if (p->queue)
-    clFinish (p->queue.get ());
-  p->queue.reset ();
+  afet_base_park (self);
   GST_OBJECT_LOCK (self);
-  p->device.reset ();
   GstAfetContext *ctx = p->context;
   p->context = nullptr;
   GST_OBJECT_UNLOCK (self);
@@ -403,8 +395,15 @@ gst_afet_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
 
   GST_DEBUG_OBJECT (self, "in %" GST_PTR_FORMAT " out %" GST_PTR_FORMAT,
       incaps, outcaps);
-  release_engine (self);
   reset_stream (p);
+  const guint settings = p->settings_changes.load ();
+  if (afet_base_reuse_engine (self, incaps, outcaps)) {
+    afet_base_resolve_budget (self);
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_message_new_latency (GST_OBJECT (self)));
+    return TRUE;
+  }
+  afet_base_release_engine (self);
 
   if (!afet_base_describe (self, incaps, &in, &out, &why)) {
     gchar *msg = g_strdup_printf ("%s cannot take this input: %s",
@@ -468,6 +467,7 @@ gst_afet_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     return FALSE;
   }
   p->configured = true;
+  afet_base_note_built (self, incaps, outcaps, settings);
   afet_base_resolve_budget (self);
   GST_OBJECT_LOCK (self);
   p->last_refusal.clear ();

@@ -263,6 +263,7 @@ afet_base_apply_htk_config (GstAfetBase * self, const GstAfetInput * in,
     if (!htk_role_properties (path, name, role, &props, why))
       return FALSE;
   }
+  afet_base_applying_config (self, TRUE);
   for (const auto &kv : props) {
     GParamSpec *spec = g_object_class_find_property (G_OBJECT_GET_CLASS
         (self), kv.first.c_str ());
@@ -276,6 +277,7 @@ afet_base_apply_htk_config (GstAfetBase * self, const GstAfetInput * in,
     gst_util_set_object_arg (G_OBJECT (self), kv.first.c_str (),
         kv.second.c_str ());
   }
+  afet_base_applying_config (self, FALSE);
   return TRUE;
 }
 

@@ -32,6 +32,7 @@ afet_base_clear_queue (GstAfetBaseState * p)
 void
 afet_base_post_engine_error (GstAfetBase * self, const gchar * what)
 {
+  PRIV (self)->engine_failed = true;
   GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
       ("%s: the OpenCL device failed: %s", GST_ELEMENT_NAME (self), what),
       (nullptr));

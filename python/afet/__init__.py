@@ -554,8 +554,10 @@ class _Session:
     """One run of a built pipeline ending in our appsink: start it, pull
     its samples in order while reading the bus, stop it."""
 
-    def __init__(self, pipeline, sink, track_keys=False, timeout=None):
+    def __init__(self, pipeline, sink, track_keys=False, timeout=None,
+                 stop_state=Gst.State.NULL):
         self.pipeline = pipeline
+        self.stop_state = stop_state
         self.sink = sink
         self.bus = pipeline.get_bus()
         self.warnings = []
@@ -616,7 +618,7 @@ class _Session:
                 e, d = m.parse_error()
                 others.append((m.src.get_name() if m.src else None,
                                e.message, d))
-            self.stop()
+            self.stop(failed=True)
             raise _error_from_message(msg, others)
 
     def start(self):
@@ -633,7 +635,7 @@ class _Session:
         if ret == Gst.StateChangeReturn.FAILURE:
             msg = self.bus.timed_pop_filtered(2 * Gst.SECOND,
                                               Gst.MessageType.ERROR)
-            self.stop()
+            self.stop(failed=True)
             if msg is not None:
                 raise _error_from_message(msg)
             raise Error("the pipeline could not be started")
@@ -657,7 +659,7 @@ class _Session:
                 return
             if self.deadline is not None and \
                     time.monotonic() > self.deadline:
-                self.stop()
+                self.stop(failed=True)
                 raise Error("timed out: no end of stream after the time "
                             "given")
 
@@ -672,8 +674,14 @@ class _Session:
         except Error:
             return None
 
-    def stop(self):
-        self.pipeline.set_state(Gst.State.NULL)
+    def stop(self, failed=False):
+        # after a failure everything goes (NULL), the next run builds afresh
+        self.pipeline.set_state(Gst.State.NULL if failed else
+                                self.stop_state)
+        if not failed and self.stop_state != Gst.State.NULL:
+            # appsink keeps its end of stream through READY: only NULL
+            # starts it afresh (GStreamer 1.22)
+            self.sink.set_state(Gst.State.NULL)
         if self._probe is not None:
             pad, pid = self._probe
             pad.remove_probe(pid)
@@ -770,8 +778,9 @@ def _one(results, what, allow_empty, info=None):
     return results[0]
 
 
-def _run_pipeline(pipeline, sink, what, track_keys=False, timeout=None):
-    session = _Session(pipeline, sink, track_keys, timeout)
+def _run_pipeline(pipeline, sink, what, track_keys=False, timeout=None,
+                  stop_state=Gst.State.NULL):
+    session = _Session(pipeline, sink, track_keys, timeout, stop_state)
     collector = _Collector()
     session.start()
     try:
@@ -886,13 +895,16 @@ class Extractor(_Closing):
 
     def __call__(self, path, allow_empty=False):
         path = os.fspath(path)
-        self._pipeline.set_state(Gst.State.NULL)
+        # READY between files: the elements keep their device work (queue,
+        # kernels, buffers) for the next file of the same format
+        self._pipeline.set_state(Gst.State.READY)
         bus = self._pipeline.get_bus()
         while bus.pop() is not None:      # what the last run left
             pass
         self._src.set_property("location", path)
         results, info = _run_pipeline(self._pipeline, self._sink, path,
-                                      timeout=self.timeout)
+                                      timeout=self.timeout,
+                                      stop_state=Gst.State.READY)
         return _one(results, path, allow_empty, info)
 
     def close(self):

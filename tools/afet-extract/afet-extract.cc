@@ -795,6 +795,12 @@ struct Shared
   size_t written = 0;           /* --ark: results written so far */
   std::atomic<size_t> finished { 0 };
   std::atomic<guint64> audio_us { 0 };
+  /* the steady state: from when every job has finished its first input
+   * (the device's programs, plans and each job's stages are built) */
+  int jobs = 1;
+  std::atomic<int> firsts { 0 };
+  gint64 steady_t0 = 0;         /* under lock */
+  guint64 steady_audio_us = 0;
 };
 
 /* Writes to a temporary name, renamed on success: an interrupted run
@@ -918,6 +924,7 @@ worker (Shared * sh, int w)
       sh->devices[w % sh->devices.size ()];
   Runner files (o, dev), commands (o, dev), decoder (o, dev), segs (o, dev);
   const size_t window = 4 * (size_t) o.jobs + 4;
+  bool first = true;
   for (;;) {
     const size_t i = sh->next++;
     if (i >= sh->items->size ())
@@ -938,6 +945,12 @@ worker (Shared * sh, int w)
       sh->results[i] = std::move (r);
     }
     sh->finished++;
+    if (first && ++sh->firsts == sh->jobs) {
+      std::lock_guard < std::mutex > l (sh->lock);
+      sh->steady_t0 = g_get_monotonic_time ();
+      sh->steady_audio_us = sh->audio_us;
+    }
+    first = false;
     sh->cond.notify_all ();
   }
 }
@@ -1295,6 +1308,7 @@ main (int argc, char **argv)
   const gint64 t0 = g_get_monotonic_time ();
   std::vector<std::thread> threads;
   const int n_jobs = std::max (1, std::min<int> (o.jobs, (int) items.size ()));
+  sh.jobs = n_jobs;
   for (int w = 0; w < n_jobs; w++)
     threads.emplace_back (worker, &sh, w);
 
@@ -1358,6 +1372,13 @@ main (int argc, char **argv)
         "%.2f s (%.0fx real time)%s\n", items.size (), n_skipped,
         audio / 3600, el, el > 0 ? audio / el : 0.0,
         failures.empty ()? "" : "; failed:");
+    const double steady_s = sh.steady_t0 ? (g_get_monotonic_time () -
+        sh.steady_t0) / 1e6 : 0;
+    const double steady_audio = (sh.audio_us - sh.steady_audio_us) / 1e6;
+    if (steady_s > 0 && steady_audio > 0)
+      g_printerr ("afet-extract: steady state (after each job's first "
+          "input): %.2f h of audio in %.2f s (%.0fx real time)\n",
+          steady_audio / 3600, steady_s, steady_audio / steady_s);
     if (!sh.devices.empty ()) {
       std::string d;
       for (const auto & x:sh.devices)

@@ -714,6 +714,123 @@ pull_floats (GstElement * sink, gsize * n)
   return (gfloat *) g_byte_array_free (bytes, FALSE);
 }
 
+/* ---- the engine kept from run to run ---------------------------------------- */
+
+static guint64
+builds_of (GstElement * pipe, const gchar * name)
+{
+  GstElement *e = gst_bin_get_by_name (GST_BIN (pipe), name);
+  guint64 n = 0;
+  g_object_get (e, "engine-builds", &n, NULL);
+  gst_object_unref (e);
+  return n;
+}
+
+/* One run of pipe to EOS: every float its appsink got; then READY (or
+ * the state given). */
+static gfloat *
+run_to (GstElement * pipe, GstState after, gsize * n)
+{
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  fail_if (gst_element_set_state (pipe, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  gfloat *data = pull_floats (sink, n);
+  gst_element_set_state (pipe, after);
+  /* appsink keeps its end of stream through READY (GStreamer 1.22): it
+   * alone goes to NULL */
+  gst_element_set_state (sink, GST_STATE_NULL);
+  gst_object_unref (sink);
+  fail_unless (*n > 0);
+  return data;
+}
+
+static gchar *
+audio_file (const gchar * name)
+{
+  return g_build_filename (AFET_SOURCE_DIR, "tests", "data", "audio", name,
+      NULL);
+}
+
+/* A pipeline set to READY between inputs (afet-extract's way) builds its
+ * elements' device work once; what comes out is what a fresh pipeline
+ * gives for the same input (the running clamp and CMVN start again); a
+ * property, the caps or NULL make them build again. */
+GST_START_TEST (test_engine_kept_between_runs)
+{
+  const gchar *names[] = { "m", "d", "c" };
+  /* (rawaudioparse: its pads stay linked from run to run, wavparse's do
+   * not; the WAV header is read as two dozen samples) */
+  const gchar *launch = "filesrc name=src ! rawaudioparse name=parse "
+      "format=pcm pcm-format=s16le sample-rate=16000 num-channels=1 ! "
+      "afetmfcc name=m "
+      "num-ceps=0 clamp=running ! afetdelta name=d ! afetcmvn name=c "
+      "scope=running ! appsink name=sink sync=false";
+  gchar *s1 = audio_file ("s01_16k.wav"), *s2 = audio_file ("s02_16k.wav");
+  gchar *s3 = audio_file ("s03_8k.wav");
+  GstElement *pipe = gst_parse_launch (launch, NULL);
+  GstElement *src = gst_bin_get_by_name (GST_BIN (pipe), "src");
+  gsize n1, n2, n3, nf;
+  g_object_set (src, "location", s1, NULL);
+  gfloat *a = run_to (pipe, GST_STATE_READY, &n1);
+  /* another input, same format: the engine is kept */
+  g_object_set (src, "location", s2, NULL);
+  gfloat *b = run_to (pipe, GST_STATE_READY, &n2);
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    fail_unless_equals_uint64 (builds_of (pipe, names[i]), 1);
+  /* ... and gives what a fresh pipeline gives for it, bit for bit */
+  GstElement *fresh = gst_parse_launch (launch, NULL);
+  GstElement *fsrc = gst_bin_get_by_name (GST_BIN (fresh), "src");
+  g_object_set (fsrc, "location", s2, NULL);
+  gfloat *f = run_to (fresh, GST_STATE_NULL, &nf);
+  fail_unless_equals_uint64 (n2, nf);
+  fail_unless (memcmp (b, f, nf * sizeof (gfloat)) == 0,
+      "a kept engine's run differs from a fresh pipeline's");
+  fail_if (n1 == n2 && memcmp (a, b, n1 * sizeof (gfloat)) == 0);
+  /* a property of the first element: every element builds again (the
+   * caps change down the chain) */
+  GstElement *m = gst_bin_get_by_name (GST_BIN (pipe), "m");
+  g_object_set (m, "num-filters", 20, NULL);
+  gfloat *c = run_to (pipe, GST_STATE_READY, &n3);
+  fail_unless_equals_uint64 (n3 * 23, n2 * 20);      /* 23 filters before */
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    fail_unless_equals_uint64 (builds_of (pipe, names[i]), 2);
+  /* a property of the last one alone: only it builds again */
+  GstElement *cm = gst_bin_get_by_name (GST_BIN (pipe), "c");
+  gst_util_set_object_arg (G_OBJECT (cm), "mode", "meanvar");
+  g_free (run_to (pipe, GST_STATE_READY, &n3));
+  fail_unless_equals_uint64 (builds_of (pipe, "m"), 2);
+  fail_unless_equals_uint64 (builds_of (pipe, "c"), 3);
+  /* another rate: all of them */
+  GstElement *parse = gst_bin_get_by_name (GST_BIN (pipe), "parse");
+  g_object_set (src, "location", s3, NULL);
+  g_object_set (parse, "sample-rate", 8000, NULL);
+  gst_object_unref (parse);
+  g_free (run_to (pipe, GST_STATE_READY, &n3));
+  fail_unless_equals_uint64 (builds_of (pipe, "m"), 3);
+  fail_unless_equals_uint64 (builds_of (pipe, "d"), 3);
+  fail_unless_equals_uint64 (builds_of (pipe, "c"), 4);
+  /* NULL gives everything back */
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  g_free (run_to (pipe, GST_STATE_NULL, &n3));
+  fail_unless_equals_uint64 (builds_of (pipe, "m"), 4);
+  fail_unless_equals_uint64 (builds_of (pipe, "c"), 5);
+  g_free (a);
+  g_free (b);
+  g_free (c);
+  g_free (f);
+  g_free (s1);
+  g_free (s2);
+  g_free (s3);
+  gst_object_unref (cm);
+  gst_object_unref (m);
+  gst_object_unref (fsrc);
+  gst_object_unref (src);
+  gst_object_unref (fresh);
+  gst_object_unref (pipe);
+}
+
+GST_END_TEST;
+
 static gpointer
 run_job (gpointer user_data)
 {
@@ -976,6 +1093,7 @@ matrix_suite (void)
   tcase_add_test (tc, test_stats_file_checked);
   tcase_add_test (tc, test_caps_change_every_element);
   tcase_add_test (tc, test_state_cycles);
+  tcase_add_test (tc, test_engine_kept_between_runs);
   tcase_add_test (tc, test_threads_share_one_device);
   return s;
 }
