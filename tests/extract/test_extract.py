@@ -352,6 +352,77 @@ rc, _, err = run(["--scp", "sr.scp", "-o", "sr2", "-C", "sr.cfg", "--rate",
 check(rc == 2 and "SOURCERATE" in err, "-C: --rate against SOURCERATE is "
       "a usage error")
 
+
+# 8. Plain WAV files are read by afet-extract itself (mono, 16-bit or float,
+# no resampling); everything else goes through decodebin. Either way the
+# bytes are those of the gst-launch-1.0 pipeline, and --no-wav-reader
+# gives the same.
+def wav_bytes(path, samples, fmt_tag=1, bits=16, channels=1, rate=16000,
+              before_data=b"", data_len=None, extensible=False):
+    """A WAV file written chunk by chunk (chunks the wave module cannot
+    write: float, extensible, odd-sized chunks before the data, a data
+    length that is not the file's)."""
+    align = channels * bits // 8
+    fmt = struct.pack("<HHIIHH", 0xFFFE if extensible else fmt_tag, channels,
+                      rate, rate * align, align, bits)
+    if extensible:
+        fmt += struct.pack("<HHI", 22, bits, 0x4) + \
+            struct.pack("<H", fmt_tag) + \
+            b"\x00\x00\x00\x00\x10\x00\x80\x00\x00\xaa\x00\x38\x9b\x71"
+    body = b"WAVE" + b"fmt " + struct.pack("<I", len(fmt)) + fmt + \
+        before_data + b"data" + \
+        struct.pack("<I", len(samples) if data_len is None else data_len) + \
+        samples
+    with open(path, "wb") as f:
+        f.write(b"RIFF" + struct.pack("<I", len(body)) + body)
+
+
+w16 = [w for w in wavs if w.endswith("_16k.wav")][0]
+with wave.open(w16) as w:
+    pcm = w.readframes(w.getnframes())
+n16 = len(pcm) // 2
+as_float = struct.pack("<%df" % n16, *[v / 32768.0 for v in
+                                        struct.unpack("<%dh" % n16, pcm)])
+stereo = b"".join(pcm[i:i + 2] * 2 for i in range(0, len(pcm), 2))
+cases = [  # name, file bytes' arguments, read directly
+    ("float", dict(samples=as_float, fmt_tag=3, bits=32), True),
+    ("extensible", dict(samples=pcm, extensible=True), True),
+    ("chunks", dict(samples=pcm, before_data=b"LIST" + struct.pack("<I", 5) +
+                    b"INFOx\x00" + b"junk" + struct.pack("<I", 2) + b"ab"),
+     True),
+    ("stereo", dict(samples=stereo, channels=2), False),
+    ("truncated", dict(samples=pcm[:len(pcm) // 2], data_len=len(pcm)), False),
+    ("rate", dict(samples=pcm, rate=22050), True),
+]
+os.makedirs("wv", exist_ok=True)
+for name, kw, direct in cases:
+    src = os.path.join("wv", name + ".wav")
+    wav_bytes(src, **kw)
+    with open("wv.scp", "w") as f:
+        f.write("%s wv/%s.htk\n" % (src, name))
+    rc, _, err = run(["--scp", "wv.scp", "-p", CHAIN, "-j", "1"])
+    said = "1 plain WAV read directly" in err
+    ok = rc == 0 and said == direct
+    ok = ok and reference(src, "wv/%s.ref" % name) and \
+        read("wv/%s.htk" % name) == read("wv/%s.ref" % name)
+    with open("wv.scp", "w") as f:
+        f.write(src + "\n")
+    rc2, _, err2 = run(["--scp", "wv.scp", "-p", CHAIN, "-j", "1",
+                        "--no-wav-reader", "-o", "wv2"])
+    ok = ok and rc2 == 0 and "0 plain WAV read directly" in err2 and \
+        read("wv2/%s.htk" % name) == read("wv/%s.htk" % name)
+    check(ok, "plain WAV reader: %s %s, bytes as gst-launch-1.0's and "
+          "--no-wav-reader's (%s)" % (name, "read directly" if direct else
+                                      "through decodebin",
+                                      err.strip().splitlines()[-1:]))
+# --rate other than the file's: decodebin resamples
+with open("wv.scp", "w") as f:
+    f.write("wv/rate.wav wv/rate8.htk\n")
+rc, _, err = run(["--scp", "wv.scp", "-p", CHAIN, "-j", "1", "--rate",
+                  "16000"])
+check(rc == 0 and "0 plain WAV read directly" in err,
+      "plain WAV reader: a file to resample goes through decodebin")
+
 shutil.rmtree(tmp)
 print("%d failed" % len(failures))
 sys.exit(1 if failures else 0)
