@@ -165,9 +165,26 @@ is_kaldi (GstAfetEncFormat f)
   return f == GST_AFET_ENC_KALDI || f == GST_AFET_ENC_KALDI_TEXT;
 }
 
+/* How bytes reach the output: as they are, or HTK's big-endian floats,
+ * converted straight into the buffer that goes on (one pass). */
+typedef void (*EncFill) (const void *src, size_t n, guint8 * dst);
+
+static void
+fill_copy (const void *src, size_t n, guint8 * dst)
+{
+  memcpy (dst, src, n);
+}
+
+static void
+fill_big_endian (const void *src, size_t n, guint8 * dst)
+{
+  afetfile::to_big_endian ((const float *) src, n / sizeof (float), dst);
+}
+
 /* Sends @n bytes at the current file position (or keeps them). */
 static GstFlowReturn
-enc_write (GstAfetEnc * self, const void *data, size_t n)
+enc_write (GstAfetEnc * self, const void *data, size_t n,
+    EncFill fill = fill_copy)
 {
   GstAfetEncPrivate *p = self->priv;
   if (n == 0)
@@ -189,11 +206,23 @@ enc_write (GstAfetEnc * self, const void *data, size_t n)
     }
     if (p->held.empty ())
       p->held_start = p->offset;
-    p->held.append ((const char *) data, n);
+    const size_t at = p->held.size ();
+    p->held.resize (at + n);
+    fill (data, n, (guint8 *) & p->held[at]);
     p->offset += n;
     return GST_FLOW_OK;
   }
-  GstBuffer *buf = gst_buffer_new_memdup (data, n);
+  GstBuffer *buf = gst_buffer_new_allocate (nullptr, n, nullptr);
+  GstMapInfo map;
+  if (!buf || !gst_buffer_map (buf, &map, GST_MAP_WRITE)) {
+    if (buf)
+      gst_buffer_unref (buf);
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, ("Out of memory "
+            "for %" G_GSIZE_FORMAT " bytes of output.", n), (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  fill (data, n, map.data);
+  gst_buffer_unmap (buf, &map);
   GST_BUFFER_OFFSET (buf) = p->offset;
   p->offset += n;
   GST_BUFFER_OFFSET_END (buf) = p->offset;
@@ -459,9 +488,7 @@ gst_afet_enc_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
   const float *v = (const float *) map.data;
   const size_t vals = n * p->info.dims;
   if (p->fmt == GST_AFET_ENC_HTK) {
-    std::string be (size, '\0');
-    afetfile::to_big_endian (v, vals, (uint8_t *) & be[0]);
-    ret = enc_write (self, be.data (), be.size ());
+    ret = enc_write (self, v, vals * sizeof (float), fill_big_endian);
   } else if (p->fmt == GST_AFET_ENC_KALDI_TEXT) {
     std::string text;
     for (guint64 i = 0; i < n; i++)
