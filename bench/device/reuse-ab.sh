@@ -4,7 +4,7 @@
 # "Short files: the engine kept from file to file"). From the project root
 # with .devrt, .devbuild (new) and .devold (old; `bash
 # tests/device/pack-build.sh OLD_BUILD .devold`) carried:
-#   bash bench/device/reuse-ab.sh [ROUNDS] [JOBS]
+#   bash bench/device/reuse-ab.sh [ROUNDS] [JOBS[,JOBS...]]
 # Per round and build: bench/device/setup-cost.sh (per-file set-up) and
 # bench/extract.py over 10 h of 16 kHz audio in short and long files to HTK
 # MFCC_0_D_A_Z (whole process, and afet-extract's steady state where the
@@ -32,13 +32,15 @@ for r in $(seq "$rounds"); do
     use "$b"
     echo "## round $r: $b"
     X=$X bash bench/device/setup-cost.sh 2>&1
-    python3 bench/extract.py /tmp/xc --rates 16000 --features MFCC_0_D_A_Z \
-      --tools afet --jobs "$jobs" --repeats 2 --extract "$X" \
-      --python python3 2>> $out/extract.log
+    for j in ${jobs//,/ }; do
+      python3 bench/extract.py /tmp/xc --rates 16000 --features MFCC_0_D_A_Z \
+        --tools afet --jobs "$j" --repeats 2 --extract "$X" \
+        --python python3 2>> $out/extract.log
+    done
   done
 done
 use .devbuild
 echo "## the peer and the read floor"
 python3 bench/extract.py /tmp/xc --rates 16000 --features MFCC_0_D_A_Z \
-  --tools read,torch --jobs "$jobs" --repeats 2 --extract "$X" \
+  --tools read,torch --jobs 8 --repeats 2 --extract "$X" \
   --python python3 2>> $out/extract.log

@@ -22,6 +22,7 @@
 #include <atomic>
 #include <deque>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -106,6 +107,15 @@ struct GstAfetBaseState
   guint built_settings = 0;
   guint64 engine_builds = 0;         /* object lock */
   bool engine_failed = false;        /* an OpenCL error posted: not kept */
+  /* output_caps remembered for the last inputs asked about, with the
+   * settings_changes they were made under (gstafetnegotiate.cc) */
+  struct OutputMemo
+  {
+    GstCaps *in = nullptr, *out = nullptr;
+    guint settings = 0;
+  };
+  std::vector<OutputMemo> output_memo;
+  std::mutex memo_lock;
 
   /* the shared device context (set by the application, found through a
    * neighbour, or made in start), object lock */
@@ -190,6 +200,8 @@ void afet_base_write_framing_analysis (const GstAfetInput * in,
     GstStructure * s);
 
 /* gstafetnegotiate.cc */
+/* drops the oldest n remembered output caps (0: all); memo_lock held */
+void afet_base_forget_output_caps (GstAfetBaseState * p, size_t n);
 gboolean afet_base_describe (GstAfetBase * self, GstCaps * caps,
     GstAfetInput * in, AfetFeaturesInfo * out, gchar ** why);
 gboolean afet_base_caps_have_cl_feature (const GstCaps * caps, guint idx);

@@ -196,6 +196,7 @@ gst_afet_base_finalize (GObject * object)
   /* the subclass' stages went with its state already */
   p->configured = false;
   afet_base_release_all (self);
+  afet_base_forget_output_caps (p, 0);
   gst_clear_object (&p->context);
   delete p;
   G_OBJECT_CLASS (gst_afet_base_parent_class)->finalize (object);

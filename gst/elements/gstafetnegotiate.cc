@@ -125,7 +125,7 @@ caps_name_cl_feature (const GstCaps * caps)
 /* The exact output caps for fixed input caps, device memory first when
  * allowed, then system memory. */
 static GstCaps *
-output_caps (GstAfetBase * self, GstCaps * caps)
+make_output_caps (GstAfetBase * self, GstCaps * caps)
 {
   GstAfetInput in;
   AfetFeaturesInfo out;
@@ -163,6 +163,48 @@ output_caps (GstAfetBase * self, GstCaps * caps)
       gst_caps_features_new (AFET_CAPS_FEATURE_MEMORY_CL, nullptr));
   gst_caps_append (dev, sys);
   return dev;
+}
+
+/* make_output_caps, remembered: every run of a pipeline reused from file
+ * to file asks the same questions (a dozen caps and accept-caps queries a
+ * run for each element), and the answer depends only on the input and the
+ * settings. */
+static GstCaps *
+output_caps (GstAfetBase * self, GstCaps * caps)
+{
+  GstAfetBaseState *p = PRIV (self);
+  const guint settings = p->settings_changes.load ();
+  {
+    std::lock_guard<std::mutex> l (p->memo_lock);
+    for (const auto &m : p->output_memo)
+      if (m.settings == settings && gst_caps_is_equal (m.in, caps))
+        return m.out ? gst_caps_ref (m.out) : nullptr;
+  }
+  GstCaps *out = make_output_caps (self, caps);
+  std::lock_guard<std::mutex> l (p->memo_lock);
+  if (p->output_memo.size () >= 8)
+    afet_base_forget_output_caps (p, 1);
+  GstAfetBaseState::OutputMemo m;
+  m.in = gst_caps_ref (caps);
+  m.out = out ? gst_caps_ref (out) : nullptr;
+  m.settings = settings;
+  p->output_memo.push_back (m);
+  return out;
+}
+
+/* Drops the oldest n remembered outputs (all: n = 0); memo_lock held. */
+void
+afet_base_forget_output_caps (GstAfetBaseState * p, size_t n)
+{
+  if (n == 0 || n > p->output_memo.size ())
+    n = p->output_memo.size ();
+  for (size_t i = 0; i < n; i++) {
+    gst_caps_unref (p->output_memo[i].in);
+    if (p->output_memo[i].out)
+      gst_caps_unref (p->output_memo[i].out);
+  }
+  p->output_memo.erase (p->output_memo.begin (), p->output_memo.begin () +
+      (long) n);
 }
 
 /* Drops the device-memory structures of caps if device memory is off. */
