@@ -58,15 +58,15 @@ Status use_queue (Device &device, cl_command_queue given, ClQueue *own,
     cl_command_queue *out);
 
 /* Whether host copies of a device go through pinned staging memory, so
- * that they run asynchronously: on CPU devices, where "pinned" memory is
+ * that they run asynchronously: everywhere unless AFET_STAGING is "never"
+ * (blocking copies from pageable memory). On CPU devices "pinned" memory is
  * plain host memory and a blocking copy costs a wake-up of the driver's
- * threads (a live stream on PoCL: about 0.5 % of a core); not on GPUs
- * unless AFET_STAGING says "gpu" or "always" ("never": nowhere). On an
- * H100 staging makes the MFCC stage alone faster (16-bit samples, 10 h,
- * batch 131072: 0.156 -> 0.071 s) but pipelines slower, since every
- * element instance allocates its pinned slots (600 short files: 0.56 ->
- * 2.8 s) and copies into them; see docs/benchmarks.md. A per-device pool of pinned memory
- * that the stream writes into directly is the next step. */
+ * threads (a live stream on PoCL: about 0.5 % of a core); on an H100
+ * staging makes the MFCC stage alone faster (16-bit samples, 10 h, batch
+ * 131072: 0.156 -> 0.071 s) and 10 h of long files to HTK files about 20 %
+ * faster. Its memory comes from the device's pool (Device::take_pinned):
+ * allocated per element instance it made pipelines built per file slower
+ * (600 short files: 0.56 -> 2.8 s); see docs/benchmarks.md. */
 bool use_staging (const Device &device);
 
 /* memcpy, split over up to 8 threads for copies of tens of megabytes (a

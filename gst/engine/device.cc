@@ -4,6 +4,8 @@
  */
 #include "device.h"
 
+#include "clutil.h"
+
 #include "cache.h"
 #include "fault.h"
 
@@ -300,6 +302,31 @@ Device::Device (cl_platform_id platform, cl_device_id device, DeviceInfo info,
 }
 
 Device::~Device () = default;
+
+std::unique_ptr<PinnedHost>
+Device::take_pinned (size_t bytes)
+{
+  std::lock_guard<std::mutex> guard (pinned_lock_);
+  auto it = pinned_.lower_bound (bytes);
+  if (it == pinned_.end () || it->first > 2 * bytes)
+    return nullptr;
+  std::unique_ptr<PinnedHost> p = std::move (it->second);
+  pinned_bytes_ -= it->first;
+  pinned_.erase (it);
+  return p;
+}
+
+void
+Device::give_pinned (std::unique_ptr<PinnedHost> p)
+{
+  if (!p || !p->data ())
+    return;
+  std::lock_guard<std::mutex> guard (pinned_lock_);
+  if (pinned_bytes_ + p->size () > kKeptPinnedBytes)
+    return;                     /* freed here */
+  pinned_bytes_ += p->size ();
+  pinned_.emplace (p->size (), std::move (p));
+}
 
 Status
 Device::create_queue (ClQueue *out) const

@@ -16,6 +16,8 @@
 
 namespace afet {
 
+class PinnedHost;
+
 /* What identifies and describes one OpenCL device. */
 struct DeviceInfo
 {
@@ -100,6 +102,16 @@ public:
   Device (cl_platform_id platform, cl_device_id device, DeviceInfo info,
       cl_context context);
 
+  /* Pinned host memory (staging) a stage gave back, for the next stage that
+   * needs at least bytes and at most twice that: allocating, pinning and
+   * mapping it costs milliseconds on NVIDIA's driver, which a pipeline
+   * built for every file would otherwise pay for each. null: none kept. */
+  std::unique_ptr<PinnedHost> take_pinned (size_t bytes);
+  /* Keeps p (no copy may still use it) for take_pinned, up to
+   * kKeptPinnedBytes in all; beyond that it is freed. */
+  void give_pinned (std::unique_ptr<PinnedHost> p);
+  static constexpr size_t kKeptPinnedBytes = 256u << 20;
+
 private:
   Status build_from_source (const char *name, const char *source,
       const std::string &options, ClProgram *out);
@@ -115,6 +127,10 @@ private:
   std::mutex programs_lock_;
   std::map<std::string, ClProgram> programs_;
   std::atomic<int> binaries_text_ { -1 };
+  /* after context_: freed before it */
+  std::mutex pinned_lock_;
+  std::multimap<size_t, std::unique_ptr<PinnedHost>> pinned_;
+  size_t pinned_bytes_ = 0;
 };
 
 /* Lists every OpenCL device of every platform. Fails with NO_PLATFORM when no

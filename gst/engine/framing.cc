@@ -38,6 +38,39 @@ FramingConfig::key () const
   return buf;
 }
 
+void
+FramingKernel::give_back ()
+{
+  for (Slot &slot : slots_) {
+    if (!slot.staging || !device_)
+      continue;
+    /* an upload from it may still run */
+    if (slot.staging->wait ().ok ())
+      device_->give_pinned (std::move (slot.staging));
+    slot.staging.reset ();
+  }
+}
+
+FramingKernel &
+FramingKernel::operator= (FramingKernel &&o) noexcept
+{
+  if (this == &o)
+    return *this;
+  give_back ();
+  cfg_ = o.cfg_;
+  device_ = o.device_;
+  kernel_ = std::move (o.kernel_);
+  window_ = std::move (o.window_);
+  for (int i = 0; i < kSlots; i++)
+    slots_[i] = std::move (o.slots_[i]);
+  next_ = o.next_;
+  staged_ = o.staged_;
+  samples_cap_ = o.samples_cap_;
+  lsz_ = o.lsz_;
+  o.device_ = nullptr;
+  return *this;
+}
+
 Status
 FramingKernel::init (Device &device, const FramingConfig &cfg, int max_batch,
     bool with_frame_kernel)
@@ -54,6 +87,7 @@ FramingKernel::init (Device &device, const FramingConfig &cfg, int max_batch,
   std::vector<float> win = make_window (cfg.window, cfg.W);
   AFET_RETURN_IF_ERROR (make_buffer (device.context (), CL_MEM_READ_ONLY,
           win.size () * sizeof (float), win.data (), &window_));
+  device_ = &device;
   samples_cap_ = (size_t) (max_batch - 1) * cfg.S + cfg.W;
   const size_t bytes = samples_cap_ * cfg.sample_bytes ();
   staged_ = use_staging (device);
@@ -62,8 +96,11 @@ FramingKernel::init (Device &device, const FramingConfig &cfg, int max_batch,
     AFET_RETURN_IF_ERROR (make_buffer (device.context (), CL_MEM_READ_ONLY,
             bytes, nullptr, &slots_[i].samples));
     if (staged_) {
-      slots_[i].staging = std::make_unique<PinnedHost> ();
-      AFET_RETURN_IF_ERROR (slots_[i].staging->init (device, bytes));
+      slots_[i].staging = device.take_pinned (bytes);
+      if (!slots_[i].staging) {
+        slots_[i].staging = std::make_unique<PinnedHost> ();
+        AFET_RETURN_IF_ERROR (slots_[i].staging->init (device, bytes));
+      }
     }
   }
   return Status::Ok ();

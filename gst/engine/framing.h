@@ -102,6 +102,11 @@ struct Samples
 class FramingKernel
 {
 public:
+  FramingKernel () = default;
+  FramingKernel (FramingKernel &&o) noexcept { *this = std::move (o); }
+  FramingKernel &operator= (FramingKernel &&o) noexcept;
+  /* gives its staging memory back to the device (Device::give_pinned) */
+  ~FramingKernel () { give_back (); }
   /* with_frame_kernel false: only uploads for enqueue_kernel (the vector
    * front, vframes.h, brings its own kernels) */
   Status init (Device &device, const FramingConfig &cfg, int max_batch,
@@ -124,6 +129,8 @@ public:
       const std::function<void (ArgSetter &)> &dest);
 
 private:
+  void give_back ();
+
   static constexpr int kSlots = 2;
   struct Slot
   {
@@ -136,6 +143,7 @@ private:
       size_t bytes, Slot &slot);
 
   FramingConfig cfg_;
+  Device *device_ = nullptr;    /* kept alive by the stage that owns us */
   ClKernel kernel_;
   ClMem window_;
   Slot slots_[kSlots];

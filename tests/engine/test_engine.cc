@@ -9,6 +9,7 @@
 #include "enginecheck.h"
 #include "mfcc.h"
 #include "clutil.h"
+#include "framing.h"
 #include "transfer.h"
 
 extern "C" {
@@ -351,6 +352,58 @@ copy_host_cases ()
   }
 }
 
+/* The device's pool of pinned staging memory: what a stage gives back is
+ * taken again by the next one that needs about as much (at least the bytes
+ * asked, at most twice), once; a framing stage gives its slots back when it
+ * goes and the next one of the same shape takes them. */
+static void
+pinned_pool_cases ()
+{
+  auto made = std::make_unique<afet::PinnedHost> ();
+  afet::Status st = made->init (*device, 1u << 20);
+  check (st.ok (), "pinned memory of 1 MiB: " + st.message ());
+  if (!st.ok ())
+    return;
+  void *data = made->data ();
+  device->give_pinned (std::move (made));
+  check (!device->take_pinned (2u << 20), "pinned pool: 1 MiB kept is not "
+      "handed out for 2 MiB");
+  check (!device->take_pinned (256u << 10), "pinned pool: nor for a "
+      "quarter of it");
+  auto again = device->take_pinned (600u << 10);
+  check (again && again->data () == data, "pinned pool: 1 MiB kept is "
+      "taken for 600 KiB");
+  check (!device->take_pinned (600u << 10), "pinned pool: once");
+  again.reset ();
+  if (!afet::use_staging (*device))
+    return;
+  afet::FramingConfig f;
+  const int max_batch = 1000;
+  const size_t bytes = ((size_t) (max_batch - 1) * f.S + f.W) *
+      f.sample_bytes ();
+  {
+    afet::FramingKernel k;
+    st = k.init (*device, f, max_batch);
+    check (st.ok (), "framing kernel: " + st.message ());
+  }
+  auto a = device->take_pinned (bytes), b = device->take_pinned (bytes);
+  check (a && b && !device->take_pinned (bytes), "pinned pool: a framing "
+      "kernel gives its two staging slots back");
+  void *pa = a ? a->data () : nullptr;
+  device->give_pinned (std::move (a));
+  device->give_pinned (std::move (b));
+  {
+    afet::FramingKernel k;
+    st = k.init (*device, f, max_batch);
+    check (st.ok () && !device->take_pinned (bytes), "pinned pool: the next "
+        "framing kernel of that shape takes them");
+  }
+  auto c = device->take_pinned (bytes);
+  auto d = device->take_pinned (bytes);
+  check ((c && c->data () == pa) || (d && d->data () == pa),
+      "pinned pool: the same memory came back");
+}
+
 static void
 params_cases ()
 {
@@ -423,6 +476,7 @@ main (int argc, char **argv)
 
   params_cases ();
   copy_host_cases ();
+  pinned_pool_cases ();
   device_cases ();
   sample_format_cases ();
   for (auto w : { std::make_pair (afet::Window::HAMMING, AFETREF_WINDOW_HAMMING),
