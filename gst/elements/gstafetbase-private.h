@@ -30,7 +30,11 @@ GST_DEBUG_CATEGORY_EXTERN (gst_afet_base_debug);
 GST_DEBUG_CATEGORY_EXTERN (afet_transfer_debug);
 
 #define DEFAULT_DEVICE "auto"
-#define DEFAULT_MAX_BATCH 4096
+/* max-batch 0: sized to the device (afet_base_auto_batch) */
+#define DEFAULT_MAX_BATCH 0
+#define AUTO_BATCH_GPU 16384
+#define AUTO_BATCH_CPU 4096
+#define MIN_BATCH 8
 #define DEFAULT_FRAME_LENGTH 25.0
 #define DEFAULT_FRAME_SHIFT 10.0
 #define DEFAULT_WINDOW afet::Window::HAMMING
@@ -215,6 +219,10 @@ void afet_base_post_refusal (GstAfetBase * self, GstCaps * caps,
  * sending (not a format it only asks about). */
 void afet_base_explain_refusal (GstAfetBase * self, GstCaps * caps);
 void afet_base_explain_output_refusal (GstAfetBase * self, GstCaps * caps);
+
+/* gstafetstreaming.cc: max-batch 0 resolved for the device and the
+ * stream's liveness (set_caps) */
+void afet_base_auto_batch (GstAfetBase * self, GstAfetInput * in);
 
 /* gstafetreuse.cc: the engine kept from run to run */
 /* dispatch_properties_changed: a writable property set (by the

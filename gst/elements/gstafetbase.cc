@@ -117,9 +117,12 @@ gst_afet_base_class_init (GstAfetBaseClass * klass)
           "", (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
   g_object_class_install_property (gobject_class, PROP_MAX_BATCH,
       g_param_spec_uint ("max-batch", "Maximum batch",
-          "Most frames computed in one device launch. A live source's "
-          "frames are computed as they fall due (latency-budget); otherwise "
-          "frames are gathered up to this many before a launch", 8, 1 << 20, DEFAULT_MAX_BATCH,
+          "Most frames computed in one device launch (0: sized to the "
+          "device, 16384 on GPUs for a stream that is not live, else 4096; "
+          "at least 8). A "
+          "live source's frames are computed as they fall due "
+          "(latency-budget); otherwise frames are gathered up to this many "
+          "before a launch", 0, 1 << 20, DEFAULT_MAX_BATCH,
           (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
               GST_PARAM_MUTABLE_READY)));
 
@@ -428,6 +431,7 @@ gst_afet_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
         ("set_caps before start"));
     return FALSE;
   }
+  afet_base_auto_batch (self, &in);
   /* every buffer of a batch must fit one device allocation */
   size_t row_floats = (size_t) MAX (in.in_dims, out.dims);
   if (klass->takes_audio)

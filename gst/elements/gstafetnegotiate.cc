@@ -32,7 +32,10 @@ parse_input (GstAfetBase * self, GstCaps * caps, GstAfetInput * in,
   GST_OBJECT_LOCK (self);
   double frame_length = 0, frame_shift = 0;
   afet_base_effective_framing (p, in, &frame_length, &frame_shift);
-  in->max_batch = (int) p->max_batch;
+  /* 0: sized to the device at set_caps (afet_base_auto_batch); the
+   * format does not depend on it */
+  in->max_batch = p->max_batch ? MAX ((int) p->max_batch, MIN_BATCH) :
+      AUTO_BATCH_CPU;
   GST_OBJECT_UNLOCK (self);
 
   if (gst_structure_has_name (s, "audio/x-raw")) {

@@ -367,6 +367,30 @@ afet_base_check_live (GstAfetBase * self)
       live ? "computing each buffer as it comes" : "batching");
 }
 
+/* max-batch 0: AUTO_BATCH_GPU frames on a GPU for a stream that is not
+ * live (whole files: fewer, larger launches; on an H100 10 h of 5-minute
+ * files to HTK files took 0.31-0.33 s in steady state at 4096 and 0.25 s
+ * at 16384), else AUTO_BATCH_CPU (a live stream computes frames as they
+ * fall due, and every buffer is sized by the batch: a thousand live
+ * streams should not hold four times the memory). */
+void
+afet_base_auto_batch (GstAfetBase * self, GstAfetInput * in)
+{
+  GstAfetBaseState *p = PRIV (self);
+  GST_OBJECT_LOCK (self);
+  const bool automatic = p->max_batch == 0;
+  GST_OBJECT_UNLOCK (self);
+  if (!automatic || !p->device || p->device->info ().is_cpu)
+    return;
+  GstQuery *q = gst_query_new_latency ();
+  gboolean live = TRUE;         /* unknown: as if live */
+  if (gst_pad_peer_query (GST_BASE_TRANSFORM_SINK_PAD (self), q))
+    gst_query_parse_latency (q, &live, nullptr, nullptr);
+  gst_query_unref (q);
+  if (!live)
+    in->max_batch = AUTO_BATCH_GPU;
+}
+
 /* The largest float sample magnitude taken, in 16-bit units: 2^31, the
  * range of S32 (65536 times full scale for float formats). Beyond it the
  * power spectrum of a long frame overflows float. */

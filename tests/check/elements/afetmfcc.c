@@ -12,6 +12,8 @@
 
 #include "afetcheck.h"
 
+#include <stdio.h>
+
 #include <string.h>
 
 static AfetRefConfig
@@ -563,6 +565,56 @@ count_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   return GST_PAD_PROBE_OK;
 }
 
+/* max-batch 0 (the default) sizes the batch to the device: 4096 frames on
+ * CPU devices (PoCL's names start with pthread- or cpu-), 16384 on GPUs for
+ * a source that is not live; 4096 for a live one anywhere. */
+GST_START_TEST (test_batching_auto)
+{
+  GstElement *pipe = gst_parse_launch ("audiotestsrc num-buffers=180 "
+      "samplesperbuffer=16000 ! audio/x-raw,rate=16000,channels=1 ! "
+      "afetmfcc name=m ! fakesink name=sink", NULL);
+  fail_unless (pipe != NULL);
+  GstElement *m = gst_bin_get_by_name (GST_BIN (pipe), "m");
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  GstPad *pad = gst_element_get_static_pad (sink, "sink");
+  GArray *sizes = g_array_new (FALSE, FALSE, sizeof (guint));
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, count_buffer, sizes,
+      NULL);
+  guint set = 1;
+  g_object_get (m, "max-batch", &set, NULL);
+  fail_unless_equals_int (set, 0);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *msg = gst_bus_timed_pop_filtered (bus, 120 * GST_SECOND,
+      (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  gchar *name = NULL;
+  g_object_get (m, "device-name", &name, NULL);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  const gboolean cpu = name && (g_str_has_prefix (name, "pthread") ||
+      g_str_has_prefix (name, "cpu"));
+  const guint want = cpu ? 4096 : 16384;
+  /* 180 s: 17998 frames, whole batches and then the rest */
+  guint total = 0;
+  for (guint i = 0; i < sizes->len; i++)
+    total += g_array_index (sizes, guint, i);
+  fail_unless_equals_int (total, 17998);
+  fail_unless (sizes->len >= 2);
+  for (guint i = 0; i + 1 < sizes->len; i++)
+    fail_unless_equals_int (g_array_index (sizes, guint, i), want);
+  printf ("auto max-batch on %s: %u frames a launch\n", name, want);
+  g_free (name);
+  g_array_unref (sizes);
+  gst_object_unref (pad);
+  gst_object_unref (sink);
+  gst_object_unref (m);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+}
+
+GST_END_TEST;
+
 /* A non-live source is batched: whole max-batch buffers, then the rest. */
 GST_START_TEST (test_batching_not_live)
 {
@@ -660,6 +712,7 @@ afetmfcc_suite (void)
   tcase_add_test (tc, test_latency);
   tcase_add_test (tc, test_dct_methods_agree);
   tcase_add_test (tc, test_batching_not_live);
+  tcase_add_test (tc, test_batching_auto);
   tcase_add_test (tc, test_caps_change);
   return s;
 }
