@@ -92,15 +92,29 @@ FramingKernel::init (Device &device, const FramingConfig &cfg, int max_batch,
   const size_t bytes = samples_cap_ * cfg.sample_bytes ();
   staged_ = use_staging (device);
   next_ = 0;
-  for (int i = 0; i < (staged_ ? kSlots : 1); i++) {
-    AFET_RETURN_IF_ERROR (make_buffer (device.context (), CL_MEM_READ_ONLY,
-            bytes, nullptr, &slots_[i].samples));
-    if (staged_) {
-      slots_[i].staging = device.take_pinned (bytes);
-      if (!slots_[i].staging) {
-        slots_[i].staging = std::make_unique<PinnedHost> ();
-        AFET_RETURN_IF_ERROR (slots_[i].staging->init (device, bytes));
-      }
+  give_back ();
+  for (Slot &slot : slots_)
+    slot.samples.reset ();
+  /* the first slot's device buffer now; the second slot and the pinned
+   * staging memory at the first staged upload (slot_ready): a live stream
+   * whose frames a combined stage computes never uploads here, and a
+   * thousand of them should not hold 2.6 GB of pinned memory */
+  return make_buffer (device.context (), CL_MEM_READ_ONLY, bytes, nullptr,
+      &slots_[0].samples);
+}
+
+Status
+FramingKernel::slot_ready (Slot &slot, bool staged)
+{
+  const size_t bytes = samples_cap_ * cfg_.sample_bytes ();
+  if (!slot.samples)
+    AFET_RETURN_IF_ERROR (make_buffer (device_->context (),
+            CL_MEM_READ_ONLY, bytes, nullptr, &slot.samples));
+  if (staged && !slot.staging) {
+    slot.staging = device_->take_pinned (bytes);
+    if (!slot.staging) {
+      slot.staging = std::make_unique<PinnedHost> ();
+      AFET_RETURN_IF_ERROR (slot.staging->init (*device_, bytes));
     }
   }
   return Status::Ok ();
@@ -132,6 +146,7 @@ FramingKernel::enqueue_kernel (cl_command_queue q, const Samples &samples,
         std::to_string (n) + " frames is out of range");
   const size_t bytes = count * cfg_.sample_bytes ();
   Slot &slot = slots_[next_];
+  AFET_RETURN_IF_ERROR (slot_ready (slot, staged_ && !samples.device));
   if (samples.device) {
     AFET_RETURN_IF_ERROR (device_source (q, samples, bytes, slot));
   } else if (staged_) {

@@ -130,6 +130,9 @@ public:
 
 private:
   void give_back ();
+  struct Slot;
+  /* slot's device buffer, and its pinned staging memory when staged */
+  Status slot_ready (Slot &slot, bool staged);
 
   static constexpr int kSlots = 2;
   struct Slot

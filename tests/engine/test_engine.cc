@@ -381,27 +381,42 @@ pinned_pool_cases ()
   const int max_batch = 1000;
   const size_t bytes = ((size_t) (max_batch - 1) * f.S + f.W) *
       f.sample_bytes ();
-  {
+  afet::ClQueue q;
+  afet::ClMem out;
+  std::vector<float> x ((size_t) (max_batch - 1) * f.S + f.W, 0.25f);
+  st = device->create_queue (&q);
+  if (st.ok ())
+    st = afet::make_buffer (device->context (), CL_MEM_READ_WRITE,
+        (size_t) max_batch * f.W * sizeof (float), nullptr, &out);
+  check (st.ok (), "pinned pool: a queue and a buffer: " + st.message ());
+  if (!st.ok ())
+    return;
+  /* n uploads through a new framing kernel, which then goes */
+  auto uploads = [&](int n) {
     afet::FramingKernel k;
-    st = k.init (*device, f, max_batch);
-    check (st.ok (), "framing kernel: " + st.message ());
-  }
+    afet::Status s = k.init (*device, f, max_batch);
+    for (int i = 0; s.ok () && i < n; i++)
+      s = k.enqueue (q.get (), afet::Samples (x.data ()), max_batch,
+          out.get (), 0, f.W, nullptr, 0, 0, false, nullptr);
+    clFinish (q.get ());
+    return s;
+  };
+  st = uploads (0);
+  check (st.ok () && !device->take_pinned (bytes), "pinned pool: a framing "
+      "kernel that never uploads takes no staging memory");
+  st = uploads (2);
   auto a = device->take_pinned (bytes), b = device->take_pinned (bytes);
-  check (a && b && !device->take_pinned (bytes), "pinned pool: a framing "
-      "kernel gives its two staging slots back");
+  check (st.ok () && a && b && !device->take_pinned (bytes), "pinned pool: "
+      "one that uploads twice gives its two staging slots back");
   void *pa = a ? a->data () : nullptr;
   device->give_pinned (std::move (a));
   device->give_pinned (std::move (b));
-  {
-    afet::FramingKernel k;
-    st = k.init (*device, f, max_batch);
-    check (st.ok () && !device->take_pinned (bytes), "pinned pool: the next "
-        "framing kernel of that shape takes them");
-  }
+  st = uploads (1);
   auto c = device->take_pinned (bytes);
   auto d = device->take_pinned (bytes);
-  check ((c && c->data () == pa) || (d && d->data () == pa),
-      "pinned pool: the same memory came back");
+  check (st.ok () && c && d && !device->take_pinned (bytes) &&
+      (c->data () == pa || d->data () == pa), "pinned pool: the next one "
+      "took from the pool and gave the same memory back");
 }
 
 static void
