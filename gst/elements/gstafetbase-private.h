@@ -109,6 +109,7 @@ struct GstAfetBaseState
   GstCaps *built_in = nullptr, *built_out = nullptr;
   std::atomic<guint> settings_changes {0};
   guint built_settings = 0;
+  gint built_batch = 0;              /* max-batch 0: the batch built for */
   guint64 engine_builds = 0;         /* object lock */
   bool engine_failed = false;        /* an OpenCL error posted: not kept */
   /* output_caps remembered for the last inputs asked about, with the
@@ -220,8 +221,9 @@ void afet_base_post_refusal (GstAfetBase * self, GstCaps * caps,
 void afet_base_explain_refusal (GstAfetBase * self, GstCaps * caps);
 void afet_base_explain_output_refusal (GstAfetBase * self, GstCaps * caps);
 
-/* gstafetstreaming.cc: max-batch 0 resolved for the device and the
- * stream's liveness (set_caps) */
+/* gstafetstreaming.cc: max-batch 0 resolved for the device, the stream's
+ * liveness and its duration (set_caps; 0: max-batch is set) */
+gint afet_base_wanted_batch (GstAfetBase * self, gint rate, gint S);
 void afet_base_auto_batch (GstAfetBase * self, GstAfetInput * in);
 
 /* gstafetreuse.cc: the engine kept from run to run */

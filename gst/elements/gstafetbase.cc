@@ -118,8 +118,9 @@ gst_afet_base_class_init (GstAfetBaseClass * klass)
   g_object_class_install_property (gobject_class, PROP_MAX_BATCH,
       g_param_spec_uint ("max-batch", "Maximum batch",
           "Most frames computed in one device launch (0: sized to the "
-          "device, 16384 on GPUs for a stream that is not live, else 4096; "
-          "at least 8). A "
+          "device, 16384 on GPUs for a stream that is not live, else 4096, "
+          "and no more than a stream of known duration needs; at least 8). "
+          "A "
           "live source's frames are computed as they fall due "
           "(latency-budget); otherwise frames are gathered up to this many "
           "before a launch", 0, 1 << 20, DEFAULT_MAX_BATCH,

@@ -124,6 +124,11 @@ afet_base_reuse_engine (GstAfetBase * self, GstCaps * incaps,
       !gst_caps_is_equal (incaps, p->built_in) ||
       !gst_caps_is_equal (outcaps, p->built_out))
     return FALSE;
+  /* max-batch 0: a longer stream than the engine was sized for builds a
+   * larger one */
+  if (p->built_batch > 0 && afet_base_wanted_batch (self, p->in.rate,
+          p->in.S) > p->built_batch)
+    return FALSE;
   GST_DEBUG_OBJECT (self, "same caps and settings: the engine is reused");
   return TRUE;
 }

@@ -372,23 +372,52 @@ afet_base_check_live (GstAfetBase * self)
  * files to HTK files took 0.31-0.33 s in steady state at 4096 and 0.25 s
  * at 16384), else AUTO_BATCH_CPU (a live stream computes frames as they
  * fall due, and every buffer is sized by the batch: a thousand live
- * streams should not hold four times the memory). */
-void
-afet_base_auto_batch (GstAfetBase * self, GstAfetInput * in)
+ * streams should not hold four times the memory); no more than the
+ * stream's frames, to the next power of two, when upstream knows its
+ * duration (a pipeline built for each short file allocates for its frames,
+ * not for 16384). 0 when max-batch is set. */
+gint
+afet_base_wanted_batch (GstAfetBase * self, gint rate, gint S)
 {
   GstAfetBaseState *p = PRIV (self);
   GST_OBJECT_LOCK (self);
   const bool automatic = p->max_batch == 0;
   GST_OBJECT_UNLOCK (self);
-  if (!automatic || !p->device || p->device->info ().is_cpu)
-    return;
-  GstQuery *q = gst_query_new_latency ();
-  gboolean live = TRUE;         /* unknown: as if live */
-  if (gst_pad_peer_query (GST_BASE_TRANSFORM_SINK_PAD (self), q))
-    gst_query_parse_latency (q, &live, nullptr, nullptr);
-  gst_query_unref (q);
-  if (!live)
-    in->max_batch = AUTO_BATCH_GPU;
+  if (!automatic)
+    return 0;
+  GstPad *sink = GST_BASE_TRANSFORM_SINK_PAD (self);
+  gint size = AUTO_BATCH_CPU;
+  if (p->device && !p->device->info ().is_cpu) {
+    GstQuery *q = gst_query_new_latency ();
+    gboolean live = TRUE;       /* unknown: as if live */
+    if (gst_pad_peer_query (sink, q))
+      gst_query_parse_latency (q, &live, nullptr, nullptr);
+    gst_query_unref (q);
+    if (!live)
+      size = AUTO_BATCH_GPU;
+  }
+  gint64 duration = -1;
+  if (rate > 0 && S > 0 && gst_pad_peer_query_duration (sink,
+          GST_FORMAT_TIME, &duration) && duration > 0) {
+    const guint64 frames = gst_util_uint64_scale (duration, (guint64) rate,
+        GST_SECOND) / (guint64) S + 2;
+    size = (gint) MIN ((guint64) size, MAX ((guint64) MIN_BATCH,
+            (guint64) afet::next_pow2 ((int) MIN (frames, (guint64)
+                    AUTO_BATCH_GPU))));
+  }
+  return size;
+}
+
+void
+afet_base_auto_batch (GstAfetBase * self, GstAfetInput * in)
+{
+  GstAfetBaseState *p = PRIV (self);
+  p->built_batch = afet_base_wanted_batch (self, in->rate, in->S);
+  if (p->built_batch > 0) {
+    in->max_batch = p->built_batch;
+    GST_INFO_OBJECT (self, "max-batch 0: batches of %d frames",
+        p->built_batch);
+  }
 }
 
 /* The largest float sample magnitude taken, in 16-bit units: 2^31, the

@@ -928,6 +928,9 @@ Runner::run_wav (const PlainWav & wav, const std::string & key,
   GST_BUFFER_PTS (buf) = 0;
   GST_BUFFER_DURATION (buf) = gst_util_uint64_scale (gst_buffer_get_size
       (buf) / unit, GST_SECOND, (guint64) wav.rate);
+  /* the elements size their batches by it (max-batch 0) */
+  g_object_set (src_, "duration", (guint64) GST_BUFFER_DURATION (buf),
+      nullptr);
   gst_app_src_push_buffer (GST_APP_SRC (src_), buf);
   gst_app_src_end_of_stream (GST_APP_SRC (src_));
   bool ok = wait (why, -1, 0);

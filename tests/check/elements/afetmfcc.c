@@ -13,6 +13,7 @@
 #include "afetcheck.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include <string.h>
 
@@ -565,6 +566,21 @@ count_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   return GST_PAD_PROBE_OK;
 }
 
+/* the batch size an element logs for max-batch 0 */
+static volatile gint batch_said = 0;
+
+static void
+note_batch (GstDebugCategory * category, GstDebugLevel level,
+    const gchar * file, const gchar * function, gint line, GObject * object,
+    GstDebugMessage * message, gpointer user_data)
+{
+  const gchar *m = gst_debug_message_get (message);
+  const gchar *at = m ? strstr (m, "max-batch 0: batches of ") : NULL;
+  if (at)
+    g_atomic_int_set (&batch_said, atoi (at + strlen ("max-batch 0: "
+                "batches of ")));
+}
+
 /* max-batch 0 (the default) sizes the batch to the device: 4096 frames on
  * CPU devices (PoCL's names start with pthread- or cpu-), 16384 on GPUs for
  * a source that is not live; 4096 for a live one anywhere. */
@@ -611,6 +627,30 @@ GST_START_TEST (test_batching_auto)
   gst_object_unref (m);
   gst_object_unref (bus);
   gst_object_unref (pipe);
+
+  /* a stream whose duration upstream knows gets no larger batches than its
+   * frames need, to the next power of two: 473 frames, 512 */
+  gchar *wav = g_build_filename (afetcheck_testdata_dir (), "audio",
+      "s01_16k.wav", NULL);
+  gchar *launch = g_strdup_printf ("filesrc location=\"%s\" ! wavparse ! "
+      "afetmfcc ! fakesink", wav);
+  gst_debug_set_threshold_for_name ("afetbase", GST_LEVEL_INFO);
+  gst_debug_add_log_function (note_batch, NULL, NULL);
+  g_atomic_int_set (&batch_said, 0);
+  pipe = gst_parse_launch (launch, NULL);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  bus = gst_element_get_bus (pipe);
+  msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+      (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_debug_remove_log_function (note_batch);
+  fail_unless_equals_int (g_atomic_int_get (&batch_said), 512);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+  g_free (launch);
+  g_free (wav);
 }
 
 GST_END_TEST;
