@@ -108,6 +108,7 @@ struct GstAfetBaseState
    * writable property changes (gstafetreuse.cc) */
   GstCaps *built_in = nullptr, *built_out = nullptr;
   std::atomic<guint> settings_changes {0};
+  std::atomic<GThread *> config_thread {nullptr}; /* applying htk-config */
   guint built_settings = 0;
   gint built_batch = 0;              /* max-batch 0: the batch built for */
   guint64 engine_builds = 0;         /* object lock */

@@ -26,14 +26,14 @@
 
 #define GST_CAT_DEFAULT gst_afet_base_debug
 
-/* the element applying its htk-config (its own property sets, which follow
- * from the file and the input, are not the application's changes) */
-static thread_local GstAfetBase *applying_config = nullptr;
-
+/* While an element applies its htk-config, the thread doing it (its own
+ * property sets follow from the file and the input, and are not the
+ * application's changes). Not a thread_local: LeakSanitizer's tracer
+ * crashes on the dynamic TLS of a dlopen()ed plugin (GCC 12). */
 void
 afet_base_applying_config (GstAfetBase * self, gboolean on)
 {
-  applying_config = on ? self : nullptr;
+  PRIV (self)->config_thread.store (on ? g_thread_self () : nullptr);
 }
 
 void
@@ -41,7 +41,7 @@ afet_base_note_property_changes (GObject * object, guint n,
     GParamSpec ** pspecs)
 {
   GstAfetBase *self = GST_AFET_BASE (object);
-  if (applying_config != self) {
+  if (PRIV (self)->config_thread.load () != g_thread_self ()) {
     for (guint i = 0; i < n; i++)
       if (pspecs[i]->flags & G_PARAM_WRITABLE) {
         PRIV (self)->settings_changes++;
