@@ -387,6 +387,19 @@ gst_afet_base_stop (GstBaseTransform * trans)
   return TRUE;
 }
 
+/* The engine, built or kept, takes these caps: the budget, and the
+ * window, look-ahead and budget in the latency, are known now. */
+static void
+engine_ready (GstAfetBase * self)
+{
+  afet_base_resolve_budget (self);
+  GST_OBJECT_LOCK (self);
+  PRIV (self)->last_refusal.clear ();
+  GST_OBJECT_UNLOCK (self);
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_latency (GST_OBJECT (self)));
+}
+
 static gboolean
 gst_afet_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     GstCaps * outcaps)
@@ -403,9 +416,7 @@ gst_afet_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   reset_stream (p);
   const guint settings = p->settings_changes.load ();
   if (afet_base_reuse_engine (self, incaps, outcaps)) {
-    afet_base_resolve_budget (self);
-    gst_element_post_message (GST_ELEMENT (self),
-        gst_message_new_latency (GST_OBJECT (self)));
+    engine_ready (self);
     return TRUE;
   }
   afet_base_release_engine (self);
@@ -474,13 +485,7 @@ gst_afet_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   }
   p->configured = true;
   afet_base_note_built (self, incaps, outcaps, settings);
-  afet_base_resolve_budget (self);
-  GST_OBJECT_LOCK (self);
-  p->last_refusal.clear ();
-  GST_OBJECT_UNLOCK (self);
-  /* the window, look-ahead and budget are known now */
-  gst_element_post_message (GST_ELEMENT (self),
-      gst_message_new_latency (GST_OBJECT (self)));
+  engine_ready (self);
   GST_DEBUG_OBJECT (self, "input in %s memory, output in %s memory",
       p->in_device ? "device" : "system", p->out_device ? "device" : "system");
   return TRUE;

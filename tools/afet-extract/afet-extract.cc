@@ -414,7 +414,7 @@ struct PlainWav
 {
   const char *format = nullptr; /* S16LE or F32LE */
   int rate = 0;
-  GstBuffer *data = nullptr;
+  GstBuffer *data = nullptr;    /* its samples, PTS 0 and duration set */
   ~PlainWav ()
   {
     if (data)
@@ -479,9 +479,16 @@ read_plain_wav (const std::string & path, int want_rate, PlainWav * w)
       if (!have_fmt || len == 0 || body + len > size || len % unit != 0 ||
           w->rate <= 0 || (want_rate > 0 && w->rate != want_rate))
         break;
+      /* (no memory for it: decodebin streams it instead) */
       w->data = gst_buffer_new_allocate (nullptr, len, nullptr);
       GstMapInfo map;
-      gst_buffer_map (w->data, &map, GST_MAP_WRITE);
+      if (!w->data || !gst_buffer_map (w->data, &map, GST_MAP_WRITE)) {
+        gst_clear_buffer (&w->data);
+        break;
+      }
+      GST_BUFFER_PTS (w->data) = 0;
+      GST_BUFFER_DURATION (w->data) = gst_util_uint64_scale (len / unit,
+          GST_SECOND, (guint64) w->rate);
       size_t got = 0;
       while (got < len) {
         ssize_t r = pread (fd, map.data + got, len - got,
@@ -530,13 +537,25 @@ public:
   bool run_segment (GstCaps * caps, const guint8 * data, size_t bytes,
       const std::string & key, const std::string & out, std::string * entry,
       std::string * why);
-  /* a plain WAV file's samples (read_plain_wav) */
-  bool run_wav (const PlainWav & wav, const std::string & key,
+  /* a plain WAV file's samples (read_plain_wav; its buffer is taken) */
+  bool run_wav (PlainWav * wav, const std::string & key,
       const std::string & out, std::string * entry, double *audio_s,
       std::string * why);
 
 private:
   bool build (const std::string & text, std::string * why);
+  /* A run: begin (the key, the output file, the counters, PLAYING), then
+   * end (ok from wait (); the entry, the audio's seconds and the checks
+   * every input gets; a fresh pipeline after a failure). */
+  bool begin (const std::string & key, const std::string & out,
+      std::string * why);
+  bool end (bool ok, const std::string & out, std::string * entry,
+      double *audio_s, std::string * why);
+  /* buf (taken), the whole input in caps, through "appsrc ! CHAIN !
+   * afetenc" */
+  bool run_buffer (GstCaps * caps, GstBuffer * buf, const std::string & key,
+      const std::string & out, std::string * entry, double *audio_s,
+      std::string * why);
   void drop ();
   bool wait (std::string * why, int child_fd, GPid child);
   void set_devices ();
@@ -765,27 +784,42 @@ Runner::run (const std::string & input, bool command, const std::string & key,
   GPid pid = 0;
   if (!set_source (input, command, &fd, &pid, why))
     return false;
-  g_object_set (enc_, "key", key.c_str (), nullptr);
-  if (!to_memory) {
-    /* filesink keeps its file open in READY: close it alone */
-    gst_element_set_state (sink_, GST_STATE_NULL);
-    g_object_set (sink_, "location", out.c_str (), nullptr);
-  }
-  counts_.audio_bytes = 0;
-  counts_.feature_bytes = 0;
-  bool ok = gst_element_set_state (pipe_, GST_STATE_PLAYING) !=
-      GST_STATE_CHANGE_FAILURE;
-  if (!ok)
-    *why = "the pipeline did not start";
+  bool ok = begin (key, out, why);
   if (ok)
     ok = wait (why, fd, pid);
   else if (fd >= 0) {
     close (fd);
     waitpid (pid, nullptr, 0);
   }
+  return end (ok, out, entry, audio_s, why);
+}
+
+bool
+Runner::begin (const std::string & key, const std::string & out,
+    std::string * why)
+{
+  g_object_set (enc_, "key", key.c_str (), nullptr);
+  if (!out.empty ()) {
+    /* filesink keeps its file open in READY: close it alone */
+    gst_element_set_state (sink_, GST_STATE_NULL);
+    g_object_set (sink_, "location", out.c_str (), nullptr);
+  }
+  counts_.audio_bytes = 0;
+  counts_.feature_bytes = 0;
+  if (gst_element_set_state (pipe_, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE)
+    return true;
+  *why = "the pipeline did not start";
+  return false;
+}
+
+bool
+Runner::end (bool ok, const std::string & out, std::string * entry,
+    double *audio_s, std::string * why)
+{
   *audio_s = counts_.bytes_per_second ?
       (double) counts_.audio_bytes / counts_.bytes_per_second : 0;
-  if (to_memory)
+  if (out.empty ())
     *entry = drain_appsink (sink_);
   if (ok && counts_.feature_bytes == 0) {
     *why = "too short for one frame (" + std::to_string (*audio_s) +
@@ -852,101 +886,60 @@ Runner::decode (const std::string & input, bool command, GstCaps ** caps,
 }
 
 bool
+Runner::run_buffer (GstCaps * caps, GstBuffer * buf, const std::string & key,
+    const std::string & out, std::string * entry, double *audio_s,
+    std::string * why)
+{
+  if (!pipe_) {
+    std::string text = "appsrc name=afetx_src format=time ! capsfilter "
+        "name=afetx_caps ! " + opt_.chain + " ! " + encoder_text (opt_,
+        out.empty ());
+    if (!build (text, why)) {
+      gst_buffer_unref (buf);
+      return false;
+    }
+  }
+  /* the duration sizes the elements' batches (max-batch 0) */
+  g_object_set (src_, "caps", caps, "duration", (guint64)
+      GST_BUFFER_DURATION (buf), nullptr);
+  bool ok = begin (key, out, why);
+  if (ok) {
+    gst_app_src_push_buffer (GST_APP_SRC (src_), buf);
+    gst_app_src_end_of_stream (GST_APP_SRC (src_));
+    ok = wait (why, -1, 0);
+  } else {
+    gst_buffer_unref (buf);
+  }
+  return end (ok, out, entry, audio_s, why);
+}
+
+bool
 Runner::run_segment (GstCaps * caps, const guint8 * data, size_t bytes,
     const std::string & key, const std::string & out, std::string * entry,
     std::string * why)
 {
-  const bool to_memory = out.empty ();
-  if (!pipe_) {
-    std::string text = "appsrc name=afetx_src format=time ! " + opt_.chain +
-        " ! " + encoder_text (opt_, to_memory);
-    if (!build (text, why))
-      return false;
-  }
-  g_object_set (src_, "caps", caps, nullptr);
-  g_object_set (enc_, "key", key.c_str (), nullptr);
-  if (!to_memory) {
-    gst_element_set_state (sink_, GST_STATE_NULL);
-    g_object_set (sink_, "location", out.c_str (), nullptr);
-  }
-  counts_.feature_bytes = 0;
-  if (gst_element_set_state (pipe_, GST_STATE_PLAYING) ==
-      GST_STATE_CHANGE_FAILURE) {
-    *why = "the pipeline did not start";
-    drop ();
-    return false;
-  }
+  GstAudioInfo ai;
+  gst_audio_info_from_caps (&ai, caps);
   GstBuffer *buf = gst_buffer_new_memdup (data, bytes);
   GST_BUFFER_PTS (buf) = 0;
-  gst_app_src_push_buffer (GST_APP_SRC (src_), buf);
-  gst_app_src_end_of_stream (GST_APP_SRC (src_));
-  bool ok = wait (why, -1, 0);
-  if (to_memory)
-    *entry = drain_appsink (sink_);
-  if (ok && counts_.feature_bytes == 0) {
-    *why = "too short for one frame";
-    ok = false;
-  }
-  if (!ok)
-    drop ();
-  return ok;
+  GST_BUFFER_DURATION (buf) = gst_util_uint64_scale (bytes /
+      GST_AUDIO_INFO_BPF (&ai), GST_SECOND, (guint64) ai.rate);
+  double audio_s = 0;
+  return run_buffer (caps, buf, key, out, entry, &audio_s, why);
 }
 
 bool
-Runner::run_wav (const PlainWav & wav, const std::string & key,
+Runner::run_wav (PlainWav * wav, const std::string & key,
     const std::string & out, std::string * entry, double *audio_s,
     std::string * why)
 {
-  const bool to_memory = out.empty ();
-  if (!pipe_) {
-    std::string text = "appsrc name=afetx_src format=time ! capsfilter "
-        "name=afetx_caps ! " + opt_.chain + " ! " + encoder_text (opt_,
-        to_memory);
-    if (!build (text, why))
-      return false;
-  }
   GstCaps *caps = gst_caps_new_simple ("audio/x-raw", "format",
-      G_TYPE_STRING, wav.format, "layout", G_TYPE_STRING, "interleaved",
-      "rate", G_TYPE_INT, wav.rate, "channels", G_TYPE_INT, 1, nullptr);
-  g_object_set (src_, "caps", caps, nullptr);
+      G_TYPE_STRING, wav->format, "layout", G_TYPE_STRING, "interleaved",
+      "rate", G_TYPE_INT, wav->rate, "channels", G_TYPE_INT, 1, nullptr);
+  GstBuffer *buf = wav->data;
+  wav->data = nullptr;
+  bool ok = run_buffer (caps, buf, key, out, entry, audio_s, why);
   gst_caps_unref (caps);
-  g_object_set (enc_, "key", key.c_str (), nullptr);
-  if (!to_memory) {
-    gst_element_set_state (sink_, GST_STATE_NULL);
-    g_object_set (sink_, "location", out.c_str (), nullptr);
-  }
-  counts_.audio_bytes = 0;
-  counts_.feature_bytes = 0;
-  if (gst_element_set_state (pipe_, GST_STATE_PLAYING) ==
-      GST_STATE_CHANGE_FAILURE) {
-    *why = "the pipeline did not start";
-    drop ();
-    return false;
-  }
-  GstBuffer *buf = gst_buffer_ref (wav.data);
-  const gsize unit = g_str_equal (wav.format, "S16LE") ? 2 : 4;
-  GST_BUFFER_PTS (buf) = 0;
-  GST_BUFFER_DURATION (buf) = gst_util_uint64_scale (gst_buffer_get_size
-      (buf) / unit, GST_SECOND, (guint64) wav.rate);
-  /* the elements size their batches by it (max-batch 0) */
-  g_object_set (src_, "duration", (guint64) GST_BUFFER_DURATION (buf),
-      nullptr);
-  gst_app_src_push_buffer (GST_APP_SRC (src_), buf);
-  gst_app_src_end_of_stream (GST_APP_SRC (src_));
-  bool ok = wait (why, -1, 0);
-  *audio_s = counts_.bytes_per_second ?
-      (double) counts_.audio_bytes / counts_.bytes_per_second : 0;
-  if (to_memory)
-    *entry = drain_appsink (sink_);
-  if (ok && counts_.feature_bytes == 0) {
-    *why = "too short for one frame (" + std::to_string (*audio_s) +
-        " s of audio)";
-    ok = false;
-  }
-  if (ok && !rate_agrees (opt_, counts_.rate, why))
-    ok = false;
-  if (!ok)
-    drop ();
   return ok;
 }
 
@@ -1027,7 +1020,7 @@ process_item (Shared * sh, Runner * files, Runner * commands,
     bool ok;
     if (!it.command && o.wav_reader && read_plain_wav (it.input, o.rate,
             &wav)) {
-      ok = wavs->run_wav (wav, it.key, out, &entry, &secs, &why);
+      ok = wavs->run_wav (&wav, it.key, out, &entry, &secs, &why);
       sh->direct++;
     } else
       ok = (it.command ? commands : files)->run (it.input, it.command,

@@ -566,6 +566,20 @@ count_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   return GST_PAD_PROBE_OK;
 }
 
+/* Plays pipe until EOS (failing the test on an error or after seconds);
+ * the caller sets it to NULL. */
+static void
+play_to_eos (GstElement * pipe, gint seconds)
+{
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *msg = gst_bus_timed_pop_filtered (bus, seconds * GST_SECOND,
+      (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+}
+
 /* the batch size an element logs for max-batch 0 */
 static volatile gint batch_said = 0;
 
@@ -599,12 +613,7 @@ GST_START_TEST (test_batching_auto)
   guint set = 1;
   g_object_get (m, "max-batch", &set, NULL);
   fail_unless_equals_int (set, 0);
-  gst_element_set_state (pipe, GST_STATE_PLAYING);
-  GstBus *bus = gst_element_get_bus (pipe);
-  GstMessage *msg = gst_bus_timed_pop_filtered (bus, 120 * GST_SECOND,
-      (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
-  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
-  gst_message_unref (msg);
+  play_to_eos (pipe, 120);
   gchar *name = NULL;
   g_object_get (m, "device-name", &name, NULL);
   gst_element_set_state (pipe, GST_STATE_NULL);
@@ -625,7 +634,6 @@ GST_START_TEST (test_batching_auto)
   gst_object_unref (pad);
   gst_object_unref (sink);
   gst_object_unref (m);
-  gst_object_unref (bus);
   gst_object_unref (pipe);
 
   /* a stream whose duration upstream knows gets no larger batches than its
@@ -638,16 +646,10 @@ GST_START_TEST (test_batching_auto)
   gst_debug_add_log_function (note_batch, NULL, NULL);
   g_atomic_int_set (&batch_said, 0);
   pipe = gst_parse_launch (launch, NULL);
-  gst_element_set_state (pipe, GST_STATE_PLAYING);
-  bus = gst_element_get_bus (pipe);
-  msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
-      (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
-  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
-  gst_message_unref (msg);
+  play_to_eos (pipe, 60);
   gst_element_set_state (pipe, GST_STATE_NULL);
   gst_debug_remove_log_function (note_batch);
   fail_unless_equals_int (g_atomic_int_get (&batch_said), 512);
-  gst_object_unref (bus);
   gst_object_unref (pipe);
   g_free (launch);
   g_free (wav);
@@ -670,12 +672,7 @@ GST_START_TEST (test_batching_not_live)
   GArray *sizes = g_array_new (FALSE, FALSE, sizeof (guint));
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, count_buffer, sizes,
       NULL);
-  gst_element_set_state (pipe, GST_STATE_PLAYING);
-  GstBus *bus = gst_element_get_bus (pipe);
-  GstMessage *msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
-      (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
-  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
-  gst_message_unref (msg);
+  play_to_eos (pipe, 60);
   gst_element_set_state (pipe, GST_STATE_NULL);
 
   /* 473 frames: 7 x 64 + 25, although wavparse sends 4 KiB buffers */
@@ -686,7 +683,6 @@ GST_START_TEST (test_batching_not_live)
   g_array_unref (sizes);
   gst_object_unref (pad);
   gst_object_unref (sink);
-  gst_object_unref (bus);
   gst_object_unref (pipe);
   g_free (launch);
   g_free (wav);
