@@ -33,23 +33,7 @@
 #endif
 
 #include "sample.cl"
-
-/* The sum of every work-item's v, returned to each. */
-static float
-afet_group_sum (__local float *part, float v)
-{
-  uint lid = get_local_id (0);
-  part[lid] = v;
-  barrier (CLK_LOCAL_MEM_FENCE);
-  for (uint s = AFET_LSZ / 2; s > 0; s >>= 1) {
-    if (lid < s)
-      part[lid] += part[lid + s];
-    barrier (CLK_LOCAL_MEM_FENCE);
-  }
-  float r = part[0];
-  barrier (CLK_LOCAL_MEM_FENCE);
-  return r;
-}
+#include "group.cl"
 
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
 void
@@ -89,10 +73,14 @@ afet_frame (__global const afet_sample *samples, uint W, uint S,
     }
     y[i] = v;
   }
-  float e = afet_group_sum (part, acc);
-  if (lid == 0 && energy)
-    energy_buf[energy_offset + t * energy_stride] =
-        afet_log_energy (e, energy_mode, log_energy_floor);
+  if (energy) {
+    /* energy is the same for the whole group: every work-item reaches the
+     * sum's barriers or none does */
+    float e = afet_group_sum (part, acc);
+    if (lid == 0)
+      energy_buf[energy_offset + t * energy_stride] =
+          afet_log_energy (e, energy_mode, log_energy_floor);
+  }
 }
 
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))

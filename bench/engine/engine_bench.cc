@@ -17,6 +17,7 @@
  */
 #include "clutil.h"
 #include "mfcc.h"
+#include "profile.h"
 #include "transfer.h"
 
 #include <algorithm>
@@ -120,6 +121,7 @@ main (int argc, char **argv)
     double t_first = now () - t0;
     double best = 1e30;
     for (int r = 0; r < repeat && st.ok (); r++) {
+      afet::profile_reset ();
       t0 = now ();
       st = stage.run_samples (x, frames, out.data ());
       double t = now () - t0;
@@ -136,6 +138,9 @@ main (int argc, char **argv)
           "%d %.4f s = %.1f M frames/s, %.0fx real time\n", method,
           samples.c_str (), rate, batch, seconds, frames, t_init, t_first,
           repeat, best, frames / best / 1e6, seconds / best);
+    if (afet::profiling () && input != "device")
+      std::printf ("profile of the last run (AFET_PROFILE):\n%s",
+          afet::profile_report ().c_str ());
     if (input == "host")
       continue;
     /* device to device: the whole signal uploaded once, untimed */
@@ -161,10 +166,14 @@ main (int argc, char **argv)
       st = run_device ();       /* warm-up */
     double dbest = 1e30;
     for (int r = 0; r < repeat && st.ok (); r++) {
+      afet::profile_reset ();
       t0 = now ();
       st = run_device ();
       dbest = std::min (dbest, now () - t0);
     }
+    if (afet::profiling ())
+      std::printf ("profile of the last run (AFET_PROFILE):\n%s",
+          afet::profile_report ().c_str ());
     std::vector<float> dres (out.size ());
     if (st.ok ())
       st = afet::download (queue.get (), dout.get (), 0, dres.size () *

@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "clutil.h"
+#include "profile.h"
 #include "transfer.h"
 
 #include <algorithm>
@@ -224,10 +225,15 @@ launch (cl_command_queue q, cl_kernel k, size_t groups, size_t lsz,
     const char *name)
 {
   size_t global = groups * lsz;
+  cl_event timed = nullptr;
   cl_int err = injected_fault (FaultSite::ENQUEUE);
   if (err == CL_SUCCESS)
     err = clEnqueueNDRangeKernel (q, k, 1, nullptr, &global, &lsz, 0,
-        nullptr, nullptr);
+        nullptr, profiling () ? &timed : nullptr);
+  if (timed) {
+    profile_note (name, timed);
+    clReleaseEvent (timed);
+  }
   if (err != CL_SUCCESS)
     return cl_fail ((std::string ("enqueue ") + name).c_str (), err);
   return Status::Ok ();

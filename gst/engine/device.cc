@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "device.h"
+#include "profile.h"
 
 #include "clutil.h"
 
@@ -332,8 +333,8 @@ Status
 Device::create_queue (ClQueue *out) const
 {
   cl_int err = CL_SUCCESS;
-  cl_command_queue q = clCreateCommandQueue (context_.get (), device_, 0,
-      &err);
+  cl_command_queue q = clCreateCommandQueue (context_.get (), device_,
+      profiling () ? CL_QUEUE_PROFILING_ENABLE : 0, &err);
   if (err != CL_SUCCESS)
     return Status (Status::OPENCL, std::string ("clCreateCommandQueue: ") +
         cl_error_name (err));

@@ -4,6 +4,7 @@
  */
 #include "framing.h"
 #include "clutil.h"
+#include "profile.h"
 
 #include "afet-kernels.h"
 
@@ -196,8 +197,13 @@ FramingKernel::device_source (cl_command_queue q, const Samples &samples,
    * sub-buffer of the source would save the copy, but on an H100 (driver
    * 580) kernels reading sub-buffers at aligned origins gave wrong frames
    * and ran slower than the copy. */
+  cl_event timed = nullptr;
   cl_int err = clEnqueueCopyBuffer (q, samples.device, slot.samples.get (),
-      origin, 0, bytes, 0, nullptr, nullptr);
+      origin, 0, bytes, 0, nullptr, profiling () ? &timed : nullptr);
+  if (timed) {
+    profile_note ("copy (device samples)", timed);
+    clReleaseEvent (timed);
+  }
   return err == CL_SUCCESS ? Status::Ok () :
       cl_fail ("clEnqueueCopyBuffer (device samples)", err);
 }

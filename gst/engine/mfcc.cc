@@ -82,12 +82,13 @@ MfccStage::init_kind ()
 
   AFET_RETURN_IF_ERROR (bank_.upload (ctx, fb));
 
-  /* on the vector front (CPUs) the filter bank and the DCT run in its
-   * kernel, unless the DCT is CLBlast's */
-  const bool fuse = front_.vector () && (cfg.num_ceps == 0 ||
+  /* on a one-kernel front (CPUs, GPUs for most FFT sizes) the filter bank
+   * and the DCT run in its kernel, unless the DCT is CLBlast's */
+  const bool fuse = front_.one_kernel () && (cfg.num_ceps == 0 ||
       cfg.dct == DctMode::FUSED);
   if (fuse)
-    AFET_RETURN_IF_ERROR (front_.mfcc_kernel (&fused_kernel_, &fused_name_));
+    AFET_RETURN_IF_ERROR (front_.mfcc_kernel (M, &fused_kernel_,
+            &fused_name_));
   else
     AFET_RETURN_IF_ERROR (make_kernel (dev, "melbank", kernels::melbank,
             kernels::melbank_sha256, stage_build_options (lsz_),

@@ -49,8 +49,8 @@ SpectrumFront::init (Device &device, const FramingConfig &framing,
   if (!frames_input)
     AFET_RETURN_IF_ERROR (framing_.init (device, framing, max_batch,
             plan_ == FrontPlan::VKFFT));
-  if (plan_ == FrontPlan::VECTOR)
-    return vfront_.init (device, fft_size, framing.samples);
+  if (one_kernel ())
+    return kfront_.init (device, plan_, fft_size, framing.samples);
   if (frames_input)
     AFET_RETURN_IF_ERROR (make_kernel (device, "framing", kernels::framing,
             kernels::framing_sha256, stage_build_options (lsz_),
@@ -63,19 +63,20 @@ SpectrumFront::init (Device &device, const FramingConfig &framing,
 }
 
 Status
-SpectrumFront::mfcc_kernel (ClKernel *out, std::string *name) const
+SpectrumFront::mfcc_kernel (int filters, ClKernel *out,
+    std::string *name) const
 {
-  if (plan_ != FrontPlan::VECTOR)
-    return Status (Status::BAD_CONFIG, "mfcc_kernel: not the vector plan");
-  return vfront_.kernel (frames_input_, true, out, name);
+  if (!one_kernel ())
+    return Status (Status::BAD_CONFIG, "mfcc_kernel: not a one-kernel plan");
+  return kfront_.kernel (frames_input_, filters, out, name);
 }
 
 Status
 SpectrumFront::need_spectra ()
 {
-  if (plan_ == FrontPlan::VECTOR && !vspectra_kernel_)
-    AFET_RETURN_IF_ERROR (vfront_.kernel (frames_input_, false,
-            &vspectra_kernel_));
+  if (one_kernel () && !kspectra_kernel_)
+    AFET_RETURN_IF_ERROR (kfront_.kernel (frames_input_, 0,
+            &kspectra_kernel_, &kspectra_name_));
   if (spec_)
     return Status::Ok ();
   return make_buffer (context_, CL_MEM_READ_WRITE, (size_t) max_batch_ *
@@ -104,7 +105,7 @@ SpectrumFront::check (int n, bool frames) const
 void
 SpectrumFront::dest_args (ArgSetter &a, const KindKernel *kind) const
 {
-  vfront_.table_args (a);
+  kfront_.table_args (a);
   if (kind)
     kind->args (a);
   else
@@ -119,12 +120,13 @@ SpectrumFront::enqueue_samples (cl_command_queue q, const Samples &samples,
   AFET_RETURN_IF_ERROR (check (n, false));
   const size_t energy_offset = out_row * out_dims + (energy_col >= 0 ?
       energy_col : 0);
-  if (plan_ == FrontPlan::VECTOR) {
-    const KindKernel own { vspectra_kernel_.get (), "afet_vframe_spectra",
+  if (one_kernel ()) {
+    const KindKernel own { kspectra_kernel_.get (), kspectra_name_.c_str (),
       nullptr };
     const KindKernel &k = kind ? *kind : own;
     return framing_.enqueue_kernel (q, samples, n, k.kernel, k.name,
-        vfront_.items (n), 1, out, energy_offset, out_dims, energy_col >= 0,
+        kfront_.groups (n), kfront_.local_size (), out, energy_offset,
+        out_dims, energy_col >= 0,
         stats, first_frame, [&](ArgSetter &a) { dest_args (a, kind); });
   }
   AFET_RETURN_IF_ERROR (framing_.enqueue (q, samples, n, spec_.get (), 0,
@@ -150,20 +152,20 @@ SpectrumFront::enqueue_frames (cl_command_queue q, const float *host,
     frames = frames_in_.get ();
     in_row = 0;
   }
-  const bool vec = plan_ == FrontPlan::VECTOR;
-  cl_kernel k = vec ? (kind ? kind->kernel : vspectra_kernel_.get ()) :
+  const bool one = one_kernel ();
+  cl_kernel k = one ? (kind ? kind->kernel : kspectra_kernel_.get ()) :
       pad_kernel_.get ();
-  const char *name = vec ? (kind ? kind->name : "afet_vpad_spectra") :
+  const char *name = one ? (kind ? kind->name : kspectra_name_.c_str ()) :
       "afet_pad_frames";
   ArgSetter a (k);
   a (frames) ((cl_uint) (in_row * in_stride_)) ((cl_uint) in_stride_)
       ((cl_uint) framing_cfg_.W) ((cl_int) (energy_col >= 0 ? 1 : 0)) (out)
       ((cl_uint) (out_row * out_dims + (energy_col >= 0 ? energy_col : 0)))
       ((cl_uint) out_dims) ((cl_uint) n);
-  if (vec) {
+  if (one) {
     dest_args (a, kind);
     AFET_RETURN_IF_ERROR (a.status (name));
-    return launch (q, k, vfront_.items (n), 1, name);
+    return launch (q, k, kfront_.groups (n), kfront_.local_size (), name);
   }
   a (spec_.get ()) ((cl_uint) stride ());
   AFET_RETURN_IF_ERROR (a.status (name));

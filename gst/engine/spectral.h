@@ -17,15 +17,17 @@ namespace afet {
  * then their batched real FFT. A frame's raw log energy, when wanted, goes
  * straight to its column in the stage's output rows.
  *
- * Two plans (choose_front, vframes.h): on GPUs a work-group a frame
- * (framing.cl) and VkFFT's batched FFT; on CPUs one kernel that takes the
- * frames in vector lanes from samples to spectra (vframes.cl) or, for a
- * kind that fuses its own steps into it (a KindKernel), to its features. */
+ * Three plans (choose_front, vframes.h): one kernel that takes the
+ * frames from samples to spectra or, for a kind that fuses its own steps
+ * into it (a KindKernel), to its features: on CPUs frames in vector lanes
+ * (vframes.cl), on GPUs a work-group a frame (gframes.cl); and, for FFT
+ * sizes those do not take, a work-group a frame (framing.cl) and VkFFT's
+ * batched FFT. */
 class SpectrumFront
 {
 public:
-  /* A kind's own vframes.cl kernel (vector plan): its arguments after the
-   * FFT tables are set by args. */
+  /* A kind's own front kernel (vframes.cl or gframes.cl): its arguments
+   * after the FFT tables are set by args. */
   struct KindKernel
   {
     cl_kernel kernel = nullptr;
@@ -38,11 +40,13 @@ public:
   Status init (Device &device, const FramingConfig &framing,
       bool frames_input, bool input_has_energy, int max_batch, int fft_size);
   FrontPlan plan () const { return plan_; }
-  bool vector () const { return plan_ == FrontPlan::VECTOR; }
-  /* Vector plan: the MFCC / filter-bank kernel for this front's input (a
-   * kind that fuses), and its name. */
-  Status mfcc_kernel (ClKernel *out, std::string *name) const;
-  /* The spectra buffer and, on the vector plan, the kernel that writes it,
+  /* The front is one kernel (VECTOR, GROUP), which a kind may fuse its
+   * steps into. */
+  bool one_kernel () const { return plan_ != FrontPlan::VKFFT; }
+  /* One-kernel plans: the MFCC / filter-bank kernel of filters channels
+   * for this front's input (a kind that fuses), and its name. */
+  Status mfcc_kernel (int filters, ClKernel *out, std::string *name) const;
+  /* The spectra buffer and, on a one-kernel plan, the kernel that writes it,
    * for kinds that read spectra (made at init on the VkFFT plan, where the
    * FFT runs in it). */
   Status need_spectra ();
@@ -80,8 +84,9 @@ private:
   FramingKernel framing_;
   ClKernel pad_kernel_;         /* VkFFT plan, frames input */
   RealFft fft_;
-  VectorFront vfront_;
-  ClKernel vspectra_kernel_;    /* vector plan: to spectra */
+  KernelFront kfront_;
+  ClKernel kspectra_kernel_;    /* one-kernel plans: to spectra */
+  std::string kspectra_name_;
   ClMem spec_;
   ClMem frames_in_;
 };
@@ -171,7 +176,7 @@ protected:
       cl_command_queue queue, TransferStats *stats);
   /* The kind's steps after the spectra: n rows into out from out_row. */
   virtual Status spectra_to_features (int n, cl_mem out, size_t out_row) = 0;
-  /* A kind that fuses its steps into the vector front's kernel (init_kind
+  /* A kind that fuses its steps into a one-kernel front (init_kind
    * made fused_kernel_ with front_.mfcc_kernel) sets that kernel's own
    * arguments here, for rows from out_row of out; spectra_to_features is
    * then not called. */

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "fault.h"
+#include "profile.h"
 #include "status.h"
 
 #include <CL/cl.h>
@@ -34,10 +35,16 @@ upload (cl_command_queue q, cl_mem dst, size_t offset, size_t bytes,
 {
   if (bytes == 0)
     return Status::Ok ();
+  cl_event timed = nullptr;
   cl_int err = injected_fault (FaultSite::ENQUEUE);
   if (err == CL_SUCCESS)
     err = clEnqueueWriteBuffer (q, dst, blocking ? CL_TRUE : CL_FALSE,
-        offset, bytes, src, 0, nullptr, done);
+        offset, bytes, src, 0, nullptr, done ? done : profiling () ?
+        &timed : nullptr);
+  if (err == CL_SUCCESS && profiling ())
+    profile_note ("upload", done ? *done : timed);
+  if (timed)
+    clReleaseEvent (timed);
   if (err != CL_SUCCESS)
     return Status (Status::OPENCL, std::string ("upload of ") +
         std::to_string (bytes) + " bytes: " + cl_error_name (err) + " (" +
@@ -58,10 +65,16 @@ download (cl_command_queue q, cl_mem src, size_t offset, size_t bytes,
 {
   if (bytes == 0)
     return Status::Ok ();
+  cl_event timed = nullptr;
   cl_int err = injected_fault (FaultSite::ENQUEUE);
   if (err == CL_SUCCESS)
     err = clEnqueueReadBuffer (q, src, done ? CL_FALSE : CL_TRUE, offset,
-        bytes, dst, 0, nullptr, done);
+        bytes, dst, 0, nullptr, done ? done : profiling () ? &timed :
+        nullptr);
+  if (err == CL_SUCCESS && profiling ())
+    profile_note ("download", done ? *done : timed);
+  if (timed)
+    clReleaseEvent (timed);
   if (err != CL_SUCCESS)
     return Status (Status::OPENCL, std::string ("download of ") +
         std::to_string (bytes) + " bytes: " + cl_error_name (err) + " (" +

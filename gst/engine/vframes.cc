@@ -7,6 +7,7 @@
 
 #include "afet-kernels.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstdint>
@@ -18,18 +19,21 @@ namespace afet {
 FrontPlan
 choose_front (const DeviceInfo &info, int fft_size, size_t batch_samples)
 {
+  const bool pow2 = fft_size >= 8 && (fft_size & (fft_size - 1)) == 0;
   /* the vector kernels address a batch's samples with 32-bit offsets */
-  const bool can = info.is_cpu && fft_size >= 8 &&
-      fft_size <= kMaxVectorFft && (fft_size & (fft_size - 1)) == 0 &&
+  const bool vector = info.is_cpu && pow2 && fft_size <= kMaxVectorFft &&
       batch_samples <= (size_t) INT32_MAX;
-  if (!can)
-    return FrontPlan::VKFFT;
+  const bool group = pow2 && fft_size <= kMaxGroupFft;
   const char *env = std::getenv ("AFET_FRONT");
-  if (env && std::strcmp (env, "vector") == 0)
-    return FrontPlan::VECTOR;
   if (env && std::strcmp (env, "vkfft") == 0)
     return FrontPlan::VKFFT;
-  return info.is_cpu ? FrontPlan::VECTOR : FrontPlan::VKFFT;
+  if (env && std::strcmp (env, "vector") == 0)
+    return vector ? FrontPlan::VECTOR : FrontPlan::VKFFT;
+  if (env && std::strcmp (env, "group") == 0)
+    return group ? FrontPlan::GROUP : FrontPlan::VKFFT;
+  if (info.is_cpu)
+    return vector ? FrontPlan::VECTOR : FrontPlan::VKFFT;
+  return group ? FrontPlan::GROUP : FrontPlan::VKFFT;
 }
 
 /* Frames a work-item: the device's preferred float vector width, 2 to 8
@@ -50,28 +54,82 @@ pick_width (const DeviceInfo &info, int fft_size)
   return vw;
 }
 
+/* The group front's work-items a frame (*threads: N / 16, so that each
+ * takes two radix-8 butterflies a pass, 2 to 128) and frames a group
+ * (*frames: enough for a warp of 32). On an H100 (driver 580.159.04, 10 h
+ * of 16 kHz audio, N = 512) one frame of 32 work-items a group ran the
+ * stage in 16.8 ms; two, four and eight frames a group, or 64 work-items
+ * a frame, took 17.1 to 21.0 ms. Within the device's group size. */
+static void
+pick_group (const DeviceInfo &info, int fft_size, int *frames, int *threads)
+{
+  int gt = std::min (128, std::max (2, fft_size / 16));
+  int gf = std::max (1, 32 / gt);
+  while (gf > 1 && (size_t) (gf * gt) > info.max_work_group_size)
+    gf /= 2;
+  while (gt > 1 && (size_t) (gf * gt) > info.max_work_group_size)
+    gt /= 2;
+  *frames = gf;
+  *threads = gt;
+}
+
+/* Where bin k of an N-point FFT by decimation in frequency ends: vframes.cl
+ * (radix 4, whose outputs are stored in radix-2 order, and a last radix-2
+ * step): k's log2(N) bits reversed. */
+static int
+radix2_place (int k, int N)
+{
+  int r = 0;
+  for (int b = 1; b < N; b <<= 1, k >>= 1)
+    r = (r << 1) | (k & 1);
+  return r;
+}
+
+/* The same for gframes.cl (radix-8 passes, then one of 4 or 2 points): a
+ * pass of radix R over sub-transforms of L points leaves digit k mod R of
+ * the bin at (k mod R) L / R of its sub-transform, and the rest of k to
+ * the next pass. */
+static int
+radix8_place (int k, int N)
+{
+  int place = 0;
+  for (int L = N; L > 1;) {
+    const int R = L >= 8 ? 8 : L;
+    place += (k % R) * (L / R);
+    k /= R;
+    L /= R;
+  }
+  return place;
+}
+
 Status
-VectorFront::init (Device &device, int fft_size, SampleFormat samples)
+KernelFront::init (Device &device, FrontPlan plan, int fft_size,
+    SampleFormat samples)
 {
   device_ = &device;
-  vw_ = pick_width (device.info (), fft_size);
-  options_ = stage_build_options (1, samples) + " -DAFET_VW=" +
-      std::to_string (vw_) + " -DAFET_FFT=" + std::to_string (fft_size);
+  plan_ = plan;
+  if (plan == FrontPlan::GROUP) {
+    int gt = 1;
+    pick_group (device.info (), fft_size, &frames_, &gt);
+    lsz_ = (size_t) frames_ * gt;
+    options_ = stage_build_options (lsz_, samples) + " -DAFET_GT=" +
+        std::to_string (gt);
+  } else {
+    frames_ = pick_width (device.info (), fft_size);
+    lsz_ = 1;
+    options_ = stage_build_options (1, samples) + " -DAFET_VW=" +
+        std::to_string (frames_);
+  }
+  options_ += " -DAFET_FFT=" + std::to_string (fft_size);
   const int N = fft_size;
-  int bits = 0;
-  while ((1 << bits) < N)
-    bits++;
   std::vector<float> tw (2 * (size_t) N);
   std::vector<int> rev (N);
   for (int k = 0; k < N; k++) {
     const double a = -2.0 * M_PI * k / N;
     tw[2 * k] = (float) std::cos (a);
     tw[2 * k + 1] = (float) std::sin (a);
-    int r = 0;
-    for (int b = 0; b < bits; b++)
-      if (k >> b & 1)
-        r |= 1 << (bits - 1 - b);
-    rev[k] = r;
+    rev[k] = plan == FrontPlan::GROUP ? radix8_place (k, N) :
+        radix2_place (k, N);
   }
   cl_context ctx = device.context ();
   AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY,
@@ -81,20 +139,28 @@ VectorFront::init (Device &device, int fft_size, SampleFormat samples)
 }
 
 Status
-VectorFront::kernel (bool given, bool mfcc, ClKernel *out,
+KernelFront::kernel (bool given, int filters, ClKernel *out,
     std::string *name) const
 {
-  const std::string n = std::string (given ? "afet_vpad_" : "afet_vframe_") +
-      (mfcc ? "mfcc" : "spectra");
+  const bool group = plan_ == FrontPlan::GROUP;
+  const bool mfcc = filters > 0;
+  const std::string n = std::string (group ? "afet_g" : "afet_v") +
+      (given ? "pad_" : "frame_") + (mfcc ? "mfcc" : "spectra");
   if (name)
     *name = n;
+  const std::string defs = std::string (given ? (group ? " -DAFET_GGIVEN" :
+          " -DAFET_VGIVEN") : "") + (mfcc ? (group ? " -DAFET_GMFCC" :
+          " -DAFET_VMFCC") : "");
+  if (group)
+    return make_kernel (*device_, "gframes", kernels::gframes,
+        kernels::gframes_sha256, options_ + defs + (mfcc ? " -DAFET_FILTERS="
+            + std::to_string (filters) : ""), n.c_str (), out);
   return make_kernel (*device_, "vframes", kernels::vframes,
-      kernels::vframes_sha256, options_ + (given ? " -DAFET_VGIVEN" : "") +
-      (mfcc ? " -DAFET_VMFCC" : ""), n.c_str (), out);
+      kernels::vframes_sha256, options_ + defs, n.c_str (), out);
 }
 
 void
-VectorFront::table_args (ArgSetter &a) const
+KernelFront::table_args (ArgSetter &a) const
 {
   a (tw_.get ()) (rev_.get ());
 }

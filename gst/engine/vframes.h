@@ -4,11 +4,12 @@
  */
 #pragma once
 
-/* The spectral front for CPUs (kernels/vframes.cl): frames in the lanes of
- * a vector, a work-item taking them from samples to spectra, or to the
- * features of a kind that fuses its steps (MFCC, filter banks). Which
- * devices run it, how many frames a work-item takes, and the FFT tables
- * its kernels read. */
+/* The spectral front in one kernel: on CPUs kernels/vframes.cl (frames in
+ * the lanes of a vector, a work-item taking them from samples to spectra,
+ * or to the features of a kind that fuses its steps: MFCC, filter banks),
+ * on GPUs kernels/gframes.cl (a work-group a frame, the FFT in local
+ * memory). Which devices run which plan, how a plan's kernels are built
+ * and launched, and the FFT tables they read. */
 
 #include "device.h"
 #include "framing.h"
@@ -18,51 +19,71 @@
 namespace afet {
 
 /* How the spectral front computes: VKFFT (framing.cl, a work-group per
- * frame, then VkFFT's batched FFT: GPUs) or VECTOR (vframes.cl: CPUs). */
+ * frame, then VkFFT's batched FFT), VECTOR (vframes.cl: CPUs) or GROUP
+ * (gframes.cl: GPUs). */
 enum class FrontPlan
 {
   VKFFT = 0,
   VECTOR,
+  GROUP,
 };
 
 /* The largest FFT the vector front takes (a work-item holds its frames'
  * spectra in private memory). */
 constexpr int kMaxVectorFft = 8192;
+/* The largest FFT the group front takes (a group holds its frame's
+ * complex spectrum, the power of its bins and the filter bank's channels
+ * in local memory: 21.5 KiB at 2048 points, within the 48 KiB that
+ * NVIDIA's OpenCL gives a group, and four groups fit in an H100's SM). */
+constexpr int kMaxGroupFft = 2048;
 
 /* The plan for an FFT of fft_size points on a device, for batches of at
- * most batch_samples samples: VECTOR on CPU devices for powers of two from
- * 8 to kMaxVectorFft and batches within 32-bit offsets, else VKFFT.
- * AFET_FRONT=vkfft in the environment puts a CPU device on VKFFT too
- * (tests and benchmarks run both plans on one device); AFET_FRONT=vector
- * is the default there. GPUs always take VKFFT: NVIDIA's OpenCL compiler
+ * most batch_samples samples. CPU devices take VECTOR for powers of two
+ * from 8 to kMaxVectorFft and batches within 32-bit offsets, other
+ * devices GROUP for powers of two from 8 to kMaxGroupFft; anything else
+ * (Whisper's 400 points, larger FFTs) takes VKFFT. AFET_FRONT=vkfft,
+ * vector or group in the environment asks for a plan (tests and
+ * benchmarks run every plan on one device); a plan the device or size
+ * cannot take gives VKFFT. No GPU takes VECTOR: NVIDIA's OpenCL compiler
  * (H100, driver 580.159.04) turns afet_vframe_mfcc for FFTs of 64 points
- * or fewer into a kernel that writes zeros, and the vector front is no
- * plan for GPUs anyway. */
+ * or fewer into a kernel that writes zeros, and vector lanes are no plan
+ * for GPUs anyway. */
 FrontPlan choose_front (const DeviceInfo &info, int fft_size,
     size_t batch_samples = 0);
 
-/* The vector front's program options and FFT tables on one device, for
- * one FFT size and sample format. */
-class VectorFront
+/* The program options, launch geometry and FFT tables of a one-kernel
+ * front (VECTOR or GROUP) on one device, for one FFT size and sample
+ * format. */
+class KernelFront
 {
 public:
-  Status init (Device &device, int fft_size, SampleFormat samples);
-  /* The kernel of vframes.cl for this size and format that takes audio or
-   * given frames to spectra or (mfcc) to MFCC / filter-bank features; its
-   * name into *name. */
-  Status kernel (bool given, bool mfcc, ClKernel *out,
+  Status init (Device &device, FrontPlan plan, int fft_size,
+      SampleFormat samples);
+  /* The kernel for this plan, size and format that takes audio or given
+   * frames to spectra or (filters > 0) to MFCC / filter-bank features of
+   * that many channels; its name into *name. */
+  Status kernel (bool given, int filters, ClKernel *out,
       std::string *name = nullptr) const;
-  /* The FFT tables, the first two arguments after a vframes.cl kernel's
+  /* The FFT tables, the first two arguments after a front kernel's
    * framing group. */
   void table_args (ArgSetter &a) const;
-  /* Work-items for n frames (each takes width () of them). */
-  size_t items (int n) const { return ((size_t) n + vw_ - 1) / vw_; }
-  int width () const { return vw_; }
+  /* The launch for n frames: groups of local_size () work-items, each
+   * group taking frames_a_group () frames (VECTOR: a work-item takes the
+   * vector width's; GROUP: side by side, threads_a_frame () each). */
+  size_t groups (int n) const
+  {
+    return ((size_t) n + frames_ - 1) / frames_;
+  }
+  size_t local_size () const { return lsz_; }
+  int frames_a_group () const { return frames_; }
+  int threads_a_frame () const { return (int) lsz_ / frames_; }
 
 private:
   Device *device_ = nullptr;
+  FrontPlan plan_ = FrontPlan::VECTOR;
   std::string options_;
-  int vw_ = 0;
+  int frames_ = 1;
+  size_t lsz_ = 1;
   ClMem tw_, rev_;
 };
 

@@ -2,19 +2,20 @@
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The two plans of the spectral front (gst/engine/vframes.h): the vector
- * front of CPUs (kernels/vframes.cl) and the GPUs' framing kernel + VkFFT,
- * run on one CPU device through AFET_FRONT (on a GPU, where only VkFFT
- * runs, the comparisons are of VkFFT with itself, and the plan choice is
- * what is checked). Every kind and input they serve
+ * The three plans of the spectral front (gst/engine/vframes.h): the
+ * vector front of CPUs (kernels/vframes.cl), the group front of GPUs
+ * (kernels/gframes.cl) and the framing kernel + VkFFT, run on one device
+ * through AFET_FRONT (on a GPU, which does not take the vector front, that
+ * plan's comparisons are of VkFFT with itself, and the plan choice is what
+ * is checked). Every kind and input they serve
  * must give the same features within float rounding: MFCC and filter
  * banks (fused into the vector kernel), PLP, the spectrogram and the GEMM
  * DCT (after its spectra), audio in float and 16-bit samples, given frames
  * with and without energy, every framing option (DC removal, dither,
  * energy formulas, windowed energy, sample scale), FFT sizes 8 .. 8192,
- * batches that end inside a work-item's lanes. The vector front's spectra
- * are also checked against a double-precision DFT, and which plan runs
- * where (choose_front).
+ * batches that end inside a work-item's lanes. The one-kernel fronts'
+ * spectra are also checked against a double-precision DFT, and which plan
+ * runs where (choose_front).
  */
 #include "enginecheck.h"
 #include "mfcc.h"
@@ -95,7 +96,21 @@ struct Audio
   }
 };
 
-/* Both plans on the same input; tol on the relative L2 of all values. */
+/* The plan AFET_FRONT=plan gives for an FFT of N points on this device. */
+static afet::FrontPlan
+expected_plan (const std::string &plan, int N)
+{
+  const bool pow2 = N >= 8 && (N & (N - 1)) == 0;
+  if (plan == "vector" && pow2 && N <= afet::kMaxVectorFft &&
+      device->info ().is_cpu)
+    return afet::FrontPlan::VECTOR;
+  if (plan == "group" && pow2 && N <= afet::kMaxGroupFft)
+    return afet::FrontPlan::GROUP;
+  return afet::FrontPlan::VKFFT;
+}
+
+/* Every plan on the same input, the one-kernel plans against VkFFT; tol
+ * on the relative L2 of all values. */
 template <class Stage, class Config>
 static void
 agree (const std::string &name, const Config &cfg, long long n,
@@ -114,31 +129,36 @@ agree (const std::string &name, const Config &cfg, long long n,
   }
   const void *samples = audio.data (fc.samples);
   const float *fr = cfg.frames_input ? frames.data () : nullptr;
-  afet::FrontPlan pv, pk;
-  std::vector<float> v = run_plan<Stage> ("vector", cfg, samples, fr, n, &pv);
+  afet::FrontPlan pk;
   std::vector<float> k = run_plan<Stage> ("vkfft", cfg, samples, fr, n, &pk);
-  if (v.empty () || k.empty ())
+  if (k.empty ())
     return;
+  check (pk == afet::FrontPlan::VKFFT, name + ": AFET_FRONT=vkfft gave "
+      "VkFFT");
   const int N = cfg.fft_size ();
-  const bool vec_can = N >= 8 && N <= afet::kMaxVectorFft && (N & (N - 1))
-      == 0 && device->info ().is_cpu;
-  check (pk == afet::FrontPlan::VKFFT && pv == (vec_can ?
-          afet::FrontPlan::VECTOR : afet::FrontPlan::VKFFT),
-      name + ": AFET_FRONT chose the plans asked for (" +
-      (vec_can ? "vector" : "VkFFT: the vector front cannot") + ")");
-  double e = rel_l2 (v, k);
-  char msg[200];
-  std::snprintf (msg, sizeof msg, "%s: %lld frames, vector vs VkFFT rel L2 "
-      "%.2e (<= %.0e)", name.c_str (), n, e, tol);
-  check (e <= tol, msg);
-  if (e > tol) {
-    std::printf ("  first values: vector");
-    for (size_t i = 0; i < 6 && i < v.size (); i++)
-      std::printf (" %g", v[i]);
-    std::printf ("; VkFFT");
-    for (size_t i = 0; i < 6 && i < k.size (); i++)
-      std::printf (" %g", k[i]);
-    std::printf ("\n");
+  for (const char *plan : { "vector", "group" }) {
+    afet::FrontPlan used;
+    std::vector<float> v = run_plan<Stage> (plan, cfg, samples, fr, n,
+        &used);
+    if (v.empty ())
+      continue;
+    const afet::FrontPlan want = expected_plan (plan, N);
+    check (used == want, name + ": AFET_FRONT=" + plan + " chose " +
+        (want == afet::FrontPlan::VKFFT ? "VkFFT (the plan cannot)" : plan));
+    double e = rel_l2 (v, k);
+    char msg[200];
+    std::snprintf (msg, sizeof msg, "%s: %lld frames, %s vs VkFFT rel L2 "
+        "%.2e (<= %.0e)", name.c_str (), n, plan, e, tol);
+    check (e <= tol, msg);
+    if (e > tol) {
+      std::printf ("  first values: %s", plan);
+      for (size_t i = 0; i < 6 && i < v.size (); i++)
+        std::printf (" %g", v[i]);
+      std::printf ("; VkFFT");
+      for (size_t i = 0; i < 6 && i < k.size (); i++)
+        std::printf (" %g", k[i]);
+      std::printf ("\n");
+    }
   }
 }
 
@@ -164,7 +184,7 @@ mfcc_cases ()
   agree<afet::MfccStage> ("mfcc HTK 16k +E", c, 300);
   c.framing.samples = afet::SampleFormat::S16;
   agree<afet::MfccStage> ("mfcc 16-bit samples +E", c, 300);
-  c.max_batch = 17;             /* batches end inside a work-item */
+  c.max_batch = 17;             /* batches end inside a work-item's lanes */
   agree<afet::MfccStage> ("mfcc batches of 17", c, 100);
   c.max_batch = 1;
   agree<afet::MfccStage> ("mfcc batches of 1", c, 20);
@@ -210,7 +230,8 @@ mfcc_cases ()
   c.energy = false;
   agree<afet::MfccStage> ("log10 fbank", c, 200);
 
-  /* the rates and FFT sizes the vector front takes, and one it does not */
+  /* the rates and FFT sizes the one-kernel fronts take, and some they do
+   * not */
   agree<afet::MfccStage> ("mfcc 8k (N 256)", mfcc (8000, 200, 80, 15, 12,
           64), 200);
   agree<afet::MfccStage> ("mfcc 44.1k (N 2048)", mfcc (44100, 1102, 441,
@@ -221,11 +242,13 @@ mfcc_cases ()
   agree<afet::MfccStage> ("mfcc N 16", mfcc (16000, 12, 6, 4, 3, 64), 300);
   agree<afet::MfccStage> ("mfcc N 8192", mfcc (16000, 8000, 4000, 40, 12,
           16), 40);
-  agree<afet::MfccStage> ("mfcc N 16384 (VkFFT on both)", mfcc (16000,
+  agree<afet::MfccStage> ("mfcc N 4096 (not the group front)",
+      mfcc (16000, 4000, 1600, 40, 12, 16), 40);
+  agree<afet::MfccStage> ("mfcc N 16384 (VkFFT on all)", mfcc (16000,
           12000, 4000, 40, 12, 8), 12);
   afet::MfccConfig w = mfcc (16000, 400, 160, 80, 0, 64);
   w.fft_points = 400;
-  agree<afet::MfccStage> ("fbank N 400 (VkFFT on both)", w, 60);
+  agree<afet::MfccStage> ("fbank N 400 (VkFFT on all)", w, 60);
 }
 
 static void
@@ -265,10 +288,11 @@ other_kind_cases ()
   agree<afet::SpectrogramStage> ("spectrogram", s, 200);
 }
 
-/* The vector front's spectra against a double-precision DFT of the same
- * frames (afetref's framing), through the spectrogram's ln |X_k|^2. */
+/* A one-kernel front's spectra (AFET_FRONT=plan) against a
+ * double-precision DFT of the same frames, through the spectrogram's
+ * ln |X_k|^2. */
 static void
-dft_case (int N)
+dft_case (const char *plan, int N)
 {
   afet::SpectrogramConfig s;
   s.framing.W = N - N / 8;
@@ -279,7 +303,7 @@ dft_case (int N)
   const long long n = 40;
   Audio audio ((n - 1) * s.framing.S + s.framing.W, 99);
   afet::FrontPlan used;
-  std::vector<float> v = run_plan<afet::SpectrogramStage> ("vector", s,
+  std::vector<float> v = run_plan<afet::SpectrogramStage> (plan, s,
       audio.f32.data (), nullptr, n, &used);
   if (v.empty ())
     return;
@@ -303,10 +327,9 @@ dft_case (int N)
   }
   double e = std::sqrt (num / den);
   char msg[160];
-  std::snprintf (msg, sizeof msg, "vector front, N %d: ln |X_k|^2 against a "
-      "double DFT, rel L2 %.2e (<= 1e-6)", N, e);
-  check (used == (device->info ().is_cpu ? afet::FrontPlan::VECTOR :
-          afet::FrontPlan::VKFFT) && e <= 1e-6, msg);
+  std::snprintf (msg, sizeof msg, "AFET_FRONT=%s, N %d: ln |X_k|^2 against "
+      "a double DFT, rel L2 %.2e (<= 1e-6)", plan, N, e);
+  check (used == expected_plan (plan, N) && e <= 1e-6, msg);
 }
 
 static void
@@ -317,26 +340,39 @@ choice_cases ()
   gpu.is_gpu = true;
   unsetenv ("AFET_FRONT");
   check (afet::choose_front (cpu, 512) == afet::FrontPlan::VECTOR &&
-      afet::choose_front (gpu, 512) == afet::FrontPlan::VKFFT &&
-      afet::choose_front (gpu, 32) == afet::FrontPlan::VKFFT &&
       afet::choose_front (cpu, 400) == afet::FrontPlan::VKFFT &&
       afet::choose_front (cpu, 4) == afet::FrontPlan::VKFFT &&
       afet::choose_front (cpu, 16384) == afet::FrontPlan::VKFFT &&
       afet::choose_front (cpu, 8192) == afet::FrontPlan::VECTOR,
-      "choose_front: CPUs take the vector front for powers of two 8..8192, "
-      "GPUs VkFFT");
+      "choose_front: CPUs take the vector front for powers of two 8..8192");
+  check (afet::choose_front (gpu, 512) == afet::FrontPlan::GROUP &&
+      afet::choose_front (gpu, 8) == afet::FrontPlan::GROUP &&
+      afet::choose_front (gpu, 2048) == afet::FrontPlan::GROUP &&
+      afet::choose_front (gpu, 4096) == afet::FrontPlan::VKFFT &&
+      afet::choose_front (gpu, 400) == afet::FrontPlan::VKFFT &&
+      afet::choose_front (gpu, 4) == afet::FrontPlan::VKFFT &&
+      afet::choose_front (gpu, 512, (size_t) INT32_MAX + 1) ==
+      afet::FrontPlan::GROUP,
+      "choose_front: GPUs take the group front for powers of two 8..2048, "
+      "whatever the batch, else VkFFT");
   check (afet::choose_front (cpu, 512, (size_t) INT32_MAX) ==
       afet::FrontPlan::VECTOR && afet::choose_front (cpu, 512,
           (size_t) INT32_MAX + 1) == afet::FrontPlan::VKFFT,
-      "choose_front: batches past 32-bit sample offsets take VkFFT");
+      "choose_front: CPU batches past 32-bit sample offsets take VkFFT");
   setenv ("AFET_FRONT", "vector", 1);
   bool g = afet::choose_front (gpu, 512) == afet::FrontPlan::VKFFT &&
       afet::choose_front (cpu, 400) == afet::FrontPlan::VKFFT;
   setenv ("AFET_FRONT", "vkfft", 1);
-  g = g && afet::choose_front (cpu, 512) == afet::FrontPlan::VKFFT;
+  g = g && afet::choose_front (cpu, 512) == afet::FrontPlan::VKFFT &&
+      afet::choose_front (gpu, 512) == afet::FrontPlan::VKFFT;
+  setenv ("AFET_FRONT", "group", 1);
+  g = g && afet::choose_front (cpu, 512) == afet::FrontPlan::GROUP &&
+      afet::choose_front (cpu, 4096) == afet::FrontPlan::VKFFT &&
+      afet::choose_front (gpu, 400) == afet::FrontPlan::VKFFT;
   unsetenv ("AFET_FRONT");
-  check (g, "AFET_FRONT=vkfft puts a CPU device on VkFFT; nothing puts a GPU "
-      "on the vector front");
+  check (g, "AFET_FRONT: vkfft puts any device on VkFFT, group any device "
+      "on the group front where the size allows; nothing puts a GPU on the "
+      "vector front");
 }
 
 int
@@ -351,7 +387,9 @@ main ()
   std::printf ("device: %s\n", device->info ().describe ().c_str ());
   choice_cases ();
   for (int N : { 8, 256, 512, 4096 })
-    dft_case (N);
+    dft_case ("vector", N);
+  for (int N : { 8, 16, 32, 64, 256, 512, 2048 })
+    dft_case ("group", N);
   mfcc_cases ();
   frames_cases ();
   other_kind_cases ();
