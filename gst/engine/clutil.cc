@@ -101,7 +101,7 @@ use_staging (const Device &device)
 void
 copy_host (void *dst, const void *src, size_t bytes)
 {
-  constexpr size_t kPart = 8u << 20;
+  constexpr size_t kPart = 2u << 20;
   const size_t cores = std::max (1u, std::thread::hardware_concurrency ());
   const size_t parts = std::min<size_t> ({ 8, cores, bytes / kPart });
   if (parts < 2) {
