@@ -130,8 +130,33 @@ Status
 run_host_batches (Device &device, cl_command_queue q,
     HostRunBuffers *buffers, long long n, int max_batch, int dims,
     float *out, TransferStats *stats,
-    const std::function<Status (long long, int, cl_mem)> &enqueue)
+    const std::function<Status (long long, int, cl_mem)> &enqueue,
+    bool out_pinned)
 {
+  if (out_pinned) {
+    /* two result buffers in turn; the in-order queue reads one to out
+     * before the next batch but one writes it */
+    const size_t batch_bytes = (size_t) max_batch * dims * sizeof (float);
+    for (int i = 0; i < 2; i++)
+      if (!buffers->device[i])
+        AFET_RETURN_IF_ERROR (make_buffer (device.context (),
+                CL_MEM_READ_WRITE, batch_bytes, nullptr,
+                &buffers->device[i]));
+    int k = 0;
+    for (long long done = 0; done < n; k++) {
+      const int b = (int) std::min<long long> (n - done, max_batch);
+      cl_mem result = buffers->device[k % 2].get ();
+      AFET_RETURN_IF_ERROR (enqueue (done, b, result));
+      cl_event ev = nullptr;
+      AFET_RETURN_IF_ERROR (download (q, result, 0, (size_t) b * dims *
+              sizeof (float), out + done * dims, stats, &ev));
+      clReleaseEvent (ev);
+      clFlush (q);
+      done += b;
+    }
+    const cl_int err = clFinish (q);
+    return err == CL_SUCCESS ? Status::Ok () : cl_fail ("clFinish", err);
+  }
   const bool staged = use_staging (device);
   const size_t batch_bytes = (size_t) max_batch * dims * sizeof (float);
   for (int i = 0; i < (staged ? 2 : 1); i++) {

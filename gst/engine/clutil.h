@@ -91,12 +91,14 @@ struct HostRunBuffers
  * done + b - 1 into row 0.. of a device result buffer, which is then
  * copied to out (dims floats a frame). Staged (use_staging), two batches
  * are in flight: a batch's results are copied out while the next one
- * computes. */
+ * computes. out_pinned: out is page-locked memory (PinnedHost's data),
+ * into which the results are read straight, without waiting until the
+ * end. */
 Status run_host_batches (Device &device, cl_command_queue q,
     HostRunBuffers *buffers, long long n, int max_batch, int dims,
     float *out, TransferStats *stats,
     const std::function<Status (long long done, int b, cl_mem result)> &
-    enqueue);
+    enqueue, bool out_pinned = false);
 
 /* Host memory the device reads (or writes) at full speed: an
  * ALLOC_HOST_PTR buffer kept mapped for its lifetime, which NVIDIA's driver

@@ -147,9 +147,16 @@ FramingKernel::enqueue_kernel (cl_command_queue q, const Samples &samples,
         std::to_string (n) + " frames is out of range");
   const size_t bytes = count * cfg_.sample_bytes ();
   Slot &slot = slots_[next_];
-  AFET_RETURN_IF_ERROR (slot_ready (slot, staged_ && !samples.device));
+  AFET_RETURN_IF_ERROR (slot_ready (slot, staged_ && !samples.device &&
+          !samples.page_locked));
   if (samples.device) {
     AFET_RETURN_IF_ERROR (device_source (q, samples, bytes, slot));
+  } else if (samples.page_locked) {
+    /* the device reads the caller's page-locked memory, which stays as
+     * it is until the queue is done (Samples::pinned): no staging copy,
+     * no wait */
+    AFET_RETURN_IF_ERROR (upload (q, slot.samples.get (), 0, bytes,
+            samples.host, false, stats));
   } else if (staged_) {
     next_ = (next_ + 1) % kSlots;
     /* the staging memory is free once its previous upload is done; the

@@ -84,9 +84,20 @@ struct Samples
   Samples (const void *host_samples) : host (host_samples) {}
   Samples (cl_mem buffer, size_t first_sample)
       : device (buffer), first (first_sample) {}
+  /* Host samples in page-locked memory (a PinnedHost's data), which the
+   * device reads without a staging copy: the caller leaves them as they
+   * are until the stage's queue has finished with them (run_samples
+   * returns, or a clFinish). */
+  static Samples pinned (const void *host_samples)
+  {
+    Samples s (host_samples);
+    s.page_locked = true;
+    return s;
+  }
   const void *host = nullptr;
   cl_mem device = nullptr;
   size_t first = 0;
+  bool page_locked = false;
 };
 
 /* The framing kernel and its buffers, shared by the framer and every

@@ -283,14 +283,16 @@ SpectralStage::enqueue_frames (const float *host, cl_mem frames,
 }
 
 Status
-SpectralStage::run_samples (const void *samples, long long n, float *out)
+SpectralStage::run_samples (const void *samples, long long n, float *out,
+    bool pinned)
 {
   return run_host_batches (*device_, queue_, &out_, n, base_->max_batch,
       dims_, out, stats_, [&](long long done, int b, cl_mem o) {
-        return enqueue_samples ((const char *) samples + done *
-            base_->framing.S * base_->framing.sample_bytes (), b, o, 0,
-            done);
-      });
+        const void *at = (const char *) samples + done * base_->framing.S *
+            base_->framing.sample_bytes ();
+        return enqueue_samples (pinned ? Samples::pinned (at) : Samples (at),
+            b, o, 0, done);
+      }, pinned);
 }
 
 Status

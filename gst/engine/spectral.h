@@ -159,8 +159,11 @@ public:
    * frames. */
   Status enqueue_frames (const float *host, cl_mem frames, size_t in_row,
       int n, cl_mem out, size_t out_row);
-  /* Host to host, any n; blocking. */
-  Status run_samples (const void *samples, long long n, float *out);
+  /* Host to host, any n; blocking. pinned: samples and out are in
+   * page-locked memory (PinnedHost's data), which the device reads and
+   * writes without staging copies. */
+  Status run_samples (const void *samples, long long n, float *out,
+      bool pinned = false);
   Status run_frames (const float *frames, long long n, float *out);
   const SpectralConfig &spectral () const { return *base_; }
   /* which front this stage runs on its device (vframes.h) */

@@ -211,7 +211,8 @@ frames_input_case ()
 
 /* Samples already on the device (afet::Samples (buffer, first)) give the
  * host path's features bit for bit, in batches that start anywhere in the
- * buffer; a batch beyond the buffer is refused. */
+ * buffer; a batch beyond the buffer is refused. So do samples and
+ * features in page-locked host memory (run_samples pinned). */
 static void
 device_input_cases (afet::MfccConfig mc, const std::vector<float> &xf,
     const std::vector<int16_t> &xs, const std::vector<float> &want)
@@ -259,6 +260,22 @@ device_input_cases (afet::MfccConfig mc, const std::vector<float> &xf,
               mc.framing.W + 1), 2, out.get (), 0, 0);
       check (!st.ok () && st.message ().find ("ends at byte") !=
           std::string::npos, name + ": a batch beyond the buffer refused: " +
+          st.message ());
+      /* page-locked host memory in and out (Samples::pinned), read and
+       * written without staging copies: the same features */
+      afet::PinnedHost pin_in, pin_out;
+      st = pin_in.init (*device, (size_t) n * bytes);
+      if (st.ok ())
+        st = pin_out.init (*device, want.size () * sizeof (float));
+      if (st.ok ()) {
+        std::memcpy (pin_in.data (), host, (size_t) n * bytes);
+        std::memset (pin_out.data (), 0xff, pin_out.size ());
+        st = stage.run_samples (pin_in.data (), frames,
+            (float *) pin_out.data (), true);
+      }
+      check (st.ok () && std::memcmp (pin_out.data (), want.data (),
+              want.size () * sizeof (float)) == 0, name + ": page-locked "
+          "host samples and features (run_samples pinned): bit-identical " +
           st.message ());
     }
 }
