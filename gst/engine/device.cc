@@ -190,6 +190,10 @@ enumerate (std::vector<Enumerated> *out)
       clGetDeviceInfo (devices[d], CL_DEVICE_MAX_MEM_ALLOC_SIZE,
           sizeof (cl_ulong), &max_alloc, nullptr);
       e.info.max_alloc_bytes = (size_t) max_alloc;
+      cl_ulong local_mem = 0;
+      clGetDeviceInfo (devices[d], CL_DEVICE_LOCAL_MEM_SIZE,
+          sizeof (cl_ulong), &local_mem, nullptr);
+      e.info.local_mem_bytes = (size_t) local_mem;
       clGetDeviceInfo (devices[d], CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT,
           sizeof (cl_uint), &e.info.float_vector_width, nullptr);
       out->push_back (e);

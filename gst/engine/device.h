@@ -33,6 +33,7 @@ struct DeviceInfo
   size_t max_work_group_size = 0;
   unsigned compute_units = 0;
   size_t max_alloc_bytes = 0;   /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
+  size_t local_mem_bytes = 0;   /* CL_DEVICE_LOCAL_MEM_SIZE (0: unknown) */
   /* CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT: 16 for AVX-512, 8 for AVX2,
    * 4 for NEON (the CPU front's frames a work-item, vframes.h) */
   unsigned float_vector_width = 1;

@@ -16,6 +16,37 @@
 
 namespace afet {
 
+/* The group front's work-items a frame (*threads: N / 16, so that each
+ * takes two radix-8 butterflies a pass, 2 to 128) and frames a group
+ * (*frames: enough for a warp of 32). On an H100 (driver 580.159.04, 10 h
+ * of 16 kHz audio, N = 512) one frame of 32 work-items a group ran the
+ * stage in 16.8 ms; two, four and eight frames a group, or 64 work-items
+ * a frame, took 17.1 to 21.0 ms. Within the device's group size. */
+static void
+pick_group (const DeviceInfo &info, int fft_size, int *frames, int *threads)
+{
+  int gt = std::min (128, std::max (2, fft_size / 16));
+  int gf = std::max (1, 32 / gt);
+  while (gf > 1 && (size_t) (gf * gt) > info.max_work_group_size)
+    gf /= 2;
+  while (gt > 1 && (size_t) (gf * gt) > info.max_work_group_size)
+    gt /= 2;
+  *frames = gf;
+  *threads = gt;
+}
+
+size_t
+group_local_bytes (const DeviceInfo &info, int fft_size)
+{
+  int frames = 1, threads = 1;
+  pick_group (info, fft_size, &frames, &threads);
+  /* gframes.cl: re and im padded (one float every 32), the bins' power,
+   * the channels, a float a work-item for the sums */
+  const size_t padded = (size_t) fft_size + (size_t) fft_size / 32;
+  return sizeof (float) * ((size_t) frames * (2 * padded + (size_t)
+          fft_size / 2 + 1 + kMaxFilters) + (size_t) frames * threads);
+}
+
 FrontPlan
 choose_front (const DeviceInfo &info, int fft_size, size_t batch_samples)
 {
@@ -23,7 +54,11 @@ choose_front (const DeviceInfo &info, int fft_size, size_t batch_samples)
   /* the vector kernels address a batch's samples with 32-bit offsets */
   const bool vector = info.is_cpu && pow2 && fft_size <= kMaxVectorFft &&
       batch_samples <= (size_t) INT32_MAX;
-  const bool group = pow2 && fft_size <= kMaxGroupFft;
+  /* a device that does not say gets OpenCL's 32 KiB, which every size
+   * takes */
+  const bool group = pow2 && fft_size <= kMaxGroupFft &&
+      (info.local_mem_bytes == 0 ||
+          group_local_bytes (info, fft_size) <= info.local_mem_bytes);
   const char *env = std::getenv ("AFET_FRONT");
   if (env && std::strcmp (env, "vkfft") == 0)
     return FrontPlan::VKFFT;
@@ -52,25 +87,6 @@ pick_width (const DeviceInfo &info, int fft_size)
   while (vw > 2 && vw * per_lane > 256 * 1024)
     vw /= 2;
   return vw;
-}
-
-/* The group front's work-items a frame (*threads: N / 16, so that each
- * takes two radix-8 butterflies a pass, 2 to 128) and frames a group
- * (*frames: enough for a warp of 32). On an H100 (driver 580.159.04, 10 h
- * of 16 kHz audio, N = 512) one frame of 32 work-items a group ran the
- * stage in 16.8 ms; two, four and eight frames a group, or 64 work-items
- * a frame, took 17.1 to 21.0 ms. Within the device's group size. */
-static void
-pick_group (const DeviceInfo &info, int fft_size, int *frames, int *threads)
-{
-  int gt = std::min (128, std::max (2, fft_size / 16));
-  int gf = std::max (1, 32 / gt);
-  while (gf > 1 && (size_t) (gf * gt) > info.max_work_group_size)
-    gf /= 2;
-  while (gt > 1 && (size_t) (gf * gt) > info.max_work_group_size)
-    gt /= 2;
-  *frames = gf;
-  *threads = gt;
 }
 
 /* Where bin k of an N-point FFT by decimation in frequency ends: vframes.cl

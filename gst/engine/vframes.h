@@ -31,16 +31,17 @@ enum class FrontPlan
 /* The largest FFT the vector front takes (a work-item holds its frames'
  * spectra in private memory). */
 constexpr int kMaxVectorFft = 8192;
-/* The largest FFT the group front takes (a group holds its frame's
- * complex spectrum, the power of its bins and the filter bank's channels
- * in local memory: 21.5 KiB at 2048 points, within the 48 KiB that
- * NVIDIA's OpenCL gives a group, and four groups fit in an H100's SM). */
+/* The largest FFT the group front takes (a group holds its frames'
+ * complex spectra, the power of their bins and the filter bank's channels
+ * in local memory: at most 22.0 KiB, at 2048 points, within the 32 KiB
+ * OpenCL promises and the 48 KiB NVIDIA's OpenCL gives a group). */
 constexpr int kMaxGroupFft = 2048;
 
 /* The plan for an FFT of fft_size points on a device, for batches of at
  * most batch_samples samples. CPU devices take VECTOR for powers of two
  * from 8 to kMaxVectorFft and batches within 32-bit offsets, other
- * devices GROUP for powers of two from 8 to kMaxGroupFft; anything else
+ * devices GROUP for powers of two from 8 to kMaxGroupFft whose groups fit
+ * in the device's local memory (group_local_bytes); anything else
  * (Whisper's 400 points, larger FFTs) takes VKFFT. AFET_FRONT=vkfft,
  * vector or group in the environment asks for a plan (tests and
  * benchmarks run every plan on one device); a plan the device or size
@@ -50,6 +51,11 @@ constexpr int kMaxGroupFft = 2048;
  * for GPUs anyway. */
 FrontPlan choose_front (const DeviceInfo &info, int fft_size,
     size_t batch_samples = 0);
+
+/* The local memory a group of the group front takes at most for an FFT of
+ * fft_size points on a device (its MFCC kernels with kMaxFilters
+ * channels), in bytes. */
+size_t group_local_bytes (const DeviceInfo &info, int fft_size);
 
 /* The program options, launch geometry and FFT tables of a one-kernel
  * front (VECTOR or GROUP) on one device, for one FFT size and sample

@@ -355,6 +355,20 @@ choice_cases ()
       afet::FrontPlan::GROUP,
       "choose_front: GPUs take the group front for powers of two 8..2048, "
       "whatever the batch, else VkFFT");
+  afet::DeviceInfo small = gpu;
+  small.max_work_group_size = 1024;
+  small.local_mem_bytes = 16 * 1024;
+  gpu.max_work_group_size = 1024;
+  gpu.local_mem_bytes = 48 * 1024;
+  check (afet::group_local_bytes (gpu, 2048) <= 23 * 1024 &&
+      afet::group_local_bytes (gpu, 32) <= 23 * 1024 &&
+      afet::choose_front (gpu, 2048) == afet::FrontPlan::GROUP &&
+      afet::choose_front (small, 512) == afet::FrontPlan::GROUP &&
+      afet::choose_front (small, 2048) == afet::FrontPlan::VKFFT,
+      "choose_front: the group front where its groups fit in the device's "
+      "local memory (2048 points: " + std::to_string (
+          afet::group_local_bytes (gpu, 2048)) + " bytes; 16 KiB takes 512 "
+      "points, not 2048)");
   check (afet::choose_front (cpu, 512, (size_t) INT32_MAX) ==
       afet::FrontPlan::VECTOR && afet::choose_front (cpu, 512,
           (size_t) INT32_MAX + 1) == afet::FrontPlan::VKFFT,
