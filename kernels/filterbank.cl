@@ -19,6 +19,19 @@
 #define AFET_LOG_CHANNEL(sum, floor_v, log_mul) \
     (log (fmax ((sum), (floor_v))) * (log_mul))
 
+/* Column j of a frame's DCT: row j of the ncols x M matrix dct (lifter
+ * folded in) times the frame's M log channels fb, in channel order. */
+static inline float
+afet_dct_value (__global const float *dct, uint j, uint M,
+    __local const float *fb)
+{
+  __global const float *d = dct + (size_t) j * M;
+  float acc = 0.0f;
+  for (uint c = 0; c < M; c++)
+    acc += d[c] * fb[c];
+  return acc;
+}
+
 static float
 afet_filter_sum (__global const float *row, __global const int *first,
     __global const int *count, __global const int *offset,

@@ -63,15 +63,8 @@ afet_frame (__global const afet_sample *samples, uint W, uint S,
   }
   float acc = 0.0f;
   for (uint i = lid; i < out_stride; i += AFET_LSZ) {
-    float v = 0.0f;
-    if (i < W) {
-      float s = afet_load (x, i, scale, dither, seed, pos0) - mean;
-      float prev = i == 0 ? s :
-          afet_load (x, i - 1, scale, dither, seed, pos0) - mean;
-      v = (s - preemph * prev) * window[i];
-      acc += energy_windowed ? v * v : s * s;
-    }
-    y[i] = v;
+    y[i] = i < W ? afet_frame_point (x, i, window[i], scale, dither, seed,
+        pos0, mean, preemph, energy_windowed, &acc) : 0.0f;
   }
   if (energy) {
     /* energy is the same for the whole group: every work-item reaches the

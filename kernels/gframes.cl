@@ -29,7 +29,7 @@
  * vframes.cc): tw[2k], tw[2k+1] = cos, sin of -2 pi k / N; bin k is read
  * at rev[k], the place where the passes leave it.
  *
- * The kernels take vframes.cl's arguments, in its order, and are built
+ * The kernels take vframes.cl's arguments (frontargs.cl), and are built
  * one a program the same way (AFET_GGIVEN: given frames, else audio;
  * AFET_GMFCC: features, else spectra): afet_gframe_spectra,
  * afet_gpad_spectra, afet_gframe_mfcc, afet_gpad_mfcc. They are launched
@@ -52,6 +52,7 @@
 #include "sample.cl"
 #include "group.cl"
 #include "filterbank.cl"
+#include "frontargs.cl"
 
 #define AFET_N AFET_FFT
 #define AFET_BINS (AFET_FFT / 2 + 1)
@@ -155,15 +156,9 @@ afet_g_frame_audio (__local float *re, __local float *im, __local float *part,
     float2 p[8];
     for (uint m = 0; m < 8; m++) {
       const uint i = j + m * (AFET_N / 8);
-      float v = 0.0f;
-      if (i < W) {
-        float s = afet_load (x, i, scale, dither, seed, pos0) - mean;
-        float prev = i == 0 ? s :
-            afet_load (x, i - 1, scale, dither, seed, pos0) - mean;
-        v = (s - preemph * prev) * window[i];
-        acc += energy_windowed ? v * v : s * s;
-      }
-      p[m] = (float2) (v, 0.0f);
+      p[m] = (float2) (i < W ? afet_frame_point (x, i, window[i], scale,
+              dither, seed, pos0, mean, preemph, energy_windowed, &acc) :
+          0.0f, 0.0f);
     }
     afet_g_butterfly8 (p, re, im, tw, AFET_N, 0, j);
   }
@@ -307,48 +302,23 @@ afet_g_mfcc (__local const float *re, __local const float *im,
       row[c] = fb[c];
     return;
   }
-  for (uint j = u; j < ncols; j += AFET_GT) {
-    __global const float *d = dct + (size_t) j * M;
-    float acc = 0.0f;
-    for (uint c = 0; c < M; c++)
-      acc += d[c] * fb[c];
-    row[j] = acc;
-  }
+  for (uint j = u; j < ncols; j += AFET_GT)
+    row[j] = afet_dct_value (dct, j, M, fb);
 }
 
-#define AFET_AUDIO_ARGS \
-    __global const afet_sample *samples, uint W, uint S, float preemph, \
-    __global const float *window, float scale, int remove_dc, float dither, \
-    ulong seed, long first_pos, int energy_mode, float log_energy_floor, \
-    int energy_windowed, int energy, __global float *energy_buf, \
-    uint energy_offset, uint energy_stride, uint n_frames
 #define AFET_AUDIO_FRAME \
     afet_g_frame_audio (re, im, part, (__global const float2 *) tw, \
         samples, W, S, preemph, window, scale, \
         remove_dc, dither, seed, first_pos, energy_mode, log_energy_floor, \
         energy_windowed, energy, energy_buf, energy_offset, energy_stride, \
         t, u, live)
-#define AFET_GIVEN_ARGS \
-    __global const float *in, uint in_offset, uint in_stride, uint W, \
-    int energy, __global float *energy_buf, uint energy_offset, \
-    uint energy_stride, uint n_frames
 #define AFET_GIVEN_FRAME \
     afet_g_frame_given (re, im, (__global const float2 *) tw, in, \
         in_offset, in_stride, W, energy, \
         energy_buf, energy_offset, energy_stride, t, u, live)
-#define AFET_SPECTRA_ARGS \
-    __global const float *tw, __global const int *rev, \
-    __global float *spec, uint spec_stride
 #define AFET_SPECTRA \
     afet_g_fft (re, im, (__global const float2 *) tw, u); \
     afet_g_spectra (re, im, rev, spec, spec_stride, t, u, live)
-#define AFET_MFCC_ARGS \
-    __global const float *tw, __global const int *rev, \
-    __global const int *first, \
-    __global const int *count, __global const int *offset, \
-    __global const float *weights, uint M, int use_power, float floor_v, \
-    float log_mul, __global const float *dct, uint ncols, \
-    __global float *out, uint out_offset, uint out_stride
 #define AFET_MFCC \
     __local float pw_all[AFET_GF * AFET_BINS]; \
     __local float fb_all[AFET_GF * AFET_FILTERS]; \

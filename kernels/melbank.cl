@@ -73,11 +73,7 @@ afet_melbank_dct (__global const float *spec, uint spec_stride,
   barrier (CLK_LOCAL_MEM_FENCE);
   if (t >= n_frames)
     return;
-  for (uint j = lid; j < ncols; j += AFET_LSZ) {
-    __global const float *d = dct + (size_t) j * M;
-    float acc = 0.0f;
-    for (uint k = 0; k < M; k++)
-      acc += d[k] * fb[k];
-    out[out_offset + (size_t) t * out_stride + j] = acc;
-  }
+  for (uint j = lid; j < ncols; j += AFET_LSZ)
+    out[out_offset + (size_t) t * out_stride + j] = afet_dct_value (dct, j,
+        M, fb);
 }

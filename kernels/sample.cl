@@ -66,6 +66,24 @@ afet_load (__global const afet_sample *x, uint i, float scale, float dither,
   return s;
 }
 
+/* Point i < W of a frame (afet_frame's steps, which every GPU framing
+ * kernel takes): its sample less the frame's mean, pre-emphasised within
+ * the frame (HTK's: the point before the first is the first itself) and
+ * times its window value w; *acc gains the point's part of the energy sum,
+ * the square of that value (energy_windowed) or of the sample. */
+static inline float
+afet_frame_point (__global const afet_sample *x, uint i, float w,
+    float scale, float dither, ulong seed, long pos0, float mean,
+    float preemph, int energy_windowed, float *acc)
+{
+  const float s = afet_load (x, i, scale, dither, seed, pos0) - mean;
+  const float prev = i == 0 ? s :
+      afet_load (x, i - 1, scale, dither, seed, pos0) - mean;
+  const float v = (s - preemph * prev) * w;
+  *acc += energy_windowed ? v * v : s * s;
+  return v;
+}
+
 /* The log energy of a frame whose sum of squares is e: energy_mode 0 (HTK)
  * ln(e), -1e10 for an all-zero frame; 1 (Kaldi) ln(max(e, FLT_EPSILON)),
  * 2 (lhotse) ln(e + 1e-15), then at least log_energy_floor. */

@@ -32,8 +32,8 @@
  * tw[2k], tw[2k+1] = cos, sin of -2 pi k / N, k < N; rev[k] = k's bits
  * reversed (log2(N) bits).
  *
- * Kernels (the arguments start with framing.cl's groups, then the
- * destination):
+ * Kernels (their arguments in frontargs.cl: framing.cl's groups, the FFT
+ * tables, then the destination):
  *   afet_vframe_spectra, afet_vpad_spectra: audio, or given frames, to
  *     spectrum rows of spec_stride floats (N/2 + 1 interleaved complex
  *     bins, VkFFT's layout), which the kinds' own kernels read;
@@ -54,6 +54,7 @@
 
 #include "sample.cl"
 #include "filterbank.cl"
+#include "frontargs.cl"
 
 #define AFET_CAT_(a, b) a##b
 #define AFET_CAT(a, b) AFET_CAT_ (a, b)
@@ -293,34 +294,14 @@ afet_v_mfcc (afet_v *re, afet_v *im, __global const float *tw,
   }
 }
 
-#define AFET_AUDIO_ARGS \
-    __global const afet_sample *samples, uint W, uint S, float preemph, \
-    __global const float *window, float scale, int remove_dc, float dither, \
-    ulong seed, long first_pos, int energy_mode, float log_energy_floor, \
-    int energy_windowed, int energy, __global float *energy_buf, \
-    uint energy_offset, uint energy_stride, uint n_frames
 #define AFET_AUDIO_FRAMES(re, im, t0) \
     afet_v_frame_audio (re, im, samples, W, S, preemph, window, scale, \
         remove_dc, dither, seed, first_pos, energy_mode, log_energy_floor, \
         energy_windowed, energy, energy_buf, energy_offset, energy_stride, \
         t0, n_frames)
-#define AFET_GIVEN_ARGS \
-    __global const float *in, uint in_offset, uint in_stride, uint W, \
-    int energy, __global float *energy_buf, uint energy_offset, \
-    uint energy_stride, uint n_frames
 #define AFET_GIVEN_FRAMES(re, im, t0) \
     afet_v_frame_given (re, im, in, in_offset, in_stride, W, energy, \
         energy_buf, energy_offset, energy_stride, t0, n_frames)
-#define AFET_SPECTRA_ARGS \
-    __global const float *tw, __global const int *rev, \
-    __global float *spec, uint spec_stride
-#define AFET_MFCC_ARGS \
-    __global const float *tw, __global const int *rev, \
-    __global const int *first, \
-    __global const int *count, __global const int *offset, \
-    __global const float *weights, uint M, int use_power, float floor_v, \
-    float log_mul, __global const float *dct, uint ncols, \
-    __global float *out, uint out_offset, uint out_stride
 #define AFET_MFCC(re, im, t0) \
     afet_v_mfcc (re, im, tw, rev, first, count, offset, weights, M, \
         use_power, floor_v, log_mul, dct, ncols, out, out_offset, \

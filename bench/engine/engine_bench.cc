@@ -32,6 +32,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -125,15 +126,35 @@ main (int argc, char **argv)
     t0 = now ();
     st = stage.run_samples (x, frames, out.data ());
     double t_first = now () - t0;
+    /* the best of repeat timed runs, the profile of the last */
+    auto best_of = [&](const std::function<afet::Status ()> &run,
+        double *best) -> afet::Status {
+      *best = 1e30;
+      for (int r = 0; r < repeat; r++) {
+        afet::profile_reset ();
+        const double t = now ();
+        AFET_RETURN_IF_ERROR (run ());
+        *best = std::min (*best, now () - t);
+      }
+      return afet::Status::Ok ();
+    };
+    /* the line of a run from pinned or device memory, checked against the
+     * host run's features */
+    auto report = [&](const char *where, double best, const float *got) {
+      const bool same = std::memcmp (got, out.data (), out.size () *
+          sizeof (float)) == 0;
+      std::printf ("dct=%-5s samples=%s input=%s rate=%d batch=%d "
+          "audio=%.0f s frames=%lld: best of %d %.4f s = %.1f M frames/s, "
+          "%.0fx real time; bit-identical to the host run: %s\n", method,
+          samples.c_str (), where, rate, batch, seconds, frames, repeat,
+          best, frames / best / 1e6, seconds / best, same ? "yes" : "NO");
+      return same;
+    };
     double best = 1e30;
-    for (int r = 0; r < repeat && st.ok (); r++) {
-      afet::profile_reset ();
-      t0 = now ();
-      st = stage.run_samples (x, frames, out.data ());
-      double t = now () - t0;
-      if (t < best)
-        best = t;
-    }
+    if (st.ok ())
+      st = best_of ([&] {
+            return stage.run_samples (x, frames, out.data ());
+          }, &best);
     if (!st.ok ()) {
       std::fprintf (stderr, "%s\n", st.message ().c_str ());
       return 1;
@@ -156,26 +177,19 @@ main (int argc, char **argv)
       if (st.ok ())
         std::memcpy (pin_in.data (), x, pin_in.size ());
       float *pout = (float *) pin_out.data ();
+      auto run_pinned = [&] {
+        return stage.run_samples (pin_in.data (), frames, pout, true);
+      };
       if (st.ok ())
-        st = stage.run_samples (pin_in.data (), frames, pout, true);
+        st = run_pinned ();     /* warm-up */
       double pbest = 1e30;
-      for (int r = 0; r < repeat && st.ok (); r++) {
-        afet::profile_reset ();
-        t0 = now ();
-        st = stage.run_samples (pin_in.data (), frames, pout, true);
-        pbest = std::min (pbest, now () - t0);
-      }
+      if (st.ok ())
+        st = best_of (run_pinned, &pbest);
       if (!st.ok ()) {
         std::fprintf (stderr, "%s\n", st.message ().c_str ());
         return 1;
       }
-      const bool same = std::memcmp (pout, out.data (), out.size () *
-          sizeof (float)) == 0;
-      std::printf ("dct=%-5s samples=%s input=pinned rate=%d batch=%d "
-          "audio=%.0f s frames=%lld: best of %d %.4f s = %.1f M frames/s, "
-          "%.0fx real time; bit-identical to the host run: %s\n", method,
-          samples.c_str (), rate, batch, seconds, frames, repeat, pbest,
-          frames / pbest / 1e6, seconds / pbest, same ? "yes" : "NO");
+      const bool same = report ("pinned", pbest, pout);
       if (afet::profiling ())
         std::printf ("profile of the last run (AFET_PROFILE):\n%s",
             afet::profile_report ().c_str ());
@@ -206,12 +220,8 @@ main (int argc, char **argv)
     if (st.ok ())
       st = run_device ();       /* warm-up */
     double dbest = 1e30;
-    for (int r = 0; r < repeat && st.ok (); r++) {
-      afet::profile_reset ();
-      t0 = now ();
-      st = run_device ();
-      dbest = std::min (dbest, now () - t0);
-    }
+    if (st.ok ())
+      st = best_of (run_device, &dbest);
     if (afet::profiling ())
       std::printf ("profile of the last run (AFET_PROFILE):\n%s",
           afet::profile_report ().c_str ());
@@ -223,14 +233,7 @@ main (int argc, char **argv)
       std::fprintf (stderr, "%s\n", st.message ().c_str ());
       return 1;
     }
-    const bool same = std::memcmp (dres.data (), out.data (), dres.size () *
-        sizeof (float)) == 0;
-    std::printf ("dct=%-5s samples=%s input=device rate=%d batch=%d "
-        "audio=%.0f s frames=%lld: best of %d %.4f s = %.1f M frames/s, "
-        "%.0fx real time; bit-identical to the host run: %s\n", method,
-        samples.c_str (), rate, batch, seconds, frames, repeat, dbest,
-        frames / dbest / 1e6, seconds / dbest, same ? "yes" : "NO");
-    if (!same)
+    if (!report ("device", dbest, dres.data ()))
       return 1;
   }
   return 0;

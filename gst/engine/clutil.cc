@@ -133,33 +133,13 @@ run_host_batches (Device &device, cl_command_queue q,
     const std::function<Status (long long, int, cl_mem)> &enqueue,
     bool out_pinned)
 {
-  if (out_pinned) {
-    /* two result buffers in turn; the in-order queue reads one to out
-     * before the next batch but one writes it */
-    const size_t batch_bytes = (size_t) max_batch * dims * sizeof (float);
-    for (int i = 0; i < 2; i++)
-      if (!buffers->device[i])
-        AFET_RETURN_IF_ERROR (make_buffer (device.context (),
-                CL_MEM_READ_WRITE, batch_bytes, nullptr,
-                &buffers->device[i]));
-    int k = 0;
-    for (long long done = 0; done < n; k++) {
-      const int b = (int) std::min<long long> (n - done, max_batch);
-      cl_mem result = buffers->device[k % 2].get ();
-      AFET_RETURN_IF_ERROR (enqueue (done, b, result));
-      cl_event ev = nullptr;
-      AFET_RETURN_IF_ERROR (download (q, result, 0, (size_t) b * dims *
-              sizeof (float), out + done * dims, stats, &ev));
-      clReleaseEvent (ev);
-      clFlush (q);
-      done += b;
-    }
-    const cl_int err = clFinish (q);
-    return err == CL_SUCCESS ? Status::Ok () : cl_fail ("clFinish", err);
-  }
-  const bool staged = use_staging (device);
+  /* staged: copied out through pinned memory; out_pinned: read straight
+   * into out. Either way two result buffers in turn, two batches in
+   * flight. */
+  const bool staged = !out_pinned && use_staging (device);
+  const int slots = staged || out_pinned ? 2 : 1;
   const size_t batch_bytes = (size_t) max_batch * dims * sizeof (float);
-  for (int i = 0; i < (staged ? 2 : 1); i++) {
+  for (int i = 0; i < slots; i++) {
     if (!buffers->device[i])
       AFET_RETURN_IF_ERROR (make_buffer (device.context (),
               CL_MEM_READ_WRITE, batch_bytes, nullptr, &buffers->device[i]));
@@ -181,24 +161,35 @@ run_host_batches (Device &device, cl_command_queue q,
   };
   int k = 0;
   for (long long done = 0; done < n; k++) {
-    const int s = staged ? k % 2 : 0;
+    const int s = k % slots;
     const int b = (int) std::min<long long> (n - done, max_batch);
     const size_t bytes = (size_t) b * dims * sizeof (float);
     AFET_RETURN_IF_ERROR (finish (s));
     AFET_RETURN_IF_ERROR (enqueue (done, b, buffers->device[s].get ()));
-    if (staged) {
+    if (staged || out_pinned) {
+      /* the in-order queue reads a slot's results before the batch after
+       * next writes it */
       cl_event ev = nullptr;
       AFET_RETURN_IF_ERROR (download (q, buffers->device[s].get (), 0, bytes,
-              buffers->host[s]->data (), stats, &ev));
-      buffers->host[s]->set_busy (ev);
-      dst[s] = out + done * dims;
-      bytes_of[s] = bytes;
+              staged ? buffers->host[s]->data () : out + done * dims, stats,
+              &ev));
+      if (staged) {
+        buffers->host[s]->set_busy (ev);
+        dst[s] = out + done * dims;
+        bytes_of[s] = bytes;
+      } else {
+        clReleaseEvent (ev);
+      }
       clFlush (q);
     } else {
       AFET_RETURN_IF_ERROR (download (q, buffers->device[s].get (), 0, bytes,
               out + done * dims, stats));
     }
     done += b;
+  }
+  if (out_pinned) {
+    const cl_int err = clFinish (q);
+    return err == CL_SUCCESS ? Status::Ok () : cl_fail ("clFinish", err);
   }
   AFET_RETURN_IF_ERROR (finish (k % 2));
   return finish ((k + 1) % 2);
