@@ -5,7 +5,9 @@
  * Framing stage for GPUs: one work-group of AFET_LSZ work-items per frame
  * (vframes.cl does the same for CPUs, frames in vector lanes).
  *
- * afet_frame: frame t is samples[t*S .. t*S + W), each loaded as
+ * afet_frame: frame t is samples[origin + t*S .. origin + t*S + W) (origin:
+ * where the batch starts in the buffer, 0 but for samples already on the
+ * device, read where they lie), each loaded as
  * sample.cl's afet_load does (scale, dither); with remove_dc the frame's
  * mean is subtracted (Kaldi's remove-dc-offset, HTK's ZMEANSOURCE). Then
  * the raw energy sum x^2 is taken, HTK's in-frame pre-emphasis applied
@@ -37,8 +39,9 @@
 
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
 void
-afet_frame (__global const afet_sample *samples, uint W, uint S,
-    float preemph, __constant float *window, float scale, int remove_dc,
+afet_frame (__global const afet_sample *samples, ulong origin, uint W,
+    uint S, float preemph, __constant float *window, float scale,
+    int remove_dc,
     float dither, ulong seed, long first_pos, int energy_mode,
     float log_energy_floor, int energy_windowed, int energy,
     __global float *energy_buf, uint energy_offset, uint energy_stride,
@@ -51,7 +54,7 @@ afet_frame (__global const afet_sample *samples, uint W, uint S,
   /* launched with exactly n_frames groups: no early return before the
    * barriers of the reductions */
 
-  __global const afet_sample *x = samples + (size_t) t * S;
+  __global const afet_sample *x = samples + origin + (size_t) t * S;
   __global float *y = out + out_offset + (size_t) t * out_stride;
   const long pos0 = first_pos + (long) t * S;
   float mean = 0.0f;

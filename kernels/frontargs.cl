@@ -11,11 +11,12 @@
  */
 
 #define AFET_AUDIO_ARGS \
-    __global const afet_sample *samples, uint W, uint S, float preemph, \
-    __global const float *window, float scale, int remove_dc, float dither, \
-    ulong seed, long first_pos, int energy_mode, float log_energy_floor, \
-    int energy_windowed, int energy, __global float *energy_buf, \
-    uint energy_offset, uint energy_stride, uint n_frames
+    __global const afet_sample *samples, ulong origin, uint W, uint S, \
+    float preemph, __global const float *window, float scale, \
+    int remove_dc, float dither, ulong seed, long first_pos, \
+    int energy_mode, float log_energy_floor, int energy_windowed, \
+    int energy, __global float *energy_buf, uint energy_offset, \
+    uint energy_stride, uint n_frames
 #define AFET_GIVEN_ARGS \
     __global const float *in, uint in_offset, uint in_stride, uint W, \
     int energy, __global float *energy_buf, uint energy_offset, \

@@ -57,6 +57,8 @@
 #define AFET_N AFET_FFT
 #define AFET_BINS (AFET_FFT / 2 + 1)
 #define AFET_GF (AFET_LSZ / AFET_GT)
+/* radix-8 butterflies a work-item takes in a pass (1 or 2) */
+#define AFET_GJ ((AFET_N / 8 + AFET_GT - 1) / AFET_GT)
 /* A frame's point i in its local arrays: one float of padding every 32,
  * so that the FFT's strided butterflies and the bit-reversed reads of the
  * bins do not all fall on the same few banks of local memory. */
@@ -104,13 +106,13 @@ afet_mul_mi (float2 a)
 /* A butterfly of a radix-8 pass of decimation in frequency over the
  * sub-transforms of L points (L >= 8): butterfly j of the sub-transform
  * starting at g has the points x[m] = j + m s (s = L / 8, m < 8); their
- * 8-point DFT, output m' times W_L^(j m') (tw[j m' N / L]), goes back to
- * j + m' s. */
+ * 8-point DFT, output m' times W_L^(j m') (the pass's twiddles tw:
+ * tw[(m' - 1) s + j], none when L = 8), goes back to j + m' s. */
 static void
 afet_g_butterfly8 (float2 *x, __local float *re, __local float *im,
     __global const float2 *tw, uint L, uint g, uint j)
 {
-  const uint s = L / 8, tstep = AFET_N / L;
+  const uint s = L / 8;
   float2 y[8];
   /* two 4-point DFTs: of the sums, and of the differences times W_8^m */
   const float2 a0 = x[0] + x[4], a1 = x[1] + x[5], a2 = x[2] + x[6],
@@ -123,7 +125,8 @@ afet_g_butterfly8 (float2 *x, __local float *re, __local float *im,
   AFET_DFT4 (a0, a1, a2, a3, y, 0, 2);
   AFET_DFT4 (b0, b1, b2, b3, y, 1, 2);
   for (uint m = 0; m < 8; m++) {
-    const float2 v = m == 0 ? y[0] : afet_cmul (y[m], tw[j * m * tstep]);
+    const float2 v = m == 0 || s == 1 ? y[m] :
+        afet_cmul (y[m], tw[(m - 1) * s + j]);
     re[AFET_AT (m)] = v.x;
     im[AFET_AT (m)] = v.y;
   }
@@ -144,23 +147,40 @@ afet_g_frame_audio (__local float *re, __local float *im, __local float *part,
 {
   __global const afet_sample *x = samples + (size_t) t * S;
   const long pos0 = first_pos + (long) t * S;
-  float mean = 0.0f;
-  if (remove_dc) {
-    float sum = 0.0f;
-    for (uint i = u; i < W; i += AFET_GT)
-      sum += afet_load (x, i, scale, dither, seed, pos0);
-    mean = afet_segment_sum (part, sum, AFET_GT) / (float) W;
+  /* the frame's samples, each loaded once, into im (free until the first
+   * pass writes it) */
+  float sum = 0.0f;
+  for (uint i = u; i < W; i += AFET_GT) {
+    const float v = afet_load (x, i, scale, dither, seed, pos0);
+    im[i] = v;
+    sum += v;
   }
+  float mean = 0.0f;
+  if (remove_dc)
+    mean = afet_segment_sum (part, sum, AFET_GT) / (float) W;
+  else
+    barrier (CLK_LOCAL_MEM_FENCE);
+  /* this work-item's points, all read before the first pass writes */
   float acc = 0.0f;
-  for (uint j = u; j < AFET_N / 8; j += AFET_GT) {
-    float2 p[8];
+  float v[AFET_GJ][8];
+  for (uint r = 0; r < AFET_GJ; r++) {
+    const uint j = u + r * AFET_GT;
     for (uint m = 0; m < 8; m++) {
       const uint i = j + m * (AFET_N / 8);
-      p[m] = (float2) (i < W ? afet_frame_point (x, i, window[i], scale,
-              dither, seed, pos0, mean, preemph, energy_windowed, &acc) :
-          0.0f, 0.0f);
+      v[r][m] = i < W && j < AFET_N / 8 ? afet_frame_value (im[i],
+          im[i == 0 ? 0 : i - 1], window[i], mean, preemph,
+          energy_windowed, &acc) : 0.0f;
     }
-    afet_g_butterfly8 (p, re, im, tw, AFET_N, 0, j);
+  }
+  barrier (CLK_LOCAL_MEM_FENCE);
+  for (uint r = 0; r < AFET_GJ; r++) {
+    const uint j = u + r * AFET_GT;
+    if (j < AFET_N / 8) {
+      float2 p[8];
+      for (uint m = 0; m < 8; m++)
+        p[m] = (float2) (v[r][m], 0.0f);
+      afet_g_butterfly8 (p, re, im, tw, AFET_N, 0, j);
+    }
   }
   if (energy) {
     /* its barriers also order the writes above before the next pass */
@@ -233,7 +253,9 @@ afet_g_fft (__local float *re, __local float *im, __global const float2 *tw,
     uint u)
 {
   uint L = AFET_N / 8;
-  for (; L >= 8; L /= 8) {
+  /* past the first pass's twiddles */
+  tw += 7 * (AFET_N / 8);
+  for (; L >= 8; tw += 7 * (L / 8), L /= 8) {
     const uint s = L / 8;
     for (uint b = u; b < AFET_N / 8; b += AFET_GT) {
       const uint j = b & (s - 1);
@@ -287,10 +309,9 @@ afet_g_mfcc (__local const float *re, __local const float *im,
   barrier (CLK_LOCAL_MEM_FENCE);
   for (uint c = u; c < M; c += AFET_GT) {
     const int k0 = first[c], n = count[c];
-    __global const float *w = weights + offset[c];
     float sum = 0.0f;
     for (int i = 0; i < n; i++)
-      sum += w[i] * pw[k0 + i];
+      sum += weights[(size_t) i * M + c] * pw[k0 + i];
     fb[c] = AFET_LOG_CHANNEL (sum, floor_v, log_mul);
   }
   barrier (CLK_LOCAL_MEM_FENCE);
@@ -302,13 +323,17 @@ afet_g_mfcc (__local const float *re, __local const float *im,
       row[c] = fb[c];
     return;
   }
-  for (uint j = u; j < ncols; j += AFET_GT)
-    row[j] = afet_dct_value (dct, j, M, fb);
+  for (uint j = u; j < ncols; j += AFET_GT) {
+    float acc = 0.0f;
+    for (uint c = 0; c < M; c++)
+      acc += dct[(size_t) c * ncols + j] * fb[c];
+    row[j] = acc;
+  }
 }
 
 #define AFET_AUDIO_FRAME \
     afet_g_frame_audio (re, im, part, (__global const float2 *) tw, \
-        samples, W, S, preemph, window, scale, \
+        samples + origin, W, S, preemph, window, scale, \
         remove_dc, dither, seed, first_pos, energy_mode, log_energy_floor, \
         energy_windowed, energy, energy_buf, energy_offset, energy_stride, \
         t, u, live)

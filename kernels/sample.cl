@@ -72,16 +72,25 @@ afet_load (__global const afet_sample *x, uint i, float scale, float dither,
  * times its window value w; *acc gains the point's part of the energy sum,
  * the square of that value (energy_windowed) or of the sample. */
 static inline float
+afet_frame_value (float s_raw, float prev_raw, float w, float mean,
+    float preemph, int energy_windowed, float *acc)
+{
+  const float s = s_raw - mean;
+  const float prev = prev_raw - mean;
+  const float v = (s - preemph * prev) * w;
+  *acc += energy_windowed ? v * v : s * s;
+  return v;
+}
+
+static inline float
 afet_frame_point (__global const afet_sample *x, uint i, float w,
     float scale, float dither, ulong seed, long pos0, float mean,
     float preemph, int energy_windowed, float *acc)
 {
-  const float s = afet_load (x, i, scale, dither, seed, pos0) - mean;
-  const float prev = i == 0 ? s :
-      afet_load (x, i - 1, scale, dither, seed, pos0) - mean;
-  const float v = (s - preemph * prev) * w;
-  *acc += energy_windowed ? v * v : s * s;
-  return v;
+  const float s = afet_load (x, i, scale, dither, seed, pos0);
+  const float prev = i == 0 ? s : afet_load (x, i - 1, scale, dither, seed,
+      pos0);
+  return afet_frame_value (s, prev, w, mean, preemph, energy_windowed, acc);
 }
 
 /* The log energy of a frame whose sum of squares is e: energy_mode 0 (HTK)

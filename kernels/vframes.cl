@@ -295,8 +295,9 @@ afet_v_mfcc (afet_v *re, afet_v *im, __global const float *tw,
 }
 
 #define AFET_AUDIO_FRAMES(re, im, t0) \
-    afet_v_frame_audio (re, im, samples, W, S, preemph, window, scale, \
-        remove_dc, dither, seed, first_pos, energy_mode, log_energy_floor, \
+    afet_v_frame_audio (re, im, samples + origin, W, S, preemph, window, \
+        scale, remove_dc, dither, seed, first_pos, energy_mode, \
+        log_energy_floor, \
         energy_windowed, energy, energy_buf, energy_offset, energy_stride, \
         t0, n_frames)
 #define AFET_GIVEN_FRAMES(re, im, t0) \

@@ -98,6 +98,17 @@ use_staging (const Device &device)
   return !(env && std::strcmp (env, "never") == 0);
 }
 
+bool
+use_copy_queue (const Device &device)
+{
+  const char *env = std::getenv ("AFET_COPY_QUEUE");
+  if (env && std::strcmp (env, "always") == 0)
+    return true;
+  if (env && std::strcmp (env, "never") == 0)
+    return false;
+  return !device.info ().is_cpu;
+}
+
 void
 copy_host (void *dst, const void *src, size_t bytes)
 {

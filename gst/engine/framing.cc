@@ -66,6 +66,7 @@ FramingKernel::operator= (FramingKernel &&o) noexcept
     slots_[i] = std::move (o.slots_[i]);
   next_ = o.next_;
   staged_ = o.staged_;
+  copy_q_ = o.copy_q_;
   samples_cap_ = o.samples_cap_;
   lsz_ = o.lsz_;
   o.device_ = nullptr;
@@ -149,14 +150,33 @@ FramingKernel::enqueue_kernel (cl_command_queue q, const Samples &samples,
   Slot &slot = slots_[next_];
   AFET_RETURN_IF_ERROR (slot_ready (slot, staged_ && !samples.device &&
           !samples.page_locked));
+  /* where the kernel reads the batch */
+  cl_mem source = slot.samples.get ();
+  size_t origin = 0;
   if (samples.device) {
-    AFET_RETURN_IF_ERROR (device_source (q, samples, bytes, slot));
-  } else if (samples.page_locked) {
+    AFET_RETURN_IF_ERROR (check_device_source (samples, bytes));
+    source = samples.device;
+    origin = samples.first;
+  } else if (samples.page_locked && !copy_q_) {
     /* the device reads the caller's page-locked memory, which stays as
      * it is until the queue is done (Samples::pinned): no staging copy,
      * no wait */
     AFET_RETURN_IF_ERROR (upload (q, slot.samples.get (), 0, bytes,
             samples.host, false, stats));
+  } else if (samples.page_locked) {
+    /* the same on the copy queue, into the slots in turn: a slot once the
+     * kernel that read it is done (its event), the kernel once its
+     * upload is */
+    next_ = (next_ + 1) % kSlots;
+    cl_event ev = nullptr, read = slot.read.get ();
+    AFET_RETURN_IF_ERROR (upload (copy_q_, slot.samples.get (), 0, bytes,
+            samples.host, false, stats, &ev, read ? 1 : 0,
+            read ? &read : nullptr));
+    ClEvent uploaded (ev);
+    clFlush (copy_q_);
+    const cl_int err = clEnqueueBarrierWithWaitList (q, 1, &ev, nullptr);
+    if (err != CL_SUCCESS)
+      return cl_fail ("clEnqueueBarrierWithWaitList (upload)", err);
   } else if (staged_) {
     next_ = (next_ + 1) % kSlots;
     /* the staging memory is free once its previous upload is done; the
@@ -173,7 +193,7 @@ FramingKernel::enqueue_kernel (cl_command_queue q, const Samples &samples,
             samples.host, true, stats));
   }
   ArgSetter a (k);
-  a (slot.samples.get ()) ((cl_uint) cfg_.W) ((cl_uint) cfg_.S)
+  a (source) ((cl_ulong) origin) ((cl_uint) cfg_.W) ((cl_uint) cfg_.S)
       (cfg_.preemph) (window_.get ()) (cfg_.scale)
       ((cl_int) (cfg_.remove_dc ? 1 : 0)) (cfg_.dither)
       ((cl_ulong) cfg_.dither_seed)
@@ -185,12 +205,30 @@ FramingKernel::enqueue_kernel (cl_command_queue q, const Samples &samples,
       ((cl_uint) energy_stride) ((cl_uint) n);
   dest (a);
   AFET_RETURN_IF_ERROR (a.status (name));
-  return launch (q, k, groups, lsz, name);
+  AFET_RETURN_IF_ERROR (launch (q, k, groups, lsz, name));
+  if (copy_q_ && !samples.device && samples.page_locked) {
+    cl_event read = nullptr;
+    const cl_int err = clEnqueueMarkerWithWaitList (q, 0, nullptr, &read);
+    if (err != CL_SUCCESS)
+      return cl_fail ("clEnqueueMarkerWithWaitList (kernel)", err);
+    slot.read.reset (read);
+  }
+  return Status::Ok ();
+}
+
+void
+FramingKernel::set_copy_queue (cl_command_queue cq)
+{
+  if (copy_q_ && copy_q_ != cq)
+    clFinish (copy_q_);
+  copy_q_ = cq;
+  for (Slot &slot : slots_)
+    slot.read.reset ();
 }
 
 Status
-FramingKernel::device_source (cl_command_queue q, const Samples &samples,
-    size_t bytes, Slot &slot)
+FramingKernel::check_device_source (const Samples &samples,
+    size_t bytes) const
 {
   const size_t origin = samples.first * cfg_.sample_bytes ();
   size_t size = 0;
@@ -200,19 +238,7 @@ FramingKernel::device_source (cl_command_queue q, const Samples &samples,
     return Status (Status::BAD_CONFIG, "device samples: the batch ends at "
         "byte " + std::to_string (origin + bytes) + " of a buffer of " +
         std::to_string (size));
-  /* the slot is free: the in-order queue ran the kernel that read it. A
-   * sub-buffer of the source would save the copy, but on an H100 (driver
-   * 580) kernels reading sub-buffers at aligned origins gave wrong frames
-   * and ran slower than the copy. */
-  cl_event timed = nullptr;
-  cl_int err = clEnqueueCopyBuffer (q, samples.device, slot.samples.get (),
-      origin, 0, bytes, 0, nullptr, profiling () ? &timed : nullptr);
-  if (timed) {
-    profile_note ("copy (device samples)", timed);
-    clReleaseEvent (timed);
-  }
-  return err == CL_SUCCESS ? Status::Ok () :
-      cl_fail ("clEnqueueCopyBuffer (device samples)", err);
+  return Status::Ok ();
 }
 
 /* ---- afetframer ------------------------------------------------------- */

@@ -76,9 +76,9 @@ struct FramingConfig
  * frames per enqueue. */
 
 /* A batch's samples: in host memory, or already on the device, in a
- * buffer from sample index first on (device-to-device runs; the batch is
- * copied on the device into the stage's input buffer). Host pointers
- * convert. */
+ * buffer from sample index first on (device-to-device runs; the kernel
+ * reads the batch where it lies, so the buffer stays as it is until the
+ * stage's queue has finished with it). Host pointers convert. */
 struct Samples
 {
   Samples (const void *host_samples) : host (host_samples) {}
@@ -138,6 +138,15 @@ public:
       cl_mem energy_buf, size_t energy_offset, int energy_stride,
       bool energy, TransferStats *stats, long long first_frame,
       const std::function<void (ArgSetter &)> &dest);
+  /* Uploads from page-locked memory (Samples::pinned) go to cq (not
+   * null), a queue of the same device, so that a batch's upload overlaps
+   * the kernels of the one before; the kernel waits for its upload by
+   * event, and an upload into a slot for the kernel that last read it.
+   * nullptr: everything on the caller's queue again (after waiting for
+   * cq). SpectralStage::run_samples (..., pinned) sets it. (Uploads from
+   * staging memory stay on the caller's queue: on an H100 they took
+   * 88-99 ms for 10 h on a queue of their own against 55 ms.) */
+  void set_copy_queue (cl_command_queue cq);
 
 private:
   void give_back ();
@@ -150,11 +159,13 @@ private:
   {
     ClMem samples;              /* device */
     std::unique_ptr<PinnedHost> staging;      /* GPU only */
+    ClEvent read;               /* copy queue: the last kernel's reading */
   };
 
-  /* samples.device's batch of bytes copied into slot's buffer */
-  Status device_source (cl_command_queue q, const Samples &samples,
-      size_t bytes, Slot &slot);
+  /* Whether samples.device holds the batch's bytes from samples.first on
+   * (the kernel reads them there, at an origin of its own: no copy; a
+   * sub-buffer instead gave wrong frames on an H100, driver 580) */
+  Status check_device_source (const Samples &samples, size_t bytes) const;
 
   FramingConfig cfg_;
   Device *device_ = nullptr;    /* kept alive by the stage that owns us */
@@ -163,6 +174,7 @@ private:
   Slot slots_[kSlots];
   int next_ = 0;
   bool staged_ = false;
+  cl_command_queue copy_q_ = nullptr;
   size_t samples_cap_ = 0;
   size_t lsz_ = 64;
 };

@@ -98,6 +98,15 @@ MfccStage::init_kind ()
     std::vector<float> D = cfg.leading ? make_kaldi_dct (M, cfg.num_ceps,
         cfg.lifter, cfg.c0) : make_htk_dct (M, cfg.num_ceps, cfg.lifter,
         cfg.c0);
+    if (fuse && front_.plan () == FrontPlan::GROUP) {
+      /* the group front's kernels take it transposed (a work-item a
+       * column: column j of channel c at c ncols + j) */
+      std::vector<float> T (D.size ());
+      for (int j = 0; j < ncols_dct_; j++)
+        for (int c = 0; c < M; c++)
+          T[(size_t) c * ncols_dct_ + j] = D[(size_t) j * M + c];
+      D.swap (T);
+    }
     AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY,
             D.size () * sizeof (float), D.data (), &dct_));
     if (cfg.dct == DctMode::FUSED && !fuse) {
@@ -138,8 +147,10 @@ void
 MfccStage::fused_args (ArgSetter &a, cl_mem out, size_t out_row)
 {
   const MfccConfig &c = cfg_;
+  const bool group = front_.plan () == FrontPlan::GROUP;
   a (bank_.first.get ()) (bank_.count.get ()) (bank_.offset.get ())
-      (bank_.weights.get ()) ((cl_uint) c.num_filters)
+      (group ? bank_.by_row.get () : bank_.weights.get ())
+      ((cl_uint) c.num_filters)
       ((cl_int) (c.use_power ? 1 : 0)) (c.log_floor) (log_mul ())
       (dct_.get ()) ((cl_uint) ncols_dct_) (out)
       ((cl_uint) first_column (out_row)) ((cl_uint) c.dims ());

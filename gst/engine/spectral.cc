@@ -27,8 +27,19 @@ FilterBankBuffers::upload (cl_context ctx, const FilterBank &fb)
           fb.count.size () * sizeof (int), fb.count.data (), &count));
   AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY,
           fb.offset.size () * sizeof (int), fb.offset.data (), &offset));
-  return make_buffer (ctx, CL_MEM_READ_ONLY,
-      fb.weights.size () * sizeof (float), fb.weights.data (), &weights);
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY,
+          fb.weights.size () * sizeof (float), fb.weights.data (),
+          &weights));
+  const size_t M = fb.count.size ();
+  int rows = 1;
+  for (int n : fb.count)
+    rows = std::max (rows, n);
+  std::vector<float> by (M * (size_t) rows, 0.0f);
+  for (size_t c = 0; c < M; c++)
+    for (int i = 0; i < fb.count[c]; i++)
+      by[(size_t) i * M + c] = fb.weights[(size_t) fb.offset[c] + i];
+  return make_buffer (ctx, CL_MEM_READ_ONLY, by.size () * sizeof (float),
+      by.data (), &by_row);
 }
 
 /* ---- the spectral front ----------------------------------------------- */
@@ -286,13 +297,20 @@ Status
 SpectralStage::run_samples (const void *samples, long long n, float *out,
     bool pinned)
 {
-  return run_host_batches (*device_, queue_, &out_, n, base_->max_batch,
-      dims_, out, stats_, [&](long long done, int b, cl_mem o) {
+  if (pinned && !copy_queue_ && use_copy_queue (*device_))
+    AFET_RETURN_IF_ERROR (device_->create_queue (&copy_queue_));
+  front_.set_copy_queue (pinned ? copy_queue_.get () : nullptr);
+  Status st = run_host_batches (*device_, queue_, &out_, n,
+      base_->max_batch, dims_, out, stats_,
+      [&](long long done, int b, cl_mem o) {
         const void *at = (const char *) samples + done * base_->framing.S *
             base_->framing.sample_bytes ();
         return enqueue_samples (pinned ? Samples::pinned (at) : Samples (at),
             b, o, 0, done);
       }, pinned);
+  /* waits for the copy queue: nothing reads the caller's samples after */
+  front_.set_copy_queue (nullptr);
+  return st;
 }
 
 Status

@@ -65,6 +65,8 @@ public:
       const KindKernel *kind = nullptr);
   /* rows of stride () floats: N / 2 + 1 complex bins */
   cl_mem spectra () const { return spec_.get (); }
+  /* audio uploads on their own queue (FramingKernel::set_copy_queue) */
+  void set_copy_queue (cl_command_queue cq) { framing_.set_copy_queue (cq); }
   int stride () const { return fft_size_ + 2; }
 
 private:
@@ -92,10 +94,13 @@ private:
 };
 
 /* A sparse filter bank on the device (see FilterBank), as the melbank and
- * PLP kernels read it. */
+ * PLP kernels read it; by_row holds the same weights a row for each i, as
+ * the group front's MFCC kernels read them (a work-item a channel, whose
+ * i-th weights are then side by side): channel c's weight i at i M + c,
+ * 0 past its count. */
 struct FilterBankBuffers
 {
-  ClMem first, count, offset, weights;
+  ClMem first, count, offset, weights, by_row;
   Status upload (cl_context ctx, const FilterBank &fb);
 };
 
@@ -161,7 +166,9 @@ public:
       int n, cl_mem out, size_t out_row);
   /* Host to host, any n; blocking. pinned: samples and out are in
    * page-locked memory (PinnedHost's data), which the device reads and
-   * writes without staging copies. */
+   * writes without staging copies; there, where use_copy_queue, the
+   * uploads go through a queue of their own (made at the first such
+   * call), so that each overlaps the kernels of the batch before. */
   Status run_samples (const void *samples, long long n, float *out,
       bool pinned = false);
   Status run_frames (const float *frames, long long n, float *out);
@@ -193,6 +200,7 @@ protected:
   TransferStats *stats_ = nullptr;
   SpectrumFront front_;
   HostRunBuffers out_;  /* run_* */
+  ClQueue copy_queue_;  /* run_samples' uploads */
   size_t lsz_ = 64;
   ClKernel fused_kernel_;
   std::string fused_name_;

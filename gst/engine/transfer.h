@@ -27,11 +27,12 @@ struct TransferStats
 };
 
 /* Host to device; done (when not null) gets an event for the copy, which
- * the caller releases. */
+ * the caller releases; the copy starts after the n_wait events wait. */
 inline Status
 upload (cl_command_queue q, cl_mem dst, size_t offset, size_t bytes,
     const void *src, bool blocking, TransferStats *stats,
-    cl_event *done = nullptr)
+    cl_event *done = nullptr, cl_uint n_wait = 0,
+    const cl_event *wait = nullptr)
 {
   if (bytes == 0)
     return Status::Ok ();
@@ -39,7 +40,7 @@ upload (cl_command_queue q, cl_mem dst, size_t offset, size_t bytes,
   cl_int err = injected_fault (FaultSite::ENQUEUE);
   if (err == CL_SUCCESS)
     err = clEnqueueWriteBuffer (q, dst, blocking ? CL_TRUE : CL_FALSE,
-        offset, bytes, src, 0, nullptr, done ? done : profiling () ?
+        offset, bytes, src, n_wait, wait, done ? done : profiling () ?
         &timed : nullptr);
   if (err == CL_SUCCESS && profiling ())
     profile_note ("upload", done ? *done : timed);

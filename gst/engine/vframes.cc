@@ -138,14 +138,27 @@ KernelFront::init (Device &device, FrontPlan plan, int fft_size,
   }
   options_ += " -DAFET_FFT=" + std::to_string (fft_size);
   const int N = fft_size;
-  std::vector<float> tw (2 * (size_t) N);
+  std::vector<float> tw;
+  auto twiddle = [&tw](long long k, long long L) {
+    const double a = -2.0 * M_PI * (double) k / (double) L;
+    tw.push_back ((float) std::cos (a));
+    tw.push_back ((float) std::sin (a));
+  };
   std::vector<int> rev (N);
-  for (int k = 0; k < N; k++) {
-    const double a = -2.0 * M_PI * k / N;
-    tw[2 * k] = (float) std::cos (a);
-    tw[2 * k + 1] = (float) std::sin (a);
+  for (int k = 0; k < N; k++)
     rev[k] = plan == FrontPlan::GROUP ? radix8_place (k, N) :
         radix2_place (k, N);
+  if (plan == FrontPlan::GROUP) {
+    /* gframes.cl: each radix-8 pass over sub-transforms of L points its
+     * own W_L^(j m), m = 1..7, j < L / 8, at (m - 1) L / 8 + j, so that
+     * the work-items of a pass read consecutive twiddles */
+    for (int L = N; L >= 8; L /= 8)
+      for (int m = 1; m < 8; m++)
+        for (int j = 0; j < L / 8; j++)
+          twiddle ((long long) j * m, L);
+  } else {
+    for (int k = 0; k < N; k++)
+      twiddle (k, N);
   }
   cl_context ctx = device.context ();
   AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY,
