@@ -288,12 +288,32 @@ afet_g_spectra (__local const float *re, __local const float *im,
   }
 }
 
+/* Piece p of np of a filter bank in pieces (below) over the bins' values
+ * pw */
+static inline float
+afet_g_piece (uint p, uint np, __global const int *first,
+    __global const int *count, __global const float *weights,
+    __local const float *pw)
+{
+  const int k0 = first[p], n = count[p];
+  float sum = 0.0f;
+  for (int i = 0; i < n; i++)
+    sum += weights[(size_t) i * np + p] * pw[k0 + i];
+  return sum;
+}
+
 /* Frame t's log mel filter bank (ncols = 0) or its DCT (the ncols x M
- * matrix dct), from its spectrum (after afet_g_fft), to out[out_offset +
- * t * out_stride + column] when live, by work-item u of its AFET_GT. pw
- * holds AFET_BINS floats, fb AFET_FILTERS (>= M). */
+ * matrix dct, transposed: column j of channel c at c ncols + j), from its
+ * spectrum (after afet_g_fft), to out[out_offset + t * out_stride +
+ * column] when live, by work-item u of its AFET_GT. The filter bank comes
+ * in pieces (gst/engine/spectral.h, upload_pieces): piece p covers bins
+ * first[p] .. first[p] + count[p] - 1 with weights weights[i np + p] (np
+ * = offset[M] pieces, side by side for the work-items), and channel c is
+ * the sum of pieces offset[c] .. offset[c + 1] - 1 (their sums go to re,
+ * free once the bins are read: np <= max (AFET_GT, M) < N). pw holds
+ * AFET_BINS floats, fb AFET_FILTERS (>= M). */
 static void
-afet_g_mfcc (__local const float *re, __local const float *im,
+afet_g_mfcc (__local float *re, __local const float *im,
     __local float *pw, __local float *fb, __global const int *rev,
     __global const int *first, __global const int *count,
     __global const int *offset, __global const float *weights, uint M,
@@ -307,12 +327,23 @@ afet_g_mfcc (__local const float *re, __local const float *im,
     pw[k] = AFET_BIN_VALUE (xr * xr + xi * xi, use_power);
   }
   barrier (CLK_LOCAL_MEM_FENCE);
-  for (uint c = u; c < M; c += AFET_GT) {
-    const int k0 = first[c], n = count[c];
-    float sum = 0.0f;
-    for (int i = 0; i < n; i++)
-      sum += weights[(size_t) i * M + c] * pw[k0 + i];
-    fb[c] = AFET_LOG_CHANNEL (sum, floor_v, log_mul);
+  const uint np = offset[M];
+  if (np == M) {
+    /* a piece a channel: no sums to add up */
+    for (uint c = u; c < M; c += AFET_GT)
+      fb[c] = AFET_LOG_CHANNEL (afet_g_piece (c, np, first, count, weights,
+              pw), floor_v, log_mul);
+  } else {
+    for (uint p = u; p < np; p += AFET_GT)
+      re[p] = afet_g_piece (p, np, first, count, weights, pw);
+    barrier (CLK_LOCAL_MEM_FENCE);
+    for (uint c = u; c < M; c += AFET_GT) {
+      const int p1 = offset[c + 1];
+      float sum = 0.0f;
+      for (int p = offset[c]; p < p1; p++)
+        sum += re[p];
+      fb[c] = AFET_LOG_CHANNEL (sum, floor_v, log_mul);
+    }
   }
   barrier (CLK_LOCAL_MEM_FENCE);
   if (!live)

@@ -89,6 +89,8 @@ MfccStage::init_kind ()
   if (fuse)
     AFET_RETURN_IF_ERROR (front_.mfcc_kernel (M, &fused_kernel_,
             &fused_name_));
+  if (fuse && front_.plan () == FrontPlan::GROUP)
+    AFET_RETURN_IF_ERROR (pieces_.upload_pieces (ctx, fb, front_.lanes ()));
   else
     AFET_RETURN_IF_ERROR (make_kernel (dev, "melbank", kernels::melbank,
             kernels::melbank_sha256, stage_build_options (lsz_),
@@ -147,9 +149,9 @@ void
 MfccStage::fused_args (ArgSetter &a, cl_mem out, size_t out_row)
 {
   const MfccConfig &c = cfg_;
-  const bool group = front_.plan () == FrontPlan::GROUP;
-  a (bank_.first.get ()) (bank_.count.get ()) (bank_.offset.get ())
-      (group ? bank_.by_row.get () : bank_.weights.get ())
+  const FilterBankBuffers &b = front_.plan () == FrontPlan::GROUP ?
+      pieces_ : bank_;
+  a (b.first.get ()) (b.count.get ()) (b.offset.get ()) (b.weights.get ())
       ((cl_uint) c.num_filters)
       ((cl_int) (c.use_power ? 1 : 0)) (c.log_floor) (log_mul ())
       (dct_.get ()) ((cl_uint) ncols_dct_) (out)

@@ -46,6 +46,7 @@ private:
   ClKernel melbank_dct_kernel_;
   ClMem fbank_;         /* GEMM path: max_batch x M */
   FilterBankBuffers bank_;
+  FilterBankBuffers pieces_;    /* group front (upload_pieces) */
   ClMem dct_;
   int ncols_dct_ = 0;
 };

@@ -27,6 +27,11 @@ profiling ()
 {
   static const bool on = [] {
     const char *v = std::getenv ("AFET_PROFILE");
+    if (v && std::strcmp (v, "exit") == 0)
+      std::atexit ([] {
+            std::fprintf (stderr, "afet profile:\n%s",
+                profile_report ().c_str ());
+          });
     return v && *v && std::strcmp (v, "0") != 0;
   }();
   return on;

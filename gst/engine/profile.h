@@ -12,7 +12,9 @@
  * profile_reset (), at most kProfileEvents of them. Copies and kernels
  * enqueued outside these helpers (VkFFT's, CLBlast's) are not named; the
  * report gives the span from the first start to the last end, of which
- * they are part of the rest. */
+ * they are part of the rest. AFET_PROFILE=exit also prints the report to
+ * stderr when the process exits (programs that do not print it, such as
+ * afet-extract or gst-launch-1.0). */
 
 #include <CL/cl.h>
 

@@ -27,19 +27,70 @@ FilterBankBuffers::upload (cl_context ctx, const FilterBank &fb)
           fb.count.size () * sizeof (int), fb.count.data (), &count));
   AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY,
           fb.offset.size () * sizeof (int), fb.offset.data (), &offset));
-  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY,
-          fb.weights.size () * sizeof (float), fb.weights.data (),
-          &weights));
+  return make_buffer (ctx, CL_MEM_READ_ONLY,
+      fb.weights.size () * sizeof (float), fb.weights.data (), &weights);
+}
+
+std::vector<int>
+piece_counts (const FilterBank &fb, int lanes)
+{
   const size_t M = fb.count.size ();
-  int rows = 1;
+  int widest = 1;
   for (int n : fb.count)
-    rows = std::max (rows, n);
-  std::vector<float> by (M * (size_t) rows, 0.0f);
-  for (size_t c = 0; c < M; c++)
-    for (int i = 0; i < fb.count[c]; i++)
-      by[(size_t) i * M + c] = fb.weights[(size_t) fb.offset[c] + i];
-  return make_buffer (ctx, CL_MEM_READ_ONLY, by.size () * sizeof (float),
-      by.data (), &by_row);
+    widest = std::max (widest, n);
+  std::vector<int> k (M, 1);
+  /* pieces of at most P bins, P as small as lanes allow */
+  for (int P = widest - 1; P >= 1; P--) {
+    std::vector<int> next (M);
+    size_t np = 0;
+    for (size_t c = 0; c < M; c++) {
+      next[c] = (fb.count[c] + P - 1) / P;
+      np += (size_t) next[c];
+    }
+    if (np > (size_t) lanes)
+      break;
+    k.swap (next);
+  }
+  return k;
+}
+
+Status
+FilterBankBuffers::upload_pieces (cl_context ctx, const FilterBank &fb,
+    int lanes)
+{
+  const std::vector<int> k = piece_counts (fb, lanes);
+  std::vector<int> pfirst, pcount, chan;
+  std::vector<size_t> from;     /* each piece's first weight in fb */
+  for (size_t c = 0; c < k.size (); c++) {
+    chan.push_back ((int) pfirst.size ());
+    const int n = fb.count[c], len = (n + k[c] - 1) / k[c];
+    for (int i0 = 0; i0 < n; i0 += len) {
+      pfirst.push_back (fb.first[c] + i0);
+      pcount.push_back (std::min (len, n - i0));
+      from.push_back ((size_t) fb.offset[c] + i0);
+    }
+  }
+  const size_t np = pfirst.size ();
+  chan.push_back ((int) np);
+  /* gframes.cl keeps the pieces' sums in a frame's N real parts */
+  if (np > (size_t) fb.fft_size)
+    return Status (Status::BAD_CONFIG, "filter bank of " + std::to_string (
+            k.size ()) + " channels in " + std::to_string (np) + " pieces "
+        "for a " + std::to_string (fb.fft_size) + "-point FFT: use fewer "
+        "filters or a longer FFT");
+  const int longest = *std::max_element (pcount.begin (), pcount.end ());
+  std::vector<float> w ((size_t) longest * np, 0.0f);
+  for (size_t p = 0; p < np; p++)
+    for (int i = 0; i < pcount[p]; i++)
+      w[(size_t) i * np + p] = fb.weights[from[p] + i];
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY,
+          np * sizeof (int), pfirst.data (), &first));
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY,
+          np * sizeof (int), pcount.data (), &count));
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY,
+          chan.size () * sizeof (int), chan.data (), &offset));
+  return make_buffer (ctx, CL_MEM_READ_ONLY, w.size () * sizeof (float),
+      w.data (), &weights);
 }
 
 /* ---- the spectral front ----------------------------------------------- */

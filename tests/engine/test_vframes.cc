@@ -332,6 +332,48 @@ dft_case (const char *plan, int N)
   check (used == expected_plan (plan, N) && e <= 1e-6, msg);
 }
 
+/* How the group front cuts a filter bank into pieces (upload_pieces):
+ * every channel in at least one piece, at most lanes pieces (or one a
+ * channel, where the channels are more), and no shorter pieces would
+ * do: pieces of at most longest - 1 bins would be more than lanes. */
+static void
+piece_cases ()
+{
+  struct Case { int rate, N, M, lanes; };
+  /* HTK's 26 channels at 512 points (widest 47 bins) for 32 work-items;
+   * 8 kHz at 256 points for 16; 48 kHz at 2048 for 128; 80 channels */
+  for (const Case &k : { Case { 16000, 512, 26, 32 },
+          Case { 8000, 256, 26, 16 }, Case { 48000, 2048, 26, 128 },
+          Case { 16000, 512, 80, 32 } }) {
+    afet::MelDesign md;
+    md.rate = k.rate;
+    md.fft_size = k.N;
+    md.num_filters = k.M;
+    afet::FilterBank fb;
+    afet::Status st = afet::design_melbank (md, &fb);
+    const std::vector<int> pieces = afet::piece_counts (fb, k.lanes);
+    int np = 0, widest = 0, longest = 0;
+    bool each = st.ok () && pieces.size () == (size_t) k.M;
+    for (int c = 0; each && c < k.M; c++) {
+      each = pieces[c] >= 1 && pieces[c] <= fb.count[c];
+      np += pieces[c];
+      widest = std::max (widest, fb.count[c]);
+      longest = std::max (longest, (fb.count[c] + pieces[c] - 1) /
+          pieces[c]);
+    }
+    int shorter = 0;            /* pieces of at most longest - 1 bins */
+    for (int c = 0; each && longest > 1 && c < k.M; c++)
+      shorter += (fb.count[c] + longest - 2) / (longest - 1);
+    const bool fits = k.M > k.lanes ? np == k.M :
+        np <= k.lanes && (longest == 1 || shorter > k.lanes);
+    char msg[200];
+    std::snprintf (msg, sizeof msg, "pieces: %d channels at %d points, %d "
+        "work-items: %d pieces, longest %d bins (widest channel %d)", k.M,
+        k.N, k.lanes, np, longest, widest);
+    check (each && fits && (k.M > k.lanes || longest < widest), msg);
+  }
+}
+
 static void
 choice_cases ()
 {
@@ -400,6 +442,7 @@ main ()
   }
   std::printf ("device: %s\n", device->info ().describe ().c_str ());
   choice_cases ();
+  piece_cases ();
   for (int N : { 8, 256, 512, 4096 })
     dft_case ("vector", N);
   for (int N : { 8, 16, 32, 64, 256, 512, 2048 })
