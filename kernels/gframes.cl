@@ -19,15 +19,19 @@
  * pre-emphasis and window as framing.cl's afet_frame (the sums through
  * group.cl's afet_segment_sum); the N-point complex FFT of the real frame
  * (imaginary parts 0); a channel by filterbank.cl's AFET_BIN_VALUE and
- * AFET_LOG_CHANNEL over the same sparse bank in the same order; the DCT
- * the dot product of a row of the same matrix with the channels. The FFT
- * differs from vframes.cl's radix-4 one: decimation in frequency by
- * radix-8 passes and a last pass of 4 or 2 points, three passes through
- * local memory for 512 points instead of five (each pass costs a read
- * and a write of the frame there and a barrier, which is what limits a
- * GPU here). Tables made on the host in double precision (gst/engine/
- * vframes.cc): tw[2k], tw[2k+1] = cos, sin of -2 pi k / N; bin k is read
- * at rev[k], the place where the passes leave it.
+ * AFET_LOG_CHANNEL over the same sparse bank, summed in pieces (see
+ * afet_g_mfcc); the DCT the dot product of a row of the same matrix
+ * (transposed) with the channels. The FFT differs from vframes.cl's
+ * radix-4 one: decimation in frequency by radix-8 passes and a last pass
+ * of 4 or 2 points, three passes through local memory for 512 points
+ * instead of five (each pass costs a read and a write of the frame there
+ * and a barrier, which is what limits a GPU here). Tables made on the
+ * host in double precision (gst/engine/vframes.cc): each radix-8 pass's
+ * twiddles W_L^(j m) in a table of its own (afet_g_butterfly8); bin k is
+ * read at rev[k], the place where the passes leave it. A warp is a frame
+ * (32 work-items at 512 points): the tables are laid out so that its
+ * work-items' loads are side by side (docs/architecture.md "The group
+ * front (GPUs)"), and a frame's samples are loaded once.
  *
  * The kernels take vframes.cl's arguments (frontargs.cl), and are built
  * one a program the same way (AFET_GGIVEN: given frames, else audio;
