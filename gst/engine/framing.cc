@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 
@@ -168,10 +169,19 @@ FramingKernel::enqueue_kernel (cl_command_queue q, const Samples &samples,
      * kernel that read it is done (its event), the kernel once its
      * upload is */
     next_ = (next_ + 1) % kSlots;
+    if (!slot.read) {
+      /* the slot's first upload on the copy queue: after whatever the
+       * stage's queue holds already */
+      cl_event mark = nullptr;
+      const cl_int err = clEnqueueMarkerWithWaitList (q, 0, nullptr, &mark);
+      if (err != CL_SUCCESS)
+        return cl_fail ("clEnqueueMarkerWithWaitList (slot)", err);
+      slot.read.reset (mark);
+      clFlush (q);
+    }
     cl_event ev = nullptr, read = slot.read.get ();
     AFET_RETURN_IF_ERROR (upload (copy_q_, slot.samples.get (), 0, bytes,
-            samples.host, false, stats, &ev, read ? 1 : 0,
-            read ? &read : nullptr));
+            samples.host, false, stats, &ev, 1, &read));
     ClEvent uploaded (ev);
     clFlush (copy_q_);
     const cl_int err = clEnqueueBarrierWithWaitList (q, 1, &ev, nullptr);
@@ -212,6 +222,8 @@ FramingKernel::enqueue_kernel (cl_command_queue q, const Samples &samples,
     if (err != CL_SUCCESS)
       return cl_fail ("clEnqueueMarkerWithWaitList (kernel)", err);
     slot.read.reset (read);
+    /* the copy queue waits for it: it must reach the device */
+    clFlush (q);
   }
   return Status::Ok ();
 }
@@ -230,14 +242,17 @@ Status
 FramingKernel::check_device_source (const Samples &samples,
     size_t bytes) const
 {
-  const size_t origin = samples.first * cfg_.sample_bytes ();
   size_t size = 0;
   clGetMemObjectInfo (samples.device, CL_MEM_SIZE, sizeof size, &size,
       nullptr);
-  if (origin + bytes > size)
-    return Status (Status::BAD_CONFIG, "device samples: the batch ends at "
-        "byte " + std::to_string (origin + bytes) + " of a buffer of " +
-        std::to_string (size));
+  const size_t unit = cfg_.sample_bytes ();
+  const size_t origin = samples.first <= size / unit ?
+      samples.first * unit : SIZE_MAX;
+  if (origin == SIZE_MAX || bytes > size - origin)
+    return Status (Status::BAD_CONFIG, "device samples: a batch of " +
+        std::to_string (bytes) + " bytes from sample " + std::to_string (
+            samples.first) + " passes the end of a buffer of " +
+        std::to_string (size) + " bytes");
   return Status::Ok ();
 }
 

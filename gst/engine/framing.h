@@ -107,9 +107,12 @@ struct Samples
  * staging buffers: enqueue copies a batch into one and starts its upload
  * without waiting, so that the host prepares the next batch while the
  * device works; a slot is reused once its upload has finished. Otherwise
- * the upload is a blocking copy. Either way the caller may reuse its
- * samples as soon as enqueue returns. One FramingKernel works on one
- * queue. */
+ * the upload is a blocking copy. Either way the caller may reuse host
+ * samples in pageable memory as soon as enqueue returns; samples in
+ * page-locked memory (Samples::pinned) and on the device are read later
+ * and stay as they are until the queue has finished with them. One
+ * FramingKernel works on one queue (and, set_copy_queue, uploads on a
+ * second). */
 class FramingKernel
 {
 public:

@@ -80,17 +80,18 @@ MfccStage::init_kind ()
 
   const int rows = cfg.max_batch;
 
-  AFET_RETURN_IF_ERROR (bank_.upload (ctx, fb));
-
   /* on a one-kernel front (CPUs, GPUs for most FFT sizes) the filter bank
-   * and the DCT run in its kernel, unless the DCT is CLBlast's */
+   * and the DCT run in its kernel, unless the DCT is CLBlast's; the group
+   * front reads the bank in pieces, the others as it is */
   const bool fuse = front_.one_kernel () && (cfg.num_ceps == 0 ||
       cfg.dct == DctMode::FUSED);
+  if (fuse && front_.plan () == FrontPlan::GROUP)
+    AFET_RETURN_IF_ERROR (pieces_.upload_pieces (ctx, fb, front_.lanes ()));
+  else
+    AFET_RETURN_IF_ERROR (bank_.upload (ctx, fb));
   if (fuse)
     AFET_RETURN_IF_ERROR (front_.mfcc_kernel (M, &fused_kernel_,
             &fused_name_));
-  if (fuse && front_.plan () == FrontPlan::GROUP)
-    AFET_RETURN_IF_ERROR (pieces_.upload_pieces (ctx, fb, front_.lanes ()));
   else
     AFET_RETURN_IF_ERROR (make_kernel (dev, "melbank", kernels::melbank,
             kernels::melbank_sha256, stage_build_options (lsz_),

@@ -359,8 +359,11 @@ SpectralStage::run_samples (const void *samples, long long n, float *out,
         return enqueue_samples (pinned ? Samples::pinned (at) : Samples (at),
             b, o, 0, done);
       }, pinned);
-  /* waits for the copy queue: nothing reads the caller's samples after */
+  /* waits for the copy queue: nothing reads the caller's samples after;
+   * after a failure nothing writes its page-locked output either */
   front_.set_copy_queue (nullptr);
+  if (!st.ok () && pinned)
+    clFinish (queue_);
   return st;
 }
 

@@ -258,9 +258,15 @@ device_input_cases (afet::MfccConfig mc, const std::vector<float> &xf,
               sizeof (float)) == 0, name + ": bit-identical to host samples");
       st = stage.enqueue_samples (afet::Samples (in.get (), (size_t) n -
               mc.framing.W + 1), 2, out.get (), 0, 0);
-      check (!st.ok () && st.message ().find ("ends at byte") !=
+      check (!st.ok () && st.message ().find ("passes the end") !=
           std::string::npos, name + ": a batch beyond the buffer refused: " +
           st.message ());
+      /* a first sample whose byte offset would wrap around */
+      st = stage.enqueue_samples (afet::Samples (in.get (), SIZE_MAX / 2 +
+              1), 1, out.get (), 0, 0);
+      check (!st.ok () && st.message ().find ("passes the end") !=
+          std::string::npos, name + ": a first sample past any buffer "
+          "refused: " + st.message ());
       /* page-locked host memory in and out (Samples::pinned), read and
        * written without staging copies: the same features */
       afet::PinnedHost pin_in, pin_out;
@@ -277,6 +283,26 @@ device_input_cases (afet::MfccConfig mc, const std::vector<float> &xf,
               want.size () * sizeof (float)) == 0, name + ": page-locked "
           "host samples and features (run_samples pinned): bit-identical " +
           st.message ());
+      /* a batch still on the stage's queue when a page-locked run starts
+       * (whose uploads may go on a queue of their own, into the slots
+       * that batch reads): both come out right */
+      const int first = (int) std::min<long long> (batch, frames);
+      std::memset (pin_out.data (), 0xff, pin_out.size ());
+      if (st.ok ())
+        st = stage.enqueue_samples (afet::Samples (host), first, out.get (),
+            0, 0);
+      if (st.ok ())
+        st = stage.run_samples (pin_in.data (), frames,
+            (float *) pin_out.data (), true);
+      std::vector<float> head ((size_t) first * mc.dims (), -1.0f);
+      if (st.ok ())
+        st = afet::download (q.get (), out.get (), 0, head.size () *
+            sizeof (float), head.data (), nullptr);
+      check (st.ok () && std::memcmp (pin_out.data (), want.data (),
+              want.size () * sizeof (float)) == 0 && std::memcmp (
+              head.data (), want.data (), head.size () * sizeof (float)) ==
+          0, name + ": a batch in flight, then a page-locked run: both "
+          "bit-identical " + st.message ());
     }
 }
 
