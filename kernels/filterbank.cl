@@ -19,16 +19,17 @@
 #define AFET_LOG_CHANNEL(sum, floor_v, log_mul) \
     (log (fmax ((sum), (floor_v))) * (log_mul))
 
-/* Column j of a frame's DCT: row j of the ncols x M matrix dct (lifter
- * folded in) times the frame's M log channels fb, in channel order. */
+/* Column j of a frame's DCT: the coefficients of column j (lifter folded
+ * in; channel c's at d[c step]: step 1 for row j of the ncols x M matrix,
+ * ncols for column j of its transpose) times the frame's M log channels
+ * fb, in channel order. */
 static inline float
-afet_dct_value (__global const float *dct, uint j, uint M,
+afet_dct_value (__global const float *d, uint step, uint M,
     __local const float *fb)
 {
-  __global const float *d = dct + (size_t) j * M;
   float acc = 0.0f;
   for (uint c = 0; c < M; c++)
-    acc += d[c] * fb[c];
+    acc += d[(size_t) c * step] * fb[c];
   return acc;
 }
 

@@ -358,12 +358,8 @@ afet_g_mfcc (__local float *re, __local const float *im,
       row[c] = fb[c];
     return;
   }
-  for (uint j = u; j < ncols; j += AFET_GT) {
-    float acc = 0.0f;
-    for (uint c = 0; c < M; c++)
-      acc += dct[(size_t) c * ncols + j] * fb[c];
-    row[j] = acc;
-  }
+  for (uint j = u; j < ncols; j += AFET_GT)
+    row[j] = afet_dct_value (dct + j, ncols, M, fb);
 }
 
 #define AFET_AUDIO_FRAME \

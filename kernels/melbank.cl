@@ -74,6 +74,6 @@ afet_melbank_dct (__global const float *spec, uint spec_stride,
   if (t >= n_frames)
     return;
   for (uint j = lid; j < ncols; j += AFET_LSZ)
-    out[out_offset + (size_t) t * out_stride + j] = afet_dct_value (dct, j,
-        M, fb);
+    out[out_offset + (size_t) t * out_stride + j] = afet_dct_value (dct +
+        (size_t) j * M, 1, M, fb);
 }

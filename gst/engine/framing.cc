@@ -136,6 +136,20 @@ FramingKernel::enqueue (cl_command_queue q, const Samples &samples, int n,
       });
 }
 
+/* *mark: an event for everything q holds now, which the copy queue waits
+ * for; q is flushed, so that it reaches the device */
+static Status
+mark_queue (cl_command_queue q, ClEvent *mark)
+{
+  cl_event ev = nullptr;
+  const cl_int err = clEnqueueMarkerWithWaitList (q, 0, nullptr, &ev);
+  if (err != CL_SUCCESS)
+    return cl_fail ("clEnqueueMarkerWithWaitList", err);
+  mark->reset (ev);
+  clFlush (q);
+  return Status::Ok ();
+}
+
 Status
 FramingKernel::enqueue_kernel (cl_command_queue q, const Samples &samples,
     int n, cl_kernel k, const char *name, size_t groups, size_t lsz,
@@ -169,16 +183,10 @@ FramingKernel::enqueue_kernel (cl_command_queue q, const Samples &samples,
      * kernel that read it is done (its event), the kernel once its
      * upload is */
     next_ = (next_ + 1) % kSlots;
-    if (!slot.read) {
-      /* the slot's first upload on the copy queue: after whatever the
-       * stage's queue holds already */
-      cl_event mark = nullptr;
-      const cl_int err = clEnqueueMarkerWithWaitList (q, 0, nullptr, &mark);
-      if (err != CL_SUCCESS)
-        return cl_fail ("clEnqueueMarkerWithWaitList (slot)", err);
-      slot.read.reset (mark);
-      clFlush (q);
-    }
+    /* the slot's first upload on the copy queue: after whatever the
+     * stage's queue holds already */
+    if (!slot.read)
+      AFET_RETURN_IF_ERROR (mark_queue (q, &slot.read));
     cl_event ev = nullptr, read = slot.read.get ();
     AFET_RETURN_IF_ERROR (upload (copy_q_, slot.samples.get (), 0, bytes,
             samples.host, false, stats, &ev, 1, &read));
@@ -216,15 +224,9 @@ FramingKernel::enqueue_kernel (cl_command_queue q, const Samples &samples,
   dest (a);
   AFET_RETURN_IF_ERROR (a.status (name));
   AFET_RETURN_IF_ERROR (launch (q, k, groups, lsz, name));
-  if (copy_q_ && !samples.device && samples.page_locked) {
-    cl_event read = nullptr;
-    const cl_int err = clEnqueueMarkerWithWaitList (q, 0, nullptr, &read);
-    if (err != CL_SUCCESS)
-      return cl_fail ("clEnqueueMarkerWithWaitList (kernel)", err);
-    slot.read.reset (read);
-    /* the copy queue waits for it: it must reach the device */
-    clFlush (q);
-  }
+  /* the slot's next upload on the copy queue waits for this kernel */
+  if (copy_q_ && samples.page_locked)
+    return mark_queue (q, &slot.read);
   return Status::Ok ();
 }
 
