@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cstring>
 
 #define GST_CAT_DEFAULT gst_afet_base_debug
 
@@ -489,10 +490,16 @@ afet_base_append_input (GstAfetBase * self, GstBuffer * buf)
       case GST_AUDIO_FORMAT_S16LE:{
         /* held as they came (p->in.samples is S16): converted on the
          * device */
+#if G_BYTE_ORDER == G_LITTLE_ENDIAN
+        /* a plain copy: the element-wise loop, not vectorised at -O2, was
+         * a quarter of afet-extract's time on long files */
+        memcpy (raw, data, n * sizeof (gint16));
+#else
         const gint16 *s = (const gint16 *) data;
         gint16 *d = (gint16 *) raw;
         for (size_t i = 0; i < n; i++)
           d[i] = GINT16_FROM_LE (s[i]);
+#endif
         break;
       }
       case GST_AUDIO_FORMAT_S32LE:{

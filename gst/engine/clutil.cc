@@ -7,6 +7,9 @@
 #include "transfer.h"
 
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <cstdlib>
 #include <cstring>
 #include <system_error>
@@ -109,32 +112,117 @@ use_copy_queue (const Device &device)
   return !device.info ().is_cpu;
 }
 
+namespace {
+
+/* Worker threads for copy_host, started on its first large copy and kept
+ * for the process (never destroyed: no thread outlives what it uses).
+ * One copy at a time uses them; a second caller meanwhile copies alone. */
+class CopyPool
+{
+public:
+  explicit CopyPool (size_t workers)
+  {
+    for (size_t i = 0; i < workers; i++) {
+      try {
+        std::thread (&CopyPool::work, this).detach ();
+        workers_++;
+      } catch (const std::system_error &) {
+        break;                  /* fewer helpers */
+      }
+    }
+  }
+  size_t workers () const { return workers_; }
+
+  /* false: another copy holds the pool */
+  bool copy (char *dst, const char *src, size_t bytes, size_t parts)
+  {
+    std::unique_lock<std::mutex> busy (busy_, std::try_to_lock);
+    if (!busy.owns_lock ())
+      return false;
+    {
+      std::lock_guard<std::mutex> l (m_);
+      dst_ = dst;
+      src_ = src;
+      bytes_ = bytes;
+      step_ = (bytes / parts + 63) & ~(size_t) 63;
+      parts_ = (bytes + step_ - 1) / step_;
+      next_.store (0);
+      left_ = parts_;
+      round_++;
+    }
+    wake_.notify_all ();
+    run_parts ();
+    std::unique_lock<std::mutex> l (m_);
+    done_.wait (l, [this] { return left_ == 0; });
+    return true;
+  }
+
+private:
+  /* takes parts until none is left; the last one out tells the caller */
+  void run_parts ()
+  {
+    size_t finished = 0;
+    for (size_t i; (i = next_.fetch_add (1)) < parts_;) {
+      const size_t off = i * step_;
+      std::memcpy (dst_ + off, src_ + off, std::min (step_, bytes_ - off));
+      finished++;
+    }
+    if (!finished)
+      return;
+    std::lock_guard<std::mutex> l (m_);
+    left_ -= finished;
+    if (left_ == 0)
+      done_.notify_one ();
+  }
+  void work ()
+  {
+    unsigned long long seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> l (m_);
+        wake_.wait (l, [&] { return round_ != seen; });
+        seen = round_;
+      }
+      run_parts ();
+    }
+  }
+
+  std::mutex busy_;             /* held by the copy in progress */
+  std::mutex m_;
+  std::condition_variable wake_, done_;
+  unsigned long long round_ = 0;
+  char *dst_ = nullptr;
+  const char *src_ = nullptr;
+  size_t bytes_ = 0, step_ = 1, parts_ = 0, left_ = 0;
+  std::atomic<size_t> next_ { 0 };
+  size_t workers_ = 0;
+};
+
+size_t
+copy_threads ()
+{
+  const char *env = std::getenv ("AFET_COPY_THREADS");
+  const size_t cores = std::max (1u, std::thread::hardware_concurrency ());
+  if (env && std::atoi (env) > 0)
+    return (size_t) std::atoi (env);
+  return std::min<size_t> (12, cores);
+}
+
+}                               /* namespace */
+
 void
 copy_host (void *dst, const void *src, size_t bytes)
 {
   constexpr size_t kPart = 2u << 20;
-  const size_t cores = std::max (1u, std::thread::hardware_concurrency ());
-  const size_t parts = std::min<size_t> ({ 8, cores, bytes / kPart });
-  if (parts < 2) {
-    std::memcpy (dst, src, bytes);
-    return;
+  static const size_t threads = copy_threads ();
+  const size_t parts = std::min<size_t> (threads, bytes / kPart);
+  if (parts >= 2) {
+    static CopyPool *pool = new CopyPool (threads - 1);
+    if (pool->workers () > 0 && pool->copy ((char *) dst, (const char *) src,
+            bytes, std::min (parts, pool->workers () + 1)))
+      return;
   }
-  const size_t step = (bytes / parts + 63) & ~(size_t) 63;
-  auto part = [=](size_t off) {
-    std::memcpy ((char *) dst + off, (const char *) src + off,
-        std::min (step, bytes - off));
-  };
-  std::vector<std::thread> threads;
-  for (size_t off = step; off < bytes; off += step) {
-    try {
-      threads.emplace_back (part, off);
-    } catch (const std::system_error &) {
-      part (off);               /* no thread to be had: copy it here */
-    }
-  }
-  part (0);
-  for (auto &t : threads)
-    t.join ();
+  std::memcpy (dst, src, bytes);
 }
 
 Status

@@ -69,21 +69,25 @@ Status use_queue (Device &device, cl_command_queue given, ClQueue *own,
  * (600 short files: 0.56 -> 2.8 s); see docs/benchmarks.md. */
 bool use_staging (const Device &device);
 
-/* Whether host-to-host runs from page-locked memory
- * (SpectralStage::run_samples (..., pinned)) upload on a queue of their
- * own, so that a batch's upload overlaps the kernels of the one before
- * (FramingKernel::set_copy_queue): on GPUs, whose copy engines run beside
- * the kernels (an H100, 10 h of 16-bit samples: 37 -> 22 ms); not on CPU
+/* Whether host-to-host runs (SpectralStage::run_samples) upload on a
+ * queue of their own, so that a batch's upload overlaps the kernels of the
+ * one before (FramingKernel::set_copy_queue): on GPUs, whose copy engines
+ * run beside the kernels (an H100, 10 h of 16-bit samples: from
+ * page-locked memory 37 -> 22 ms, through staging 41 -> 38 ms); not on CPU
  * devices, where the copy takes the cores the kernels use (PoCL here: no
  * faster). AFET_COPY_QUEUE=always or never overrides it (the tests run it
  * on PoCL). */
 bool use_copy_queue (const Device &device);
 
-/* memcpy, split over up to 8 threads (and the cores there are) in parts
- * of at least 2 MiB (a batch into or out of pinned staging memory: one
- * thread copies about 8 GB/s, the device's link takes several times that;
- * with parts of 8 MiB a 42 MB batch took 5 threads, and the MFCC stage
- * from the host on an H100 80-97 ms where 2 MiB parts give 52-65 ms). */
+/* memcpy, split over up to 12 threads (and the cores there are;
+ * AFET_COPY_THREADS sets the number) in parts of at least 2 MiB (a batch
+ * into or out of pinned staging memory: one thread copies about 8 GB/s,
+ * the device's link takes several times that; with parts of 8 MiB a 42 MB
+ * batch took 5 threads, and the MFCC stage from the host on an H100 80-97
+ * ms where 2 MiB parts give 52-65 ms). The helpers are started once and
+ * kept (a thread started per copy cost the stage 4-10 ms of 50 on an
+ * H100; 12 threads gave 40-42 ms where 8 gave 44-50 and 16 41-43); while
+ * one copy uses them, another copies on its own thread. */
 void copy_host (void *dst, const void *src, size_t bytes);
 
 class PinnedHost;

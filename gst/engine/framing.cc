@@ -203,8 +203,22 @@ FramingKernel::enqueue_kernel (cl_command_queue q, const Samples &samples,
     AFET_RETURN_IF_ERROR (slot.staging->wait ());
     copy_host (slot.staging->data (), samples.host, bytes);
     cl_event ev = nullptr;
-    AFET_RETURN_IF_ERROR (upload (q, slot.samples.get (), 0, bytes,
-            slot.staging->data (), false, stats, &ev));
+    if (copy_q_) {
+      if (!slot.read)
+        AFET_RETURN_IF_ERROR (mark_queue (q, &slot.read));
+      cl_event read = slot.read.get ();
+      AFET_RETURN_IF_ERROR (upload (copy_q_, slot.samples.get (), 0, bytes,
+              slot.staging->data (), false, stats, &ev, 1, &read));
+      clFlush (copy_q_);
+      const cl_int err = clEnqueueBarrierWithWaitList (q, 1, &ev, nullptr);
+      if (err != CL_SUCCESS) {
+        clReleaseEvent (ev);
+        return cl_fail ("clEnqueueBarrierWithWaitList (upload)", err);
+      }
+    } else {
+      AFET_RETURN_IF_ERROR (upload (q, slot.samples.get (), 0, bytes,
+              slot.staging->data (), false, stats, &ev));
+    }
     slot.staging->set_busy (ev);
   } else {
     AFET_RETURN_IF_ERROR (upload (q, slot.samples.get (), 0, bytes,
@@ -225,7 +239,7 @@ FramingKernel::enqueue_kernel (cl_command_queue q, const Samples &samples,
   AFET_RETURN_IF_ERROR (a.status (name));
   AFET_RETURN_IF_ERROR (launch (q, k, groups, lsz, name));
   /* the slot's next upload on the copy queue waits for this kernel */
-  if (copy_q_ && samples.page_locked)
+  if (copy_q_ && !samples.device)
     return mark_queue (q, &slot.read);
   return Status::Ok ();
 }

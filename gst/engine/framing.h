@@ -141,14 +141,14 @@ public:
       cl_mem energy_buf, size_t energy_offset, int energy_stride,
       bool energy, TransferStats *stats, long long first_frame,
       const std::function<void (ArgSetter &)> &dest);
-  /* Uploads from page-locked memory (Samples::pinned) go to cq (not
-   * null), a queue of the same device, so that a batch's upload overlaps
-   * the kernels of the one before; the kernel waits for its upload by
-   * event, and an upload into a slot for the kernel that last read it.
-   * nullptr: everything on the caller's queue again (after waiting for
-   * cq). SpectralStage::run_samples (..., pinned) sets it. (Uploads from
-   * staging memory stay on the caller's queue: on an H100 they took
-   * 88-99 ms for 10 h on a queue of their own against 55 ms.) */
+  /* Uploads from host memory (page-locked, Samples::pinned, or staging
+   * memory the samples were copied into) go to cq (not null), a queue of
+   * the same device, so that a batch's upload overlaps the kernels of the
+   * one before; the kernel waits for its upload by event, and an upload
+   * into a slot for the kernel that last read it (a staging buffer is
+   * refilled once its upload is done). nullptr: everything on the caller's
+   * queue again (after waiting for cq). SpectralStage::run_samples sets
+   * it. */
   void set_copy_queue (cl_command_queue cq);
 
 private:

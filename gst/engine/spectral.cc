@@ -348,9 +348,11 @@ Status
 SpectralStage::run_samples (const void *samples, long long n, float *out,
     bool pinned)
 {
-  if (pinned && !copy_queue_ && use_copy_queue (*device_))
+  /* uploads on a queue of their own, from the caller's page-locked
+   * memory or from the staging memory the samples are copied into */
+  if (!copy_queue_ && use_copy_queue (*device_))
     AFET_RETURN_IF_ERROR (device_->create_queue (&copy_queue_));
-  front_.set_copy_queue (pinned ? copy_queue_.get () : nullptr);
+  front_.set_copy_queue (copy_queue_.get ());
   Status st = run_host_batches (*device_, queue_, &out_, n,
       base_->max_batch, dims_, out, stats_,
       [&](long long done, int b, cl_mem o) {

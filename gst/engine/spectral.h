@@ -180,9 +180,10 @@ public:
       int n, cl_mem out, size_t out_row);
   /* Host to host, any n; blocking. pinned: samples and out are in
    * page-locked memory (PinnedHost's data), which the device reads and
-   * writes without staging copies; there, where use_copy_queue, the
-   * uploads go through a queue of their own (made at the first such
-   * call), so that each overlaps the kernels of the batch before. */
+   * writes without staging copies. Where use_copy_queue the uploads, from
+   * there or from staging memory, go through a queue of their own (made
+   * at the first call), so that each overlaps the kernels of the batch
+   * before. */
   Status run_samples (const void *samples, long long n, float *out,
       bool pinned = false);
   Status run_frames (const float *frames, long long n, float *out);

@@ -30,6 +30,7 @@ void
 FrameStream::reset ()
 {
   held_.clear ();
+  front_ = 0;
   partial_.clear ();
   consumed_ = 0;
   skip_ = 0;
@@ -41,7 +42,8 @@ void
 FrameStream::settle () const
 {
   const size_t unit = (size_t) shape_.unit;
-  if (!head_done_ && held_.size () / unit > (size_t) lead_) {
+  if (!head_done_ && (held_.size () - front_) / unit > (size_t) lead_) {
+    compact ();
     /* padded position j < lead_ is sample j - lead_ of the run, mirrored
      * or reflected into samples 0 .. lead_ (all here) */
     std::vector<uint8_t> head ((size_t) lead_ * unit);
@@ -53,24 +55,34 @@ FrameStream::settle () const
     held_.insert (held_.begin (), head.begin (), head.end ());
     head_done_ = true;
   }
-  if (skip_ == 0 || held_.empty ())
+  const size_t have = (held_.size () - front_) / unit;
+  if (skip_ == 0 || have == 0)
     return;
-  size_t have = held_.size () / (size_t) shape_.unit;
   size_t drop = std::min (skip_, have);
-  held_.erase (held_.begin (), held_.begin () + drop * (size_t) shape_.unit);
+  front_ += drop * unit;
   skip_ -= drop;
+}
+
+void
+FrameStream::compact () const
+{
+  if (front_ == 0)
+    return;
+  held_.erase (held_.begin (), held_.begin () + front_);
+  front_ = 0;
 }
 
 size_t
 FrameStream::units () const
 {
   settle ();
-  return held_.size () / (size_t) shape_.unit;
+  return (held_.size () - front_) / (size_t) shape_.unit;
 }
 
 void *
 FrameStream::append_samples (size_t n)
 {
+  compact ();
   size_t old = held_.size ();
   held_.resize (old + n * (size_t) shape_.unit);
   run_samples_ += (long long) n;
@@ -88,6 +100,7 @@ FrameStream::append_row_bytes (const uint8_t *data, size_t bytes,
   *fresh_floats = whole * (size_t) shape_.row;
   if (!whole)
     return;
+  compact ();
   size_t old = held_.size ();
   held_.resize (old + whole * row_bytes);
   std::memcpy (held_.data () + old, partial_.data (), whole * row_bytes);
@@ -133,8 +146,10 @@ FrameStream::consume (long long n)
 {
   settle ();
   const size_t want = (size_t) n * step_bytes ();
-  size_t used = std::min (held_.size (), want);
-  held_.erase (held_.begin (), held_.begin () + used);
+  size_t used = std::min (held_.size () - front_, want);
+  /* dropped from the front lazily (compact): erasing here would move the
+   * rest of a long buffer once a batch */
+  front_ += used;
   /* frames start every S samples: with S > W the last frame was complete
    * before the next one's start arrived */
   skip_ += (want - used) / (size_t) shape_.unit;
@@ -158,6 +173,7 @@ FrameStream::finish_edges ()
   if ((long long) consumed_ >= total || n == 0)
     return false;
   settle ();
+  compact ();
   const size_t unit = (size_t) shape_.unit;
   /* held_ starts at padded position consumed_ S (S <= W: nothing skipped)
    * once the head is in; before that (a run shorter than the head) it
@@ -190,6 +206,7 @@ FrameStream::pad_tail ()
       (size_t) (shape_.W - shape_.S) : 0;
   if (units () <= covered)
     return false;
+  compact ();
   /* zero bytes: 0.0f or 0 */
   held_.resize ((size_t) shape_.W * (size_t) shape_.unit, 0);
   return true;

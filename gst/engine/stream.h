@@ -71,7 +71,7 @@ public:
   const void *at (long long i) const
   {
     settle ();
-    return held_.data () + (size_t) i * step_bytes ();
+    return held_.data () + front_ + (size_t) i * step_bytes ();
   }
   size_t step_bytes () const;
   /* The first n held frames were computed: drop their input (audio keeps
@@ -83,7 +83,10 @@ public:
    * frames need. True if frames were added. */
   bool finish ();
   /* Anything held, partial rows included. */
-  bool empty () const { return held_.empty () && partial_.empty (); }
+  bool empty () const
+  {
+    return held_.size () == front_ && partial_.empty ();
+  }
   /* Frames consumed since the run started. */
   unsigned long long consumed () const { return consumed_; }
 
@@ -103,6 +106,10 @@ private:
 
   /* floats or 16-bit samples; mutable for settle () */
   mutable std::vector<uint8_t> held_;
+  /* bytes at held_'s front already consumed, erased by compact () before
+   * anything is appended */
+  mutable size_t front_ = 0;
+  void compact () const;
   /* audio with S > W: the samples between the last computed frame and the
    * next frame's start that had not arrived when the frame was consumed;
    * they are dropped as they come */

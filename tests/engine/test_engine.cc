@@ -17,6 +17,7 @@ extern "C" {
 }
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -24,6 +25,7 @@ extern "C" {
 #include <cstring>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 using enginecheck::check;
@@ -377,22 +379,51 @@ sample_format_cases ()
   g_free (x);
 }
 
-/* copy_host splits large copies over threads: every byte arrives, the
- * uneven last part included, and small copies stay whole. */
+/* copy_host splits large copies over its helper threads: every byte
+ * arrives, the uneven last part included, small copies stay whole, and
+ * copies from several threads at once (one uses the helpers, the others
+ * copy alone) and round after round all arrive. */
+static std::vector<unsigned char>
+pattern (size_t bytes, unsigned s)
+{
+  std::vector<unsigned char> v (bytes);
+  for (auto &b : v) {
+    s = s * 1664525u + 1013904223u;
+    b = (unsigned char) (s >> 24);
+  }
+  return v;
+}
+
 static void
 copy_host_cases ()
 {
-  for (size_t bytes : { (size_t) 1000, (size_t) (40u << 20) + 4097 }) {
-    std::vector<unsigned char> src (bytes), dst (bytes, 0);
-    unsigned s = 7;
-    for (auto &b : src) {
-      s = s * 1664525u + 1013904223u;
-      b = (unsigned char) (s >> 24);
-    }
+  for (size_t bytes : { (size_t) 1000, (size_t) (4u << 20),
+          (size_t) (4u << 20) + 1, (size_t) (40u << 20) + 4097 }) {
+    std::vector<unsigned char> src = pattern (bytes, 7), dst (bytes, 0);
     afet::copy_host (dst.data (), src.data (), bytes);
     check (dst == src, "copy_host of " + std::to_string (bytes) +
         " bytes equals its source");
   }
+  const size_t bytes = (9u << 20) + 123;
+  std::vector<std::vector<unsigned char>> src;
+  for (unsigned t = 0; t < 4; t++)
+    src.push_back (pattern (bytes, t + 1));
+  std::atomic<int> wrong { 0 };
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < 4; t++)
+    threads.emplace_back ([&, t] {
+          std::vector<unsigned char> dst (bytes);
+          for (int round = 0; round < 12; round++) {
+            std::fill (dst.begin (), dst.end (), 0);
+            afet::copy_host (dst.data (), src[t].data (), bytes);
+            wrong += dst != src[t];
+          }
+        });
+  for (auto &th : threads)
+    th.join ();
+  check (wrong == 0, "copy_host from 4 threads at once, 12 rounds each: "
+      "every copy equals its source (" + std::to_string (wrong.load ()) +
+      " differ)");
 }
 
 /* The device's pool of pinned staging memory: what a stage gives back is

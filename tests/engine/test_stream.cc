@@ -19,9 +19,6 @@
 
 using enginecheck::check;
 
-/* Feeds n samples (sample i has the value i) in random splits; takes
- * batches as the base class does; returns the first sample of every frame
- * computed, and checks the batch sizes. */
 /* The first sample of held frame t (16-bit samples hold the index modulo
  * 2^15). */
 static long long
@@ -32,9 +29,13 @@ sample_at (const afet::FrameStream &fs, long long t)
   return (long long) *(const float *) fs.at (t);
 }
 
+/* Feeds n samples (sample i has the value i) in random splits (whole: in
+ * one buffer, as afet-extract pushes a WAV file, so that many batches are
+ * taken from one append); takes batches as the base class does; returns
+ * the first sample of every frame computed, and checks the batch sizes. */
 static std::vector<long long>
 frame_starts (const afet::FrameStream::Shape &shape, long long n,
-    unsigned seed, bool live, bool *batches_ok)
+    unsigned seed, bool live, bool *batches_ok, bool whole = false)
 {
   afet::FrameStream fs;
   fs.configure (shape);
@@ -51,7 +52,8 @@ frame_starts (const afet::FrameStream::Shape &shape, long long n,
     }
   };
   for (long long done = 0; done < n;) {
-    long long len = std::min<long long> (n - done, 1 + rng () % 700);
+    long long len = whole ? n : std::min<long long> (n - done,
+        1 + rng () % 700);
     void *dst = fs.append_samples ((size_t) len);
     for (long long i = 0; i < len; i++)
       if (shape.unit == 2)
@@ -77,39 +79,42 @@ test_frame_stream ()
   sh.S = 160;
   sh.max_batch = 16;
   for (int unit : {4, 2})
-  for (long long n : {0LL, 399LL, 400LL, 401LL, 560LL, 10000LL, 54321LL}) {
+  for (long long n : {0LL, 399LL, 400LL, 401LL, 560LL, 10000LL, 54321LL})
+  for (bool whole : {false, true}) {
     for (bool live : {false, true}) {
       bool ok;
       sh.unit = unit;
       std::vector<long long> got = frame_starts (sh, n, (unsigned) n, live,
-          &ok);
+          &ok, whole);
       long long want = afet::num_frames (n, sh.W, sh.S);
       bool order = (long long) got.size () == want;
       for (long long t = 0; order && t < want; t++)
         order = got[(size_t) t] == (unit == 2 ? (t * sh.S) & 0x7fff :
             t * sh.S);
       check (order && ok, "FrameStream: " + std::to_string (n) + " " +
-          (unit == 2 ? "16-bit" : "float") + " samples, " + (live ? "live" :
-              "batched") + ": " + std::to_string (got.size ()) + " frames in "
+          (unit == 2 ? "16-bit" : "float") + " samples" + (whole ?
+              " in one buffer" : "") + ", " + (live ? "live" : "batched") +
+          ": " + std::to_string (got.size ()) + " frames in "
           "order, batches of max-batch until the end");
     }
   }
   sh.unit = 4;
   /* frame-shift longer than the frame: the samples between frames are
    * skipped even when they arrive after the frame was computed */
+  for (bool whole : {false, true})
   for (bool live : {false, true}) {
     afet::FrameStream::Shape gap = sh;
     gap.W = 160;
     gap.S = 400;
     bool ok;
     long long n = 54321;
-    std::vector<long long> got = frame_starts (gap, n, 5, live, &ok);
+    std::vector<long long> got = frame_starts (gap, n, 5, live, &ok, whole);
     long long want = afet::num_frames (n, gap.W, gap.S);
     bool order = (long long) got.size () == want;
     for (long long t = 0; order && t < want; t++)
       order = got[(size_t) t] == t * gap.S;
     check (order && ok, std::string ("FrameStream: frame-shift > "
-            "frame-length, ") + (live ? "live" : "batched") + ": " +
+            "frame-length, ") + (whole ? "one buffer, " : "") + (live ? "live" : "batched") + ": " +
         std::to_string (got.size ()) + " frames (want " +
         std::to_string (want) + ") in order");
   }
@@ -299,7 +304,8 @@ test_frame_stream_edges ()
   for (auto m : modes)
   for (int W : {400, 401, 200, 1102})
   for (long long n : {1LL, 50LL, 121LL, 250LL, 399LL, 400LL, 401LL, 1000LL,
-          12345LL}) {
+          12345LL})
+  for (bool whole : {false, true}) {
     const int S = W == 200 ? 80 : W == 1102 ? 441 : 160;
     if (m.edges == afet::Edges::REFLECT && n < 2)
       continue;
@@ -339,7 +345,8 @@ test_frame_stream_edges ()
       }
     };
     for (long long done = 0; done < n;) {
-      long long len = std::min<long long> (n - done, 1 + rng () % 300);
+      long long len = whole ? n : std::min<long long> (n - done,
+          1 + rng () % 300);
       float *dst = (float *) fs.append_samples ((size_t) len);
       for (long long i = 0; i < len; i++)
         dst[i] = (float) (done + i);
@@ -350,7 +357,7 @@ test_frame_stream_edges ()
     take ();
     check (got == want && same, std::string ("FrameStream ") + m.name +
         ", W " + std::to_string (W) + ", " + std::to_string (n) +
-        " samples: " + std::to_string (got) + " frames (want " +
+        " samples" + (whole ? " in one buffer" : "") + ": " + std::to_string (got) + " frames (want " +
         std::to_string (want) + ")" + (same ? "" : ", samples differ"));
   }
 }
