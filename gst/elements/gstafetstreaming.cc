@@ -493,7 +493,8 @@ afet_base_append_input (GstAfetBase * self, GstBuffer * buf)
 #if G_BYTE_ORDER == G_LITTLE_ENDIAN
         /* a plain copy: the element-wise loop, not vectorised at -O2, was
          * a quarter of afet-extract's time on long files */
-        memcpy (raw, data, n * sizeof (gint16));
+        if (n > 0)              /* raw is null for none */
+          memcpy (raw, data, n * sizeof (gint16));
 #else
         const gint16 *s = (const gint16 *) data;
         gint16 *d = (gint16 *) raw;
