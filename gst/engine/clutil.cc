@@ -116,7 +116,12 @@ namespace {
 
 /* Worker threads for copy_host, started on its first large copy and kept
  * for the process (never destroyed: no thread outlives what it uses).
- * One copy at a time uses them; a second caller meanwhile copies alone. */
+ * One copy at a time uses them; a second caller meanwhile copies alone.
+ * A copy is a Round on its caller's stack: a helper joins it under the
+ * lock (active) and leaves it under the lock, and the caller returns only
+ * once every part is done and no helper is in it, so that a helper late
+ * for one round can never touch it after it ended nor take a part of the
+ * next one on the old round's terms. */
 class CopyPool
 {
 public:
@@ -139,51 +144,68 @@ public:
     std::unique_lock<std::mutex> busy (busy_, std::try_to_lock);
     if (!busy.owns_lock ())
       return false;
+    Round r;
+    r.dst = dst;
+    r.src = src;
+    r.bytes = bytes;
+    r.step = (bytes / parts + 63) & ~(size_t) 63;
+    r.parts = (bytes + r.step - 1) / r.step;
+    r.left = r.parts;
     {
       std::lock_guard<std::mutex> l (m_);
-      dst_ = dst;
-      src_ = src;
-      bytes_ = bytes;
-      step_ = (bytes / parts + 63) & ~(size_t) 63;
-      parts_ = (bytes + step_ - 1) / step_;
-      next_.store (0);
-      left_ = parts_;
+      cur_ = &r;
       round_++;
     }
     wake_.notify_all ();
-    run_parts ();
+    run_parts (r);
     std::unique_lock<std::mutex> l (m_);
-    done_.wait (l, [this] { return left_ == 0; });
+    done_.wait (l, [&r] { return r.left == 0 && r.active == 0; });
+    cur_ = nullptr;
     return true;
   }
 
 private:
-  /* takes parts until none is left; the last one out tells the caller */
-  void run_parts ()
+  struct Round
+  {
+    char *dst = nullptr;
+    const char *src = nullptr;
+    size_t bytes = 0, step = 1, parts = 0;
+    std::atomic<size_t> next { 0 };
+    size_t left = 0;            /* parts not yet done (under m_) */
+    size_t active = 0;          /* helpers in the round (under m_) */
+  };
+
+  /* takes r's parts until none is left, and counts them done */
+  void run_parts (Round &r)
   {
     size_t finished = 0;
-    for (size_t i; (i = next_.fetch_add (1)) < parts_;) {
-      const size_t off = i * step_;
-      std::memcpy (dst_ + off, src_ + off, std::min (step_, bytes_ - off));
+    for (size_t i; (i = r.next.fetch_add (1)) < r.parts;) {
+      const size_t off = i * r.step;
+      std::memcpy (r.dst + off, r.src + off, std::min (r.step, r.bytes - off));
       finished++;
     }
     if (!finished)
       return;
     std::lock_guard<std::mutex> l (m_);
-    left_ -= finished;
-    if (left_ == 0)
-      done_.notify_one ();
+    r.left -= finished;
   }
   void work ()
   {
     unsigned long long seen = 0;
     for (;;) {
+      Round *r;
       {
         std::unique_lock<std::mutex> l (m_);
-        wake_.wait (l, [&] { return round_ != seen; });
+        wake_.wait (l, [&] { return round_ != seen && cur_; });
         seen = round_;
+        r = cur_;
+        r->active++;
       }
-      run_parts ();
+      run_parts (*r);
+      std::lock_guard<std::mutex> l (m_);
+      r->active--;
+      if (r->left == 0 && r->active == 0)
+        done_.notify_one ();
     }
   }
 
@@ -191,10 +213,7 @@ private:
   std::mutex m_;
   std::condition_variable wake_, done_;
   unsigned long long round_ = 0;
-  char *dst_ = nullptr;
-  const char *src_ = nullptr;
-  size_t bytes_ = 0, step_ = 1, parts_ = 0, left_ = 0;
-  std::atomic<size_t> next_ { 0 };
+  Round *cur_ = nullptr;        /* the copy in progress (under m_) */
   size_t workers_ = 0;
 };
 

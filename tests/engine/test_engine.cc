@@ -404,6 +404,23 @@ copy_host_cases ()
     check (dst == src, "copy_host of " + std::to_string (bytes) +
         " bytes equals its source");
   }
+  /* copies back to back: a helper late for one must not take part in
+   * the next on the old one's terms (the sizes change every time) */
+  {
+    const size_t most = (6u << 20) + 777;
+    std::vector<unsigned char> src = pattern (most, 3), dst (most);
+    int differ = 0;
+    for (int round = 0; round < 200; round++) {
+      const size_t bytes = (4u << 20) + (size_t) round * 9973 % (2u << 20);
+      std::fill (dst.begin (), dst.begin () + bytes, 0);
+      afet::copy_host (dst.data (), src.data (), bytes);
+      differ += !std::equal (dst.begin (), dst.begin () + bytes,
+          src.begin ());
+    }
+    check (differ == 0, "copy_host 200 times back to back, sizes changing: "
+        "every copy equals its source (" + std::to_string (differ) +
+        " differ)");
+  }
   const size_t bytes = (9u << 20) + 123;
   std::vector<std::vector<unsigned char>> src;
   for (unsigned t = 0; t < 4; t++)
