@@ -157,8 +157,9 @@ public:
       round_++;
     }
     wake_.notify_all ();
-    run_parts (r);
+    const size_t finished = run_parts (r);
     std::unique_lock<std::mutex> l (m_);
+    r.left -= finished;
     done_.wait (l, [&r] { return r.left == 0 && r.active == 0; });
     cur_ = nullptr;
     return true;
@@ -175,8 +176,8 @@ private:
     size_t active = 0;          /* helpers in the round (under m_) */
   };
 
-  /* takes r's parts until none is left, and counts them done */
-  void run_parts (Round &r)
+  /* takes r's parts until none is left; how many it took */
+  static size_t run_parts (Round &r)
   {
     size_t finished = 0;
     for (size_t i; (i = r.next.fetch_add (1)) < r.parts;) {
@@ -184,10 +185,7 @@ private:
       std::memcpy (r.dst + off, r.src + off, std::min (r.step, r.bytes - off));
       finished++;
     }
-    if (!finished)
-      return;
-    std::lock_guard<std::mutex> l (m_);
-    r.left -= finished;
+    return finished;
   }
   void work ()
   {
@@ -201,8 +199,9 @@ private:
         r = cur_;
         r->active++;
       }
-      run_parts (*r);
+      const size_t finished = run_parts (*r);
       std::lock_guard<std::mutex> l (m_);
+      r->left -= finished;
       r->active--;
       if (r->left == 0 && r->active == 0)
         done_.notify_one ();

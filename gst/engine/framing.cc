@@ -151,6 +151,27 @@ mark_queue (cl_command_queue q, ClEvent *mark)
 }
 
 Status
+FramingKernel::upload_on_copy_queue (cl_command_queue q, Slot &slot,
+    const void *src, size_t bytes, TransferStats *stats, cl_event *uploaded)
+{
+  /* the slot's first upload on the copy queue: after whatever the stage's
+   * queue holds already */
+  if (!slot.read)
+    AFET_RETURN_IF_ERROR (mark_queue (q, &slot.read));
+  cl_event ev = nullptr, read = slot.read.get ();
+  AFET_RETURN_IF_ERROR (upload (copy_q_, slot.samples.get (), 0, bytes, src,
+          false, stats, &ev, 1, &read));
+  ClEvent done (ev);
+  clFlush (copy_q_);
+  const cl_int err = clEnqueueBarrierWithWaitList (q, 1, &ev, nullptr);
+  if (err != CL_SUCCESS)
+    return cl_fail ("clEnqueueBarrierWithWaitList (upload)", err);
+  if (uploaded)
+    *uploaded = done.release ();
+  return Status::Ok ();
+}
+
+Status
 FramingKernel::enqueue_kernel (cl_command_queue q, const Samples &samples,
     int n, cl_kernel k, const char *name, size_t groups, size_t lsz,
     cl_mem energy_buf, size_t energy_offset, int energy_stride, bool energy,
@@ -179,22 +200,10 @@ FramingKernel::enqueue_kernel (cl_command_queue q, const Samples &samples,
     AFET_RETURN_IF_ERROR (upload (q, slot.samples.get (), 0, bytes,
             samples.host, false, stats));
   } else if (samples.page_locked) {
-    /* the same on the copy queue, into the slots in turn: a slot once the
-     * kernel that read it is done (its event), the kernel once its
-     * upload is */
+    /* the same on the copy queue, into the slots in turn */
     next_ = (next_ + 1) % kSlots;
-    /* the slot's first upload on the copy queue: after whatever the
-     * stage's queue holds already */
-    if (!slot.read)
-      AFET_RETURN_IF_ERROR (mark_queue (q, &slot.read));
-    cl_event ev = nullptr, read = slot.read.get ();
-    AFET_RETURN_IF_ERROR (upload (copy_q_, slot.samples.get (), 0, bytes,
-            samples.host, false, stats, &ev, 1, &read));
-    ClEvent uploaded (ev);
-    clFlush (copy_q_);
-    const cl_int err = clEnqueueBarrierWithWaitList (q, 1, &ev, nullptr);
-    if (err != CL_SUCCESS)
-      return cl_fail ("clEnqueueBarrierWithWaitList (upload)", err);
+    AFET_RETURN_IF_ERROR (upload_on_copy_queue (q, slot, samples.host, bytes,
+            stats, nullptr));
   } else if (staged_) {
     next_ = (next_ + 1) % kSlots;
     /* the staging memory is free once its previous upload is done; the
@@ -203,22 +212,10 @@ FramingKernel::enqueue_kernel (cl_command_queue q, const Samples &samples,
     AFET_RETURN_IF_ERROR (slot.staging->wait ());
     copy_host (slot.staging->data (), samples.host, bytes);
     cl_event ev = nullptr;
-    if (copy_q_) {
-      if (!slot.read)
-        AFET_RETURN_IF_ERROR (mark_queue (q, &slot.read));
-      cl_event read = slot.read.get ();
-      AFET_RETURN_IF_ERROR (upload (copy_q_, slot.samples.get (), 0, bytes,
-              slot.staging->data (), false, stats, &ev, 1, &read));
-      clFlush (copy_q_);
-      const cl_int err = clEnqueueBarrierWithWaitList (q, 1, &ev, nullptr);
-      if (err != CL_SUCCESS) {
-        clReleaseEvent (ev);
-        return cl_fail ("clEnqueueBarrierWithWaitList (upload)", err);
-      }
-    } else {
-      AFET_RETURN_IF_ERROR (upload (q, slot.samples.get (), 0, bytes,
-              slot.staging->data (), false, stats, &ev));
-    }
+    AFET_RETURN_IF_ERROR (copy_q_ ? upload_on_copy_queue (q, slot,
+            slot.staging->data (), bytes, stats, &ev) : upload (q,
+            slot.samples.get (), 0, bytes, slot.staging->data (), false,
+            stats, &ev));
     slot.staging->set_busy (ev);
   } else {
     AFET_RETURN_IF_ERROR (upload (q, slot.samples.get (), 0, bytes,

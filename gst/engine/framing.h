@@ -156,6 +156,13 @@ private:
   struct Slot;
   /* slot's device buffer, and its pinned staging memory when staged */
   Status slot_ready (Slot &slot, bool staged);
+  /* bytes of host memory at src (page-locked or staging) into slot's
+   * device buffer on the copy queue, after the kernel that last read the
+   * slot (its read marker); the kernel after it waits through a barrier
+   * on q. *uploaded (when not null): the upload's event, the caller's. */
+  Status upload_on_copy_queue (cl_command_queue q, Slot &slot,
+      const void *src, size_t bytes, TransferStats *stats,
+      cl_event *uploaded);
 
   static constexpr int kSlots = 2;
   struct Slot

@@ -86,7 +86,7 @@ MfccStage::init_kind ()
   const bool fuse = front_.one_kernel () && (cfg.num_ceps == 0 ||
       cfg.dct == DctMode::FUSED);
   if (fuse && front_.plan () == FrontPlan::GROUP)
-    AFET_RETURN_IF_ERROR (pieces_.upload_pieces (ctx, fb, front_.lanes ()));
+    AFET_RETURN_IF_ERROR (bank_.upload_pieces (ctx, fb, front_.lanes ()));
   else
     AFET_RETURN_IF_ERROR (bank_.upload (ctx, fb));
   if (fuse)
@@ -150,9 +150,8 @@ void
 MfccStage::fused_args (ArgSetter &a, cl_mem out, size_t out_row)
 {
   const MfccConfig &c = cfg_;
-  const FilterBankBuffers &b = front_.plan () == FrontPlan::GROUP ?
-      pieces_ : bank_;
-  a (b.first.get ()) (b.count.get ()) (b.offset.get ()) (b.weights.get ())
+  a (bank_.first.get ()) (bank_.count.get ()) (bank_.offset.get ())
+      (bank_.weights.get ())
       ((cl_uint) c.num_filters)
       ((cl_int) (c.use_power ? 1 : 0)) (c.log_floor) (log_mul ())
       (dct_.get ()) ((cl_uint) ncols_dct_) (out)

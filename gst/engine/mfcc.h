@@ -45,8 +45,8 @@ private:
   ClKernel melbank_kernel_;
   ClKernel melbank_dct_kernel_;
   ClMem fbank_;         /* GEMM path: max_batch x M */
+  /* in pieces (upload_pieces) where the group front fuses it */
   FilterBankBuffers bank_;
-  FilterBankBuffers pieces_;    /* group front (upload_pieces) */
   ClMem dct_;
   int ncols_dct_ = 0;
 };

@@ -42,7 +42,7 @@ void
 FrameStream::settle () const
 {
   const size_t unit = (size_t) shape_.unit;
-  if (!head_done_ && (held_.size () - front_) / unit > (size_t) lead_) {
+  if (!head_done_ && held_units () > (size_t) lead_) {
     compact ();
     /* padded position j < lead_ is sample j - lead_ of the run, mirrored
      * or reflected into samples 0 .. lead_ (all here) */
@@ -55,7 +55,7 @@ FrameStream::settle () const
     held_.insert (held_.begin (), head.begin (), head.end ());
     head_done_ = true;
   }
-  const size_t have = (held_.size () - front_) / unit;
+  const size_t have = held_units ();
   if (skip_ == 0 || have == 0)
     return;
   size_t drop = std::min (skip_, have);
@@ -76,7 +76,7 @@ size_t
 FrameStream::units () const
 {
   settle ();
-  return (held_.size () - front_) / (size_t) shape_.unit;
+  return held_units ();
 }
 
 void *

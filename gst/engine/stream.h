@@ -110,6 +110,12 @@ private:
    * anything is appended */
   mutable size_t front_ = 0;
   void compact () const;
+  /* samples or row floats held past front_, as they stand (units ()
+   * settles first) */
+  size_t held_units () const
+  {
+    return (held_.size () - front_) / (size_t) shape_.unit;
+  }
   /* audio with S > W: the samples between the last computed frame and the
    * next frame's start that had not arrived when the frame was consumed;
    * they are dropped as they come */
