@@ -1,0 +1,499 @@
+/* afet-extract's pipelines and their runs (runner.h).
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "runner.h"
+
+#include <CL/cl.h>
+#include <gst/app/app.h>
+#include <gst/audio/audio.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "afetfeatures.h"
+
+namespace afetx
+{
+
+/* "P:D" of every GPU, or of every device when there is no GPU. */
+std::vector<std::string>
+all_devices ()
+{
+  std::vector<std::string> gpus, any;
+  cl_uint np = 0;
+  if (clGetPlatformIDs (0, nullptr, &np) != CL_SUCCESS || np == 0)
+    return any;
+  std::vector<cl_platform_id> plats (np);
+  clGetPlatformIDs (np, plats.data (), nullptr);
+  for (cl_uint p = 0; p < np; p++) {
+    cl_uint nd = 0;
+    if (clGetDeviceIDs (plats[p], CL_DEVICE_TYPE_ALL, 0, nullptr, &nd) !=
+        CL_SUCCESS)
+      continue;
+    std::vector<cl_device_id> devs (nd);
+    clGetDeviceIDs (plats[p], CL_DEVICE_TYPE_ALL, nd, devs.data (), nullptr);
+    for (cl_uint d = 0; d < nd; d++) {
+      cl_device_type t = 0;
+      clGetDeviceInfo (devs[d], CL_DEVICE_TYPE, sizeof t, &t, nullptr);
+      std::string id = std::to_string (p) + ":" + std::to_string (d);
+      any.push_back (id);
+      if (t & CL_DEVICE_TYPE_GPU)
+        gpus.push_back (id);
+    }
+  }
+  return gpus.empty ()? any : gpus;
+}
+
+/* The pipeline, as gst-launch-1.0 would take it.  decodebin's audio pad
+ * is linked by us (on_pad_added) on every run: gst_parse_launch links a
+ * dynamic pad only once. */
+static std::string
+audio_caps (const Options & o)
+{
+  std::string caps = "audio/x-raw,channels=1";
+  if (o.rate > 0)
+    caps += ",rate=" + std::to_string (o.rate);
+  return caps;
+}
+
+/* afetenc and what takes its bytes: a file, or memory (an archive entry;
+ * the entry is held whole, so no max-hold limit) */
+static std::string
+encoder_text (const Options & o, bool to_memory)
+{
+  return "afetenc name=afetx_enc format=" + o.format + (to_memory ?
+      " max-hold=18446744073709551615 ! appsink name=afetx_sink sync=false "
+      "wait-on-eos=false" : " ! filesink name=afetx_sink");
+}
+
+std::string
+pipeline_text (const Options & o, const char *src, bool to_memory,
+    bool for_launch)
+{
+  return std::string (src) + " ! decodebin name=afetx_dec " +
+      (for_launch ? "! " : " ") + "audioconvert name=afetx_conv ! "
+      "audioresample ! capsfilter name=afetx_caps caps=\"" + audio_caps (o) +
+      "\" ! " + o.chain + " ! " + encoder_text (o, to_memory);
+}
+
+static void
+on_pad_added (GstElement * dec, GstPad * pad, gpointer user)
+{
+  GstElement *conv = GST_ELEMENT (user);
+  GstPad *sink = gst_element_get_static_pad (conv, "sink");
+  GstCaps *caps = gst_pad_get_current_caps (pad);
+  if (!caps)
+    caps = gst_pad_query_caps (pad, nullptr);
+  const GstStructure *s = caps && gst_caps_get_size (caps) ?
+      gst_caps_get_structure (caps, 0) : nullptr;
+  if (s && g_str_has_prefix (gst_structure_get_name (s), "audio/") &&
+      !gst_pad_is_linked (sink))
+    gst_pad_link (pad, sink);
+  if (caps)
+    gst_caps_unref (caps);
+  gst_object_unref (sink);
+}
+
+static GstPadProbeReturn
+count_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user)
+{
+  auto *c = (std::atomic<guint64> *) user;
+  if (GST_PAD_PROBE_INFO_TYPE (info) & GST_PAD_PROBE_TYPE_BUFFER)
+    *c += gst_buffer_get_size (GST_PAD_PROBE_INFO_BUFFER (info));
+  return GST_PAD_PROBE_OK;
+}
+
+bool
+rate_agrees (const Options & o, int rate, std::string * why)
+{
+  if (!o.htk)
+    return true;
+  afet::Status st = afet::htk_config_check_rate (o.htk_config, rate);
+  if (!st.ok ())
+    *why = st.message ();
+  return st.ok ();
+}
+
+void
+Runner::drop ()
+{
+  if (pipe_) {
+    gst_element_set_state (pipe_, GST_STATE_NULL);
+    gst_object_unref (pipe_);
+  }
+  pipe_ = src_ = enc_ = sink_ = nullptr;
+}
+
+void
+Runner::set_devices ()
+{
+  if (device_.empty ())
+    return;
+  GstIterator *it = gst_bin_iterate_recurse (GST_BIN (pipe_));
+  GValue v = G_VALUE_INIT;
+  while (gst_iterator_next (it, &v) == GST_ITERATOR_OK) {
+    GstElement *e = GST_ELEMENT (g_value_get_object (&v));
+    GstElementFactory *f = gst_element_get_factory (e);
+    if (f && g_str_has_prefix (GST_OBJECT_NAME (f), "afet") &&
+        g_object_class_find_property (G_OBJECT_GET_CLASS (e), "device"))
+      g_object_set (e, "device", device_.c_str (), nullptr);
+    g_value_reset (&v);
+  }
+  g_value_unset (&v);
+  gst_iterator_free (it);
+}
+
+bool
+Runner::build (const std::string & text, std::string * why)
+{
+  GError *err = nullptr;
+  pipe_ = gst_parse_launch_full (text.c_str (), nullptr,
+      GST_PARSE_FLAG_FATAL_ERRORS, &err);
+  if (!pipe_) {
+    *why = std::string ("cannot build the pipeline: ") + (err ? err->message :
+        "?") + " (" + text + ")";
+    g_clear_error (&err);
+    return false;
+  }
+  src_ = gst_bin_get_by_name (GST_BIN (pipe_), "afetx_src");
+  enc_ = gst_bin_get_by_name (GST_BIN (pipe_), "afetx_enc");
+  sink_ = gst_bin_get_by_name (GST_BIN (pipe_), "afetx_sink");
+  /* the references live as long as the pipeline */
+  if (src_)
+    gst_object_unref (src_);
+  if (enc_)
+    gst_object_unref (enc_);
+  if (sink_)
+    gst_object_unref (sink_);
+  GstElement *dec = gst_bin_get_by_name (GST_BIN (pipe_), "afetx_dec");
+  GstElement *conv = gst_bin_get_by_name (GST_BIN (pipe_), "afetx_conv");
+  if (dec && conv)
+    g_signal_connect_object (dec, "pad-added", G_CALLBACK (on_pad_added),
+        conv, (GConnectFlags) 0);
+  if (dec)
+    gst_object_unref (dec);
+  if (conv)
+    gst_object_unref (conv);
+  GstElement *caps = gst_bin_get_by_name (GST_BIN (pipe_), "afetx_caps");
+  if (caps) {
+    GstPad *pad = gst_element_get_static_pad (caps, "src");
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, count_probe,
+        &counts_.audio_bytes, nullptr);
+    gst_object_unref (pad);
+    gst_object_unref (caps);
+  }
+  if (enc_) {
+    GstPad *pad = gst_element_get_static_pad (enc_, "sink");
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, count_probe,
+        &counts_.feature_bytes, nullptr);
+    gst_object_unref (pad);
+  }
+  set_devices ();
+  return true;
+}
+
+/* Waits for EOS or an error; the error's text in *why. */
+bool
+Runner::wait (std::string * why, int child_fd, GPid child)
+{
+  GstBus *bus = gst_element_get_bus (pipe_);
+  bool ok = false;
+  for (;;) {
+    GstMessage *m = gst_bus_timed_pop_filtered (bus, GST_CLOCK_TIME_NONE,
+        (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
+      GError *e = nullptr;
+      gchar *dbg = nullptr;
+      gst_message_parse_error (m, &e, &dbg);
+      *why = e->message;
+      if (e->domain == GST_STREAM_ERROR &&
+          (e->code == GST_STREAM_ERROR_TYPE_NOT_FOUND ||
+              e->code == GST_STREAM_ERROR_WRONG_TYPE))
+        *why = "not audio GStreamer can decode (" + *why + ")";
+      g_error_free (e);
+      g_free (dbg);
+    } else {
+      ok = true;
+    }
+    gst_message_unref (m);
+    break;
+  }
+  gst_object_unref (bus);
+  /* the caps of the audio, for the hours of the progress line */
+  counts_.bytes_per_second = counts_.rate = 0;
+  GstElement *caps = gst_bin_get_by_name (GST_BIN (pipe_), "afetx_caps");
+  if (caps) {
+    GstPad *pad = gst_element_get_static_pad (caps, "src");
+    GstCaps *c = gst_pad_get_current_caps (pad);
+    GstAudioInfo ai;
+    if (c && gst_audio_info_from_caps (&ai, c)) {
+      counts_.bytes_per_second = GST_AUDIO_INFO_BPF (&ai) * ai.rate;
+      counts_.rate = ai.rate;
+    }
+    if (c)
+      gst_caps_unref (c);
+    gst_object_unref (pad);
+    gst_object_unref (caps);
+  }
+  counts_.frame_bytes = 0;
+  if (enc_) {
+    GstPad *pad = gst_element_get_static_pad (enc_, "sink");
+    GstCaps *c = gst_pad_get_current_caps (pad);
+    AfetFeaturesInfo fi;
+    if (c && afet_features_info_from_caps (&fi, c))
+      counts_.frame_bytes = (int) AFET_FEATURES_INFO_FRAME_BYTES (&fi);
+    if (c)
+      gst_caps_unref (c);
+    gst_object_unref (pad);
+  }
+  gst_element_set_state (pipe_, GST_STATE_READY);
+  if (child_fd >= 0) {
+    close (child_fd);
+    int status = 0;
+    waitpid (child, &status, 0);
+    g_spawn_close_pid (child);
+    if (!(WIFEXITED (status) && WEXITSTATUS (status) == 0)) {
+      /* the command's failure explains any decoding error after it */
+      *why = "the command failed (" + (WIFEXITED (status) ?
+          "exit status " + std::to_string (WEXITSTATUS (status)) :
+          std::string ("killed by a signal")) + ")" + (ok ? "" : ": " + *why);
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+/* Starts "sh -c COMMAND" with its stdout on a pipe. */
+static bool
+spawn_command (const std::string & cmd, int *fd, GPid * pid, std::string * why)
+{
+  const gchar *argv[] = { "/bin/sh", "-c", cmd.c_str (), nullptr };
+  GError *err = nullptr;
+  if (!g_spawn_async_with_pipes (nullptr, (gchar **) argv, nullptr,
+          (GSpawnFlags) (G_SPAWN_DO_NOT_REAP_CHILD), nullptr, nullptr, pid,
+          nullptr, fd, nullptr, &err)) {
+    *why = std::string ("cannot run the command: ") + err->message;
+    g_error_free (err);
+    return false;
+  }
+  return true;
+}
+
+/* The bytes an appsink received, concatenated. */
+static std::string
+drain_appsink (GstElement * sink)
+{
+  std::string out;
+  while (GstSample * s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), 0)) {
+    GstBuffer *b = gst_sample_get_buffer (s);
+    GstMapInfo map;
+    if (b && gst_buffer_map (b, &map, GST_MAP_READ)) {
+      out.append ((const char *) map.data, map.size);
+      gst_buffer_unmap (b, &map);
+    }
+    gst_sample_unref (s);
+  }
+  return out;
+}
+
+bool
+Runner::set_source (const std::string & input, bool command, int *fd,
+    GPid * pid, std::string * why)
+{
+  if (command) {
+    if (!spawn_command (input, fd, pid, why))
+      return false;
+    g_object_set (src_, "fd", *fd, nullptr);
+    return true;
+  }
+  if (!g_file_test (input.c_str (), G_FILE_TEST_IS_REGULAR)) {
+    *why = "cannot read " + input + ": " + (g_file_test (input.c_str (),
+            G_FILE_TEST_EXISTS) ? "not a regular file" : "no such file");
+    return false;
+  }
+  g_object_set (src_, "location", input.c_str (), nullptr);
+  return true;
+}
+
+bool
+Runner::run (const std::string & input, bool command, const std::string & key,
+    const std::string & out, std::string * entry, double *audio_s,
+    std::string * why)
+{
+  const bool to_memory = out.empty ();
+  if (!pipe_) {
+    const char *src = command ? "fdsrc name=afetx_src" :
+        "filesrc name=afetx_src";
+    if (!build (pipeline_text (opt_, src, to_memory), why))
+      return false;
+  }
+  int fd = -1;
+  GPid pid = 0;
+  if (!set_source (input, command, &fd, &pid, why))
+    return false;
+  bool ok = begin (key, out, why);
+  if (ok)
+    ok = wait (why, fd, pid);
+  else if (fd >= 0) {
+    close (fd);
+    waitpid (pid, nullptr, 0);
+  }
+  return end (ok, out, entry, audio_s, why);
+}
+
+bool
+Runner::begin (const std::string & key, const std::string & out,
+    std::string * why)
+{
+  g_object_set (enc_, "key", key.c_str (), nullptr);
+  if (!out.empty ()) {
+    /* filesink keeps its file open in READY: close it alone */
+    gst_element_set_state (sink_, GST_STATE_NULL);
+    g_object_set (sink_, "location", out.c_str (), nullptr);
+  }
+  counts_.audio_bytes = 0;
+  counts_.feature_bytes = 0;
+  if (gst_element_set_state (pipe_, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE)
+    return true;
+  *why = "the pipeline did not start";
+  return false;
+}
+
+bool
+Runner::end (bool ok, const std::string & out, std::string * entry,
+    double *audio_s, std::string * why)
+{
+  *audio_s = counts_.bytes_per_second ?
+      (double) counts_.audio_bytes / counts_.bytes_per_second : 0;
+  if (out.empty ())
+    *entry = drain_appsink (sink_);
+  if (ok && counts_.feature_bytes == 0) {
+    *why = "too short for one frame (" + std::to_string (*audio_s) +
+        " s of audio)";
+    ok = false;
+  }
+  if (ok && !rate_agrees (opt_, counts_.rate, why))
+    ok = false;                 /* the file is not kept */
+  if (!ok)
+    drop ();                    /* a fresh pipeline for the next input */
+  return ok;
+}
+
+bool
+Runner::decode (const std::string & input, bool command, GstCaps ** caps,
+    std::vector<guint8> *pcm, std::string * why)
+{
+  std::string text = std::string (command ? "fdsrc name=afetx_src" :
+      "filesrc name=afetx_src") + " ! decodebin name=afetx_dec "
+      "audioconvert name=afetx_conv ! audioresample ! capsfilter "
+      "name=afetx_caps caps=\"" + audio_caps (opt_) + "\" ! "
+      "appsink name=afetx_sink sync=false";
+  if (!pipe_ && !build (text, why))
+    return false;
+  int fd = -1;
+  GPid pid = 0;
+  if (!set_source (input, command, &fd, &pid, why))
+    return false;
+  pcm->clear ();
+  *caps = nullptr;
+  if (gst_element_set_state (pipe_, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE) {
+    *why = "the decoder did not start";
+    drop ();
+    return false;
+  }
+  /* pull everything (the appsink holds what we have not pulled) */
+  for (;;) {
+    GstSample *s = gst_app_sink_pull_sample (GST_APP_SINK (sink_));
+    if (!s)
+      break;
+    if (!*caps && gst_sample_get_caps (s))
+      *caps = gst_caps_ref (gst_sample_get_caps (s));
+    GstBuffer *b = gst_sample_get_buffer (s);
+    GstMapInfo map;
+    if (b && gst_buffer_map (b, &map, GST_MAP_READ)) {
+      pcm->insert (pcm->end (), map.data, map.data + map.size);
+      gst_buffer_unmap (b, &map);
+    }
+    gst_sample_unref (s);
+  }
+  bool ok = wait (why, fd, pid);
+  if (ok && !*caps) {
+    *why = "no audio";
+    ok = false;
+  }
+  if (!ok) {
+    if (*caps)
+      gst_caps_unref (*caps);
+    *caps = nullptr;
+    drop ();
+  }
+  return ok;
+}
+
+bool
+Runner::run_buffer (GstCaps * caps, GstBuffer * buf, const std::string & key,
+    const std::string & out, std::string * entry, double *audio_s,
+    std::string * why)
+{
+  if (!pipe_) {
+    std::string text = "appsrc name=afetx_src format=time ! capsfilter "
+        "name=afetx_caps ! " + opt_.chain + " ! " + encoder_text (opt_,
+        out.empty ());
+    if (!build (text, why)) {
+      gst_buffer_unref (buf);
+      return false;
+    }
+  }
+  /* the duration sizes the elements' batches (max-batch 0) */
+  g_object_set (src_, "caps", caps, "duration", (guint64)
+      GST_BUFFER_DURATION (buf), nullptr);
+  bool ok = begin (key, out, why);
+  if (ok) {
+    gst_app_src_push_buffer (GST_APP_SRC (src_), buf);
+    gst_app_src_end_of_stream (GST_APP_SRC (src_));
+    ok = wait (why, -1, 0);
+  } else {
+    gst_buffer_unref (buf);
+  }
+  return end (ok, out, entry, audio_s, why);
+}
+
+bool
+Runner::run_segment (GstCaps * caps, const guint8 * data, size_t bytes,
+    const std::string & key, const std::string & out, std::string * entry,
+    std::string * why)
+{
+  GstAudioInfo ai;
+  gst_audio_info_from_caps (&ai, caps);
+  GstBuffer *buf = gst_buffer_new_memdup (data, bytes);
+  GST_BUFFER_PTS (buf) = 0;
+  GST_BUFFER_DURATION (buf) = gst_util_uint64_scale (bytes /
+      GST_AUDIO_INFO_BPF (&ai), GST_SECOND, (guint64) ai.rate);
+  double audio_s = 0;
+  return run_buffer (caps, buf, key, out, entry, &audio_s, why);
+}
+
+bool
+Runner::run_wav (PlainWav * wav, const std::string & key,
+    const std::string & out, std::string * entry, double *audio_s,
+    std::string * why)
+{
+  GstCaps *caps = gst_caps_new_simple ("audio/x-raw", "format",
+      G_TYPE_STRING, wav->format, "layout", G_TYPE_STRING, "interleaved",
+      "rate", G_TYPE_INT, wav->rate, "channels", G_TYPE_INT, 1, nullptr);
+  GstBuffer *buf = wav->data;
+  wav->data = nullptr;
+  bool ok = run_buffer (caps, buf, key, out, entry, audio_s, why);
+  gst_caps_unref (caps);
+  return ok;
+}
+
+}  /* namespace afetx */

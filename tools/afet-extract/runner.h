@@ -1,0 +1,100 @@
+/* afet-extract's pipelines: the text of each, the OpenCL devices of -d all,
+ * and Runner, one worker's pipeline reused from input to input.
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#include <gst/gst.h>
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "extract.h"
+#include "wavreader.h"
+
+namespace afetx
+{
+
+/* "P:D" of every GPU, or of every device when there is no GPU. */
+std::vector<std::string> all_devices ();
+
+/* The pipeline, as gst-launch-1.0 would take it (for_launch: decodebin
+ * linked by gst-launch-1.0 itself, for --print-pipeline). */
+std::string pipeline_text (const Options & o, const char *src,
+    bool to_memory, bool for_launch = false);
+
+/* -C: an input whose rate is not the config's SOURCERATE is refused, as
+ * HCopy would not resample it. */
+bool rate_agrees (const Options & o, int rate, std::string * why);
+
+/* what one run saw: the bytes into the chain and out of it, and the caps */
+struct Counters
+{
+  std::atomic<guint64> audio_bytes { 0 };
+  std::atomic<guint64> feature_bytes { 0 };
+  int bytes_per_second = 0;
+  int rate = 0;                 /* of the audio entering the chain */
+  int frame_bytes = 0;
+};
+
+/* A pipeline of one worker, reused from input to input. */
+class Runner
+{
+public:
+  Runner (const Options & o, const std::string & device)
+  :opt_ (o), device_ (device)
+  {
+  }
+  ~Runner ()
+  {
+    drop ();
+  }
+
+  /* Runs one input through; fills *why on failure. */
+  bool run (const std::string & input, bool command, const std::string & key,
+      const std::string & out, std::string * entry, double *audio_s,
+      std::string * why);
+
+  /* --segments: the decoded audio of a recording, and one segment. */
+  /* points the source at a file, or at a started command's output */
+  bool set_source (const std::string & input, bool command, int *fd,
+      GPid * pid, std::string * why);
+  bool decode (const std::string & input, bool command, GstCaps ** caps,
+      std::vector<guint8> *pcm, std::string * why);
+  bool run_segment (GstCaps * caps, const guint8 * data, size_t bytes,
+      const std::string & key, const std::string & out, std::string * entry,
+      std::string * why);
+  /* a plain WAV file's samples (read_plain_wav; its buffer is taken) */
+  bool run_wav (PlainWav * wav, const std::string & key,
+      const std::string & out, std::string * entry, double *audio_s,
+      std::string * why);
+
+private:
+  bool build (const std::string & text, std::string * why);
+  /* A run: begin (the key, the output file, the counters, PLAYING), then
+   * end (ok from wait (); the entry, the audio's seconds and the checks
+   * every input gets; a fresh pipeline after a failure). */
+  bool begin (const std::string & key, const std::string & out,
+      std::string * why);
+  bool end (bool ok, const std::string & out, std::string * entry,
+      double *audio_s, std::string * why);
+  /* buf (taken), the whole input in caps, through "appsrc ! CHAIN !
+   * afetenc" */
+  bool run_buffer (GstCaps * caps, GstBuffer * buf, const std::string & key,
+      const std::string & out, std::string * entry, double *audio_s,
+      std::string * why);
+  void drop ();
+  bool wait (std::string * why, int child_fd, GPid child);
+  void set_devices ();
+
+  const Options & opt_;
+  std::string device_;
+  GstElement *pipe_ = nullptr;
+  GstElement *src_ = nullptr, *enc_ = nullptr, *sink_ = nullptr;
+  Counters counts_;
+};
+
+}  /* namespace afetx */
