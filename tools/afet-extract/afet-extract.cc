@@ -29,6 +29,7 @@
 #include <thread>
 #include <vector>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "afethtkconfig.h"
@@ -166,6 +167,11 @@ main (int argc, char **argv)
   }
   g_option_context_free (ctx);
   gst_init (&argc, &argv);
+  /* keys are bytes (UTF-8 uttids among them): printed as they are, not
+   * converted to the locale's character set ("????" in the C locale) */
+  g_set_printerr_handler ([](const gchar * s) {
+        fputs (s, stderr);
+      });
 
   auto usage = [](const std::string & m) {
     g_printerr ("afet-extract: %s (try --help)\n", m.c_str ());
@@ -180,6 +186,7 @@ main (int argc, char **argv)
     o.chain = chain;
   o.rate = rate;
   if (config) {
+    o.config = config;
     /* the reader's message names the file, line, key and value */
     afet::Status st = afet::htk_config_read (config, &o.htk_config);
     if (st.ok ())
@@ -244,6 +251,12 @@ main (int argc, char **argv)
   o.progress = !quiet && (progress || isatty (2));
   o.print_pipeline = print;
   o.wav_reader = !no_wav_reader;
+  {
+    /* read once, before any thread: umask() can only be read by setting it */
+    const mode_t mask = umask (022);
+    umask (mask);
+    o.file_mode = 0666 & ~mask;
+  }
   g_free (chain);
   g_free (config);
   g_free (scp);
@@ -334,6 +347,7 @@ main (int argc, char **argv)
   /* the main thread: the archive in list order, and the progress line */
   size_t n_skipped = 0;
   std::vector<std::string> failures;
+  std::string stopped;          /* why the run stopped early */
   double last_draw = 0;
   for (;;) {
     std::unique_lock < std::mutex > l (sh.lock);
@@ -343,7 +357,8 @@ main (int argc, char **argv)
     while (sh.written < items.size () && sh.results[sh.written].done) {
       Result & r = sh.results[sh.written];
       for (const auto & e:r.entries)
-        archive.write (e.first, e.second, &why);
+        if (stopped.empty () && !archive.write (e.first, e.second, &why))
+          stopped = why;
       r.entries.clear ();
       for (const auto & e:r.errors) {
         g_printerr ("%safet-extract: %s\n", o.progress ? "\r\033[K" : "",
@@ -353,7 +368,9 @@ main (int argc, char **argv)
       n_skipped += r.skipped ? 1 : 0;
       sh.written++;
     }
-    const bool all_done = sh.written == items.size ();
+    if (!stopped.empty ())
+      sh.stop = true;           /* the workers take no more inputs */
+    const bool all_done = sh.written == items.size () || !stopped.empty ();
     l.unlock ();
     sh.cond.notify_all ();
     const double el = (g_get_monotonic_time () - t0) / 1e6;
@@ -371,7 +388,18 @@ main (int argc, char **argv)
   }
   for (auto & t:threads)
     t.join ();
-  archive.close (&why);
+  if (!o.ark.empty () && !archive.close (&why) && stopped.empty ())
+    stopped = why;
+  if (!stopped.empty ()) {
+    /* nothing after the failure is kept: say what is */
+    stopped += "; " + archive.index () + " lists the " + std::to_string
+        (archive.entries ()) + " entries of this run written whole (and "
+        "those of an earlier run it resumed): make room and run again with "
+        "--skip-existing to go on";
+    failures.push_back (stopped);
+    g_printerr ("%safet-extract: %s\n", o.progress ? "\r\033[K" : "",
+        stopped.c_str ());
+  }
 
   const double el = (g_get_monotonic_time () - t0) / 1e6;
   const double audio = sh.audio_us / 1e6;

@@ -100,6 +100,7 @@ Archive::open (const std::string & ark, bool resume,
   } else {
     ark_f_ = fopen (ark_.c_str (), "wb");
     have->clear ();
+    end = 0;
   }
   if (ark_f_) {
     /* rewrite the index with the entries kept */
@@ -112,11 +113,21 @@ Archive::open (const std::string & ark, bool resume,
           kept += l + "\n";
       }
     scp_f_ = fopen (scp_.c_str (), "wb");
-    if (scp_f_)
-      fputs (kept.c_str (), scp_f_);
+    if (scp_f_ && (fwrite (kept.data (), 1, kept.size (), scp_f_) !=
+            kept.size () || fflush (scp_f_) != 0)) {
+      *why = "cannot write " + scp_ + ": " + g_strerror (errno);
+      return false;
+    }
+    good_scp_ = (off_t) kept.size ();
   }
   if (!ark_f_ || !scp_f_) {
     *why = "cannot write " + ark_ + " or " + scp_ + ": " + g_strerror (errno);
+    return false;
+  }
+  good_ark_ = (off_t) end;
+  if (fseeko (ark_f_, 0, SEEK_END) != 0 || ftello (ark_f_) != good_ark_) {
+    *why = "cannot write " + ark_ + ": it does not end at its last whole "
+        "entry (" + std::to_string ((long long) good_ark_) + ")";
     return false;
   }
   return true;
@@ -124,26 +135,52 @@ Archive::open (const std::string & ark, bool resume,
 
 bool
 Archive::write (const std::string & key, const std::string & entry,
-    std::string *)
+    std::string * why)
 {
-  const long pos = ftell (ark_f_);
-  fwrite (entry.data (), 1, entry.size (), ark_f_);
-  fflush (ark_f_);
-  fprintf (scp_f_, "%s %s:%ld\n", key.c_str (), ark_.c_str (),
-      pos + (long) key.size () + 1);
-  fflush (scp_f_);
-  return true;
+  const off_t pos = ftello (ark_f_);
+  const std::string line = key + " " + ark_ + ":" + std::to_string ((long long)
+      pos + (long long) key.size () + 1) + "\n";
+  /* the entry first, then its line in the index: the index never names an
+   * entry that is not whole in the archive */
+  bool ok = pos >= 0 && fwrite (entry.data (), 1, entry.size (), ark_f_) ==
+      entry.size () && fflush (ark_f_) == 0;
+  const std::string failed = ok ? scp_ : ark_;
+  const int ark_errno = errno;
+  if (ok)
+    ok = fwrite (line.data (), 1, line.size (), scp_f_) == line.size () &&
+        fflush (scp_f_) == 0;
+  if (ok) {
+    good_ark_ = pos + (off_t) entry.size ();
+    good_scp_ += (off_t) line.size ();
+    entries_++;
+    return true;
+  }
+  *why = "cannot write " + failed + ": " + g_strerror (failed == ark_ ?
+      ark_errno : errno);
+  /* leave both as they were after the last whole entry, so that
+   * --skip-existing goes on from there */
+  clearerr (ark_f_);
+  clearerr (scp_f_);
+  if (ftruncate (fileno (ark_f_), good_ark_) != 0 ||
+      ftruncate (fileno (scp_f_), good_scp_) != 0)
+    *why += " (and cannot cut it back to its last whole entry: " +
+        std::string (g_strerror (errno)) + ")";
+  return false;
 }
 
 bool
-Archive::close (std::string *)
+Archive::close (std::string * why)
 {
-  if (ark_f_)
-    fclose (ark_f_);
-  if (scp_f_)
-    fclose (scp_f_);
-  ark_f_ = scp_f_ = nullptr;
-  return true;
+  bool ok = true;
+  for (FILE ** f: {&ark_f_, &scp_f_}) {
+    if (*f && fclose (*f) != 0 && ok) {
+      *why = "cannot write " + (f == &ark_f_ ? ark_ : scp_) + ": " +
+          g_strerror (errno);
+      ok = false;
+    }
+    *f = nullptr;
+  }
+  return ok;
 }
 
 }  /* namespace afetx */

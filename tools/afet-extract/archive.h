@@ -10,6 +10,8 @@
 #include <map>
 #include <string>
 
+#include <sys/types.h>
+
 namespace afetx
 {
 
@@ -22,14 +24,28 @@ public:
    * and drop a partial one at the end; else both start empty. */
   bool open (const std::string & ark, bool resume,
       std::map<std::string, bool> *have, std::string * why);
-  /* appends one entry (afetenc's bytes: "KEY " and the matrix) */
+  /* Appends one entry (afetenc's bytes: "KEY " and the matrix), then its
+   * line in the index.  A failed write (a full disk) is an error, and
+   * both files are cut back to their last whole entry. */
   bool write (const std::string & key, const std::string & entry,
       std::string * why);
+  /* closes both; false if what was buffered could not be written */
   bool close (std::string * why);
+  /* the entries written by this run */
+  size_t entries () const
+  {
+    return entries_;
+  }
+  const std::string & index () const
+  {
+    return scp_;
+  }
 
 private:
   std::string ark_, scp_;
   FILE *ark_f_ = nullptr, *scp_f_ = nullptr;
+  off_t good_ark_ = 0, good_scp_ = 0;   /* the ends of the whole entries */
+  size_t entries_ = 0;
 };
 
 }  /* namespace afetx */

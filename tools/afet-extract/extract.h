@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <sys/types.h>
 #include <utility>
 #include <vector>
 
@@ -23,6 +24,7 @@ struct Options
    * against every input) */
   bool htk = false;
   afet::HtkConfig htk_config;
+  std::string config;           /* -C's file (an input, never overwritten) */
   std::string scp, out_dir, wav_scp, segments, ark;
   std::string format = "htk";
   int jobs = 2;
@@ -33,12 +35,15 @@ struct Options
   bool progress = false;
   bool print_pipeline = false;
   bool wav_reader = true;       /* plain PCM WAV read by us (read_plain_wav) */
+  mode_t file_mode = 0644;      /* of outputs: 0666 less the umask */
 };
 
 struct Segment
 {
   std::string id;
   double start = 0, end = -1;
+  std::string out;              /* per-file output; empty with --ark */
+  std::string where;            /* "FILE:LINE" of its line, for messages */
 };
 
 /* One input: a file or a command, and where its features go. */
@@ -50,6 +55,7 @@ struct Item
   bool command = false;
   std::string out;              /* per-file output; empty with --ark */
   std::vector<Segment> segments;  /* --segments: cut from this recording */
+  std::string where;            /* "FILE:LINE" of its line, for messages */
 };
 
 /* What a worker made of an item. */

@@ -12,7 +12,13 @@
 
 #include <glib.h>
 
+#include <algorithm>
+#include <cstring>
 #include <map>
+#include <set>
+#include <utility>
+
+#include <sys/stat.h>
 
 namespace afetx
 {
@@ -72,10 +78,19 @@ read_lines (const std::string & path, std::vector<std::string> *lines,
     std::string * why)
 {
   gchar *text = nullptr;
+  gsize len = 0;
   GError *err = nullptr;
-  if (!g_file_get_contents (path.c_str (), &text, nullptr, &err)) {
+  if (!g_file_get_contents (path.c_str (), &text, &len, &err)) {
     *why = err->message;
     g_error_free (err);
+    return false;
+  }
+  /* a NUL would end a line early without a word */
+  if (const char *nul = (const char *) memchr (text, 0, len)) {
+    *why = path + ":" + std::to_string (1 + std::count ((const char *) text, nul, '\n')) +
+        ": holds a NUL byte (at byte " + std::to_string (nul - text) +
+        "): a list is text, one input a line";
+    g_free (text);
     return false;
   }
   gchar **v = g_strsplit (text, "\n", -1);
@@ -97,6 +112,143 @@ blank (const std::string & s)
 }
 
 bool
+key_names_file (const std::string & key, const std::string & ext,
+    std::string * why)
+{
+  const size_t name_max = 255;  /* NAME_MAX of Linux's file systems */
+  const std::string name = key + "." + ext;
+  if (key.empty () || key.find ('/') != std::string::npos)
+    *why = std::string ("cannot name a file inside the output folder (") +
+        (key.empty ()? "it is empty" : "it holds a '/'") + ")";
+  else if (name.size () > name_max)
+    *why = "makes a file name of " + std::to_string (name.size ()) +
+        " bytes (" + name.substr (0, 24) + "...), longer than the " +
+        std::to_string (name_max) + " a file name may have";
+  else
+    return true;
+  *why += ": with --out-dir each key names the file DIR/KEY." + ext +
+      "; shorten or rename the key, or write one archive with --ark";
+  return false;
+}
+
+namespace
+{
+
+/* A path as one string for every way of writing it (absolute, . and ..
+ * resolved, repeated slashes dropped; links are not followed). */
+std::string
+canonical (const std::string & path)
+{
+  gchar *c = g_canonicalize_filename (path.c_str (), nullptr);
+  std::string s = c;
+  g_free (c);
+  return s;
+}
+
+/* Where two inputs would collide, or an output would overwrite an input:
+ * checked before anything runs, over all shards (two shards writing the
+ * same file collide as two jobs do). */
+bool
+check_names (const Options & o, const std::vector<Item> & all,
+    std::string * why)
+{
+  const std::string ext = extension_of (o.format);
+  /* what must never be written: the lists, the config, the recordings */
+  std::map<std::string, std::string> inputs;    /* canonical -> what */
+  for (const auto & l: {
+      std::make_pair (o.scp, std::string ("the list --scp")),
+      std::make_pair (o.wav_scp, std::string ("the list --wav-scp")),
+      std::make_pair (o.segments, std::string ("the list --segments")),
+      std::make_pair (o.config, std::string ("the config -C"))})
+    if (!l.first.empty ())
+      inputs[canonical (l.first)] = l.second + " (" + l.first + ")";
+  for (const auto & it:all)
+    if (!it.command)
+      inputs.emplace (canonical (it.input), "the input of " + it.where +
+          " (" + it.input + ")");
+  std::set<std::pair<dev_t, ino_t>> list_files;
+  for (const auto & l: {o.scp, o.wav_scp, o.segments, o.config}) {
+    struct stat st;
+    if (!l.empty () && stat (l.c_str (), &st) == 0)
+      list_files.emplace (st.st_dev, st.st_ino);
+  }
+  auto not_an_input = [&](const std::string & out, const std::string & where)
+  {
+    auto in = inputs.find (canonical (out));
+    struct stat st;
+    if (in == inputs.end () && stat (out.c_str (), &st) == 0 &&
+        list_files.count (std::make_pair (st.st_dev, st.st_ino)))
+      in = inputs.begin ();     /* the same file by another name */
+    if (in == inputs.end ())
+      return true;
+    *why = where + ": the output " + out + " would overwrite " +
+        (canonical (out) == in->first ? in->second : "a list or config (the "
+        "same file by another path)") + ": choose another output name";
+    return false;
+  };
+  if (!o.ark.empty ()) {
+    const std::string index = o.ark.substr (0, o.ark.size () - 4) + ".scp";
+    if (!not_an_input (o.ark, "--ark") || !not_an_input (index, "--ark's "
+            "index"))
+      return false;
+    /* an archive's keys are its entries' names: each once */
+    std::map<std::string, std::string> keys;    /* key -> where */
+    for (const auto & it:all) {
+      std::vector<std::pair<std::string, std::string>> ks;
+      if (it.segments.empty ())
+        ks.emplace_back (it.key, it.where + " (" + it.input + ")");
+      for (const auto & s:it.segments)
+        ks.emplace_back (s.id, s.where);
+      for (const auto & k:ks) {
+        auto at = keys.emplace (k.first, k.second);
+        if (!at.second) {
+          *why = k.second + ": the key " + k.first + " is already the key "
+              "of " + at.first->second + ": an archive holds each key once" +
+              (o.scp.empty ()? "" : " (with --scp a key is the input's base "
+              "name: use --wav-scp with unique uttids)");
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+  /* per-file outputs: inside --out-dir for keys, and each written once */
+  std::map<std::string, std::string> outs;      /* canonical -> where */
+  auto one_output = [&](const std::string & out, const std::string & key,
+      bool named_by_key, const std::string & where) {
+    std::string w;
+    if (named_by_key && !key_names_file (key, ext, &w)) {
+      *why = where + ": the key '" + key + "' " + w;
+      return false;
+    }
+    if (!not_an_input (out, where))
+      return false;
+    auto at = outs.emplace (canonical (out), where);
+    if (!at.second) {
+      *why = where + ": writes " + out + ", as " + at.first->second +
+          " does" + (named_by_key && !o.scp.empty ()? ": inputs with the "
+          "same base name in different folders need names of their own: "
+          "give each line its output ('IN OUT') in --scp" : "");
+      return false;
+    }
+    return true;
+  };
+  for (const auto & it:all) {
+    if (it.segments.empty () && !it.out.empty () &&
+        !one_output (it.out, it.key, !o.wav_scp.empty () ||
+            it.out == o.out_dir + "/" + it.key + "." + ext,
+            it.where + " (" + it.input + ")"))
+      return false;
+    for (const auto & s:it.segments)
+      if (!one_output (s.out, s.id, true, s.where))
+        return false;
+  }
+  return true;
+}
+
+}  /* namespace */
+
+bool
 make_items (const Options & o, std::vector<Item> *items, std::string * why)
 {
   std::vector<std::string> lines;
@@ -110,6 +262,7 @@ make_items (const Options & o, std::vector<Item> *items, std::string * why)
         continue;
       auto f = split_ws (lines[n], 2);
       Item it;
+      it.where = o.scp + ":" + std::to_string (n + 1);
       it.input = f[0];
       it.key = base_name_no_ext (f[0]);
       if (f.size () == 2 && o.ark.empty ()) {
@@ -137,6 +290,7 @@ make_items (const Options & o, std::vector<Item> *items, std::string * why)
         return false;
       }
       Item it;
+      it.where = o.wav_scp + ":" + std::to_string (n + 1);
       it.key = f[0];
       it.input = f[1];
       if (!it.input.empty () && it.input.back () == '|') {
@@ -145,7 +299,7 @@ make_items (const Options & o, std::vector<Item> *items, std::string * why)
         while (!it.input.empty () && g_ascii_isspace (it.input.back ()))
           it.input.pop_back ();
       }
-      if (o.ark.empty ())
+      if (o.ark.empty () && o.segments.empty ())
         it.out = o.out_dir + "/" + it.key + "." + ext;
       if (by_id.count (it.key)) {
         *why = o.wav_scp + ":" + std::to_string (n + 1) + ": uttid " +
@@ -184,6 +338,9 @@ make_items (const Options & o, std::vector<Item> *items, std::string * why)
           return false;
         }
         s.id = f[0];
+        s.where = o.segments + ":" + std::to_string (n + 1);
+        if (o.ark.empty ())
+          s.out = o.out_dir + "/" + s.id + "." + ext;
         all[r->second].segments.push_back (s);
         used[r->second] = true;
       }
@@ -195,6 +352,8 @@ make_items (const Options & o, std::vector<Item> *items, std::string * why)
       all.swap (kept);
     }
   }
+  if (!check_names (o, all, why))
+    return false;
   for (size_t i = 0; i < all.size (); i++)
     if ((int) (i % o.shard_n) == o.shard_k - 1) {
       all[i].index = items->size ();

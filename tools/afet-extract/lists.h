@@ -27,7 +27,17 @@ bool read_lines (const std::string & path, std::vector<std::string> *lines,
     std::string * why);
 /* a line of white space only */
 bool blank (const std::string & s);
-/* Builds the work list from the options; false with a message on error. */
+/* A key (uttid, segment id or base name) as the name of its output file
+ * in --out-dir: KEY.EXT, one name inside the folder.  False, with *why,
+ * for a key that is empty, holds a '/' or makes a name longer than a file
+ * name may be (255 bytes). */
+bool key_names_file (const std::string & key, const std::string & ext,
+    std::string * why);
+/* Builds the work list from the options; false with a message on error.
+ * Before anything runs, the whole list (all shards) is checked: every key
+ * that names a file is a name inside --out-dir (key_names_file), no two
+ * inputs write the same output or (--ark) the same key, and no output is
+ * one of the inputs or lists. */
 bool make_items (const Options & o, std::vector<Item> *items,
     std::string * why);
 

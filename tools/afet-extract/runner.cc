@@ -63,13 +63,17 @@ audio_caps (const Options & o)
 }
 
 /* afetenc and what takes its bytes: a file, or memory (an archive entry;
- * the entry is held whole, so no max-hold limit) */
+ * the entry is held whole, so no max-hold limit).  The file is one that
+ * afet-extract created itself (work.cc's PartFile), written through its
+ * descriptor; gst-launch-1.0 (for_launch) writes the same bytes with
+ * filesink. */
 static std::string
-encoder_text (const Options & o, bool to_memory)
+encoder_text (const Options & o, bool to_memory, bool for_launch = false)
 {
   return "afetenc name=afetx_enc format=" + o.format + (to_memory ?
       " max-hold=18446744073709551615 ! appsink name=afetx_sink sync=false "
-      "wait-on-eos=false" : " ! filesink name=afetx_sink");
+      "wait-on-eos=false" : for_launch ? " ! filesink name=afetx_sink" :
+      " ! fdsink name=afetx_sink");
 }
 
 std::string
@@ -79,7 +83,7 @@ pipeline_text (const Options & o, const char *src, bool to_memory,
   return std::string (src) + " ! decodebin name=afetx_dec " +
       (for_launch ? "! " : " ") + "audioconvert name=afetx_conv ! "
       "audioresample ! capsfilter name=afetx_caps caps=\"" + audio_caps (o) +
-      "\" ! " + o.chain + " ! " + encoder_text (o, to_memory);
+      "\" ! " + o.chain + " ! " + encoder_text (o, to_memory, for_launch);
 }
 
 static void
@@ -323,10 +327,10 @@ Runner::set_source (const std::string & input, bool command, int *fd,
 
 bool
 Runner::run (const std::string & input, bool command, const std::string & key,
-    const std::string & out, std::string * entry, double *audio_s,
+    int out_fd, std::string * entry, double *audio_s,
     std::string * why)
 {
-  const bool to_memory = out.empty ();
+  const bool to_memory = out_fd < 0;
   if (!pipe_) {
     const char *src = command ? "fdsrc name=afetx_src" :
         "filesrc name=afetx_src";
@@ -337,25 +341,25 @@ Runner::run (const std::string & input, bool command, const std::string & key,
   GPid pid = 0;
   if (!set_source (input, command, &fd, &pid, why))
     return false;
-  bool ok = begin (key, out, why);
+  bool ok = begin (key, out_fd, why);
   if (ok)
     ok = wait (why, fd, pid);
   else if (fd >= 0) {
     close (fd);
     waitpid (pid, nullptr, 0);
   }
-  return end (ok, out, entry, audio_s, why);
+  return end (ok, out_fd, entry, audio_s, why);
 }
 
 bool
-Runner::begin (const std::string & key, const std::string & out,
+Runner::begin (const std::string & key, int out_fd,
     std::string * why)
 {
   g_object_set (enc_, "key", key.c_str (), nullptr);
-  if (!out.empty ()) {
-    /* filesink keeps its file open in READY: close it alone */
+  if (out_fd >= 0) {
+    /* fdsink checks its descriptor (seekable?) when it starts */
     gst_element_set_state (sink_, GST_STATE_NULL);
-    g_object_set (sink_, "location", out.c_str (), nullptr);
+    g_object_set (sink_, "fd", out_fd, nullptr);
   }
   counts_.audio_bytes = 0;
   counts_.feature_bytes = 0;
@@ -367,12 +371,12 @@ Runner::begin (const std::string & key, const std::string & out,
 }
 
 bool
-Runner::end (bool ok, const std::string & out, std::string * entry,
+Runner::end (bool ok, int out_fd, std::string * entry,
     double *audio_s, std::string * why)
 {
   *audio_s = counts_.bytes_per_second ?
       (double) counts_.audio_bytes / counts_.bytes_per_second : 0;
-  if (out.empty ())
+  if (out_fd < 0)
     *entry = drain_appsink (sink_);
   if (ok && counts_.feature_bytes == 0) {
     *why = "too short for one frame (" + std::to_string (*audio_s) +
@@ -440,13 +444,13 @@ Runner::decode (const std::string & input, bool command, GstCaps ** caps,
 
 bool
 Runner::run_buffer (GstCaps * caps, GstBuffer * buf, const std::string & key,
-    const std::string & out, std::string * entry, double *audio_s,
+    int out_fd, std::string * entry, double *audio_s,
     std::string * why)
 {
   if (!pipe_) {
     std::string text = "appsrc name=afetx_src format=time ! capsfilter "
         "name=afetx_caps ! " + opt_.chain + " ! " + encoder_text (opt_,
-        out.empty ());
+        out_fd < 0);
     if (!build (text, why)) {
       gst_buffer_unref (buf);
       return false;
@@ -455,7 +459,7 @@ Runner::run_buffer (GstCaps * caps, GstBuffer * buf, const std::string & key,
   /* the duration sizes the elements' batches (max-batch 0) */
   g_object_set (src_, "caps", caps, "duration", (guint64)
       GST_BUFFER_DURATION (buf), nullptr);
-  bool ok = begin (key, out, why);
+  bool ok = begin (key, out_fd, why);
   if (ok) {
     gst_app_src_push_buffer (GST_APP_SRC (src_), buf);
     gst_app_src_end_of_stream (GST_APP_SRC (src_));
@@ -463,12 +467,12 @@ Runner::run_buffer (GstCaps * caps, GstBuffer * buf, const std::string & key,
   } else {
     gst_buffer_unref (buf);
   }
-  return end (ok, out, entry, audio_s, why);
+  return end (ok, out_fd, entry, audio_s, why);
 }
 
 bool
 Runner::run_segment (GstCaps * caps, const guint8 * data, size_t bytes,
-    const std::string & key, const std::string & out, std::string * entry,
+    const std::string & key, int out_fd, std::string * entry,
     std::string * why)
 {
   GstAudioInfo ai;
@@ -478,12 +482,12 @@ Runner::run_segment (GstCaps * caps, const guint8 * data, size_t bytes,
   GST_BUFFER_DURATION (buf) = gst_util_uint64_scale (bytes /
       GST_AUDIO_INFO_BPF (&ai), GST_SECOND, (guint64) ai.rate);
   double audio_s = 0;
-  return run_buffer (caps, buf, key, out, entry, &audio_s, why);
+  return run_buffer (caps, buf, key, out_fd, entry, &audio_s, why);
 }
 
 bool
 Runner::run_wav (PlainWav * wav, const std::string & key,
-    const std::string & out, std::string * entry, double *audio_s,
+    int out_fd, std::string * entry, double *audio_s,
     std::string * why)
 {
   GstCaps *caps = gst_caps_new_simple ("audio/x-raw", "format",
@@ -491,7 +495,7 @@ Runner::run_wav (PlainWav * wav, const std::string & key,
       "rate", G_TYPE_INT, wav->rate, "channels", G_TYPE_INT, 1, nullptr);
   GstBuffer *buf = wav->data;
   wav->data = nullptr;
-  bool ok = run_buffer (caps, buf, key, out, entry, audio_s, why);
+  bool ok = run_buffer (caps, buf, key, out_fd, entry, audio_s, why);
   gst_caps_unref (caps);
   return ok;
 }

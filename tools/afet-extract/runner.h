@@ -55,7 +55,7 @@ public:
 
   /* Runs one input through; fills *why on failure. */
   bool run (const std::string & input, bool command, const std::string & key,
-      const std::string & out, std::string * entry, double *audio_s,
+      int out_fd, std::string * entry, double *audio_s,
       std::string * why);
 
   /* --segments: the decoded audio of a recording, and one segment. */
@@ -65,11 +65,11 @@ public:
   bool decode (const std::string & input, bool command, GstCaps ** caps,
       std::vector<guint8> *pcm, std::string * why);
   bool run_segment (GstCaps * caps, const guint8 * data, size_t bytes,
-      const std::string & key, const std::string & out, std::string * entry,
+      const std::string & key, int out_fd, std::string * entry,
       std::string * why);
   /* a plain WAV file's samples (read_plain_wav; its buffer is taken) */
   bool run_wav (PlainWav * wav, const std::string & key,
-      const std::string & out, std::string * entry, double *audio_s,
+      int out_fd, std::string * entry, double *audio_s,
       std::string * why);
 
 private:
@@ -77,14 +77,14 @@ private:
   /* A run: begin (the key, the output file, the counters, PLAYING), then
    * end (ok from wait (); the entry, the audio's seconds and the checks
    * every input gets; a fresh pipeline after a failure). */
-  bool begin (const std::string & key, const std::string & out,
+  bool begin (const std::string & key, int out_fd,
       std::string * why);
-  bool end (bool ok, const std::string & out, std::string * entry,
+  bool end (bool ok, int out_fd, std::string * entry,
       double *audio_s, std::string * why);
   /* buf (taken), the whole input in caps, through "appsrc ! CHAIN !
    * afetenc" */
   bool run_buffer (GstCaps * caps, GstBuffer * buf, const std::string & key,
-      const std::string & out, std::string * entry, double *audio_s,
+      int out_fd, std::string * entry, double *audio_s,
       std::string * why);
   void drop ();
   bool wait (std::string * why, int child_fd, GPid child);

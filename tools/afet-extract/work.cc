@@ -16,6 +16,10 @@
 #include <algorithm>
 #include <cerrno>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "lists.h"
 #include "runner.h"
 #include "wavreader.h"
@@ -23,13 +27,89 @@
 namespace afetx
 {
 
-/* Writes to a temporary name, renamed on success: an interrupted run
- * never leaves a complete-looking file behind. */
-static std::string
-part_name (const std::string & out)
+namespace
 {
-  return out + ".afet-part";
-}
+
+/* An output written under a temporary name, renamed to its own when
+ * complete: an interrupted run never leaves a complete-looking file
+ * behind.  The temporary file is created exclusively in the output's
+ * folder under a name no one can predict (mkstemp: O_CREAT | O_EXCL, so
+ * never a file or link planted there), and written through its
+ * descriptor; rename() then replaces the output's name itself, a link
+ * planted there included, never the file a link points to. */
+class PartFile
+{
+public:
+  ~PartFile ()
+  {
+    discard ();
+  }
+  bool create (const std::string & out, mode_t mode, std::string * why)
+  {
+    out_ = out;
+    gchar *dir = g_path_get_dirname (out.c_str ());
+    gchar *base = g_path_get_basename (out.c_str ());
+    /* the name's start, so that a listing shows whose part it is; short
+     * enough for any output's name */
+    std::string head (base);
+    if (head.size () > 200)
+      head.resize (200);
+    path_ = std::string (dir) + "/" + head + ".afet-part-XXXXXX";
+    g_free (dir);
+    g_free (base);
+    std::vector<char> t (path_.begin (), path_.end ());
+    t.push_back ('\0');
+    fd_ = mkostemp (t.data (), O_CLOEXEC);
+    if (fd_ < 0) {
+      *why = "cannot create a file beside " + out + ": " + g_strerror (errno);
+      return false;
+    }
+    path_ = t.data ();
+    /* mkstemp's 0600 would make outputs private: the mode open() gives */
+    if (fchmod (fd_, mode) != 0) {
+      *why = "cannot set the mode of " + path_ + ": " + g_strerror (errno);
+      discard ();
+      return false;
+    }
+    return true;
+  }
+  int fd () const
+  {
+    return fd_;
+  }
+  /* closes (a late write error is an error) and renames */
+  bool commit (std::string * why)
+  {
+    const int fd = fd_;
+    fd_ = -1;
+    if (close (fd) != 0) {
+      *why = "cannot write " + out_ + ": " + g_strerror (errno);
+      g_unlink (path_.c_str ());
+      return false;
+    }
+    if (g_rename (path_.c_str (), out_.c_str ()) != 0) {
+      *why = "cannot rename " + path_ + " to " + out_ + ": " +
+          g_strerror (errno);
+      g_unlink (path_.c_str ());
+      return false;
+    }
+    return true;
+  }
+  void discard ()
+  {
+    if (fd_ >= 0) {
+      close (fd_);
+      g_unlink (path_.c_str ());
+    }
+    fd_ = -1;
+  }
+
+private:
+  std::string out_, path_;
+  int fd_ = -1;
+};
+
+}  /* namespace */
 
 bool
 make_parent (const std::string & path, std::string * why)
@@ -48,18 +128,6 @@ process_item (Shared * sh, Runner * files, Runner * commands,
     Result * r)
 {
   const Options & o = *sh->opt;
-  auto finish_file = [&](const std::string & out, bool ok,
-      const std::string & key) {
-    if (out.empty ())
-      return;
-    if (ok) {
-      if (g_rename (part_name (out).c_str (), out.c_str ()) != 0)
-        r->errors.push_back (key + ": cannot rename to " + out + ": " +
-            g_strerror (errno));
-    } else {
-      g_unlink (part_name (out).c_str ());
-    }
-  };
   if (it.segments.empty ()) {
     if (o.skip_existing && !it.out.empty () &&
         g_file_test (it.out.c_str (), G_FILE_TEST_EXISTS)) {
@@ -67,12 +135,14 @@ process_item (Shared * sh, Runner * files, Runner * commands,
       return;
     }
     std::string why, entry;
-    if (!it.out.empty () && !make_parent (it.out, &why)) {
+    PartFile part;
+    if (!it.out.empty () && (!make_parent (it.out, &why) ||
+            !part.create (it.out, o.file_mode, &why))) {
       r->errors.push_back (it.key + " (" + it.input + "): " + why);
       return;
     }
     double secs = 0;
-    const std::string out = it.out.empty ()? "" : part_name (it.out);
+    const int out = it.out.empty ()? -1 : part.fd ();
     PlainWav wav;
     bool ok;
     if (!it.command && o.wav_reader && read_plain_wav (it.input, o.rate,
@@ -82,7 +152,8 @@ process_item (Shared * sh, Runner * files, Runner * commands,
     } else
       ok = (it.command ? commands : files)->run (it.input, it.command,
           it.key, out, &entry, &secs, &why);
-    finish_file (it.out, ok, it.key);
+    if (ok && !it.out.empty ())
+      ok = part.commit (&why);
     r->audio_s = secs;
     if (!ok)
       r->errors.push_back (it.key + " (" + it.input + "): " + why);
@@ -111,8 +182,7 @@ process_item (Shared * sh, Runner * files, Runner * commands,
     return;
   }
   for (const auto & s:it.segments) {
-    const std::string out = o.ark.empty ()? o.out_dir + "/" + s.id + "." +
-        extension_of (o.format) : "";
+    const std::string & out = s.out;
     if (o.skip_existing && !out.empty () &&
         g_file_test (out.c_str (), G_FILE_TEST_EXISTS))
       continue;
@@ -128,14 +198,17 @@ process_item (Shared * sh, Runner * files, Runner * commands,
       continue;
     }
     std::string entry, w;
-    if (!out.empty () && !make_parent (out, &w)) {
+    PartFile part;
+    if (!out.empty () && (!make_parent (out, &w) ||
+            !part.create (out, o.file_mode, &w))) {
       r->errors.push_back (s.id + ": " + w);
       continue;
     }
     bool ok = segs->run_segment (caps, pcm.data () + a * bpf,
-        (size_t) (b - a) * bpf, s.id, out.empty ()? "" : part_name (out),
+        (size_t) (b - a) * bpf, s.id, out.empty ()? -1 : part.fd (),
         &entry, &w);
-    finish_file (out, ok, s.id);
+    if (ok && !out.empty ())
+      ok = part.commit (&w);
     if (!ok)
       r->errors.push_back (s.id + " (" + it.key + "): " + w);
     else if (out.empty ())
@@ -156,14 +229,16 @@ worker (Shared * sh, int w)
   bool first = true;
   for (;;) {
     const size_t i = sh->next++;
-    if (i >= sh->items->size ())
+    if (i >= sh->items->size () || sh->stop)
       break;
     if (!o.ark.empty ()) {
       /* keep the archive writer's backlog bounded */
       std::unique_lock < std::mutex > l (sh->lock);
       sh->cond.wait (l, [&] {
-            return i < sh->written + window;
+            return i < sh->written + window || sh->stop;
           });
+      if (sh->stop)
+        break;
     }
     Result r;
     process_item (sh, &files, &commands, &decoder, &segs, &wavs,

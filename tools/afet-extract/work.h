@@ -26,6 +26,7 @@ struct Shared
   std::vector<Result> results;
   std::vector<std::string> devices;
   std::atomic<size_t> next { 0 };
+  std::atomic<bool> stop { false };     /* the run failed: take no more */
   std::mutex lock;
   std::condition_variable cond;
   size_t written = 0;           /* --ark: results written so far */
