@@ -391,7 +391,7 @@ DiskCache::store (const char *prefix, const std::string &key,
   /* A new file of a name no reader looks at, in the directory just checked
    * (so renameat() is atomic and stays in it), made as mkstemp() does:
    * O_CREAT | O_EXCL never opens what is there already, a symbolic link
-   * included, and the mode is 0600 whatever the umask adds. */
+   * included, and its mode is 0600 (a umask only takes bits away). */
   std::string tmp;
   int fd = -1;
   for (int attempt = 0; fd < 0 && attempt < 100; attempt++) {

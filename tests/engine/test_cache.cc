@@ -412,7 +412,7 @@ all_zero (const afet::CacheStats &s)
       !s.untrusted;
 }
 
-/* ---- trust: whose files the cache takes ---------------------------------- */
+/* ---- trust: whose files the cache takes --------------------------------- */
 
 /* An entry file's key text and payload (the format cache.cc writes). */
 static bool
