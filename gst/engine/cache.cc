@@ -45,7 +45,7 @@ log_message (int level, const std::string &msg)
 
 /* ---- statistics --------------------------------------------------------- */
 
-static std::atomic<uint64_t> counters[7];
+static std::atomic<uint64_t> counters[8];
 
 void
 count_cache_event (CacheEvent event)
@@ -64,6 +64,7 @@ cache_stats ()
   s.plan_unsaveable = counters[(int) CacheEvent::PLAN_UNSAVEABLE].load ();
   s.stores = counters[(int) CacheEvent::STORE].load ();
   s.errors = counters[(int) CacheEvent::ERROR].load ();
+  s.untrusted = counters[(int) CacheEvent::UNTRUSTED].load ();
   return s;
 }
 
@@ -209,6 +210,73 @@ DiskCache::report_failure (const std::string &msg) const
           "level)" : ""));
 }
 
+void
+DiskCache::report_untrusted (const std::string &msg) const
+{
+  count_cache_event (CacheEvent::UNTRUSTED);
+  bool first = !untrusted_warned_.exchange (true);
+  log_message (first ? LOG_WARNING : LOG_DEBUG, "cache: " + msg +
+      (first ? " (further refusals are logged at debug level)" : ""));
+}
+
+/* Why a file or directory of the cache must not be used, or "" when it may.
+ * Only the effective user (the one running afet, and root, who can write
+ * anything anyway) may have written it: anyone else who could write it could
+ * have put there a binary built from other code, with its checksum
+ * recomputed. */
+static std::string
+untrusted_reason (const struct stat &st, bool dir)
+{
+  char mode[8];
+  std::snprintf (mode, sizeof (mode), "%04o", (unsigned) (st.st_mode & 07777));
+  if (dir ? !S_ISDIR (st.st_mode) : !S_ISREG (st.st_mode))
+    return dir ? "not a directory" : "not a regular file";
+  if (st.st_uid != geteuid ())
+    return "it is owned by uid " + std::to_string (st.st_uid) + ", not by "
+        "this user (uid " + std::to_string (geteuid ()) + ")";
+  if (st.st_mode & (S_IWGRP | S_IWOTH))
+    return std::string ("it is writable by group or others (mode ") + mode +
+        ")";
+  return std::string ();
+}
+
+int
+DiskCache::open_trusted_directory (bool create) const
+{
+  std::string error;
+  if (create && !make_directories (dir_, &error)) {
+    report_failure (error);
+    return -1;
+  }
+  /* The checks are made on the directory opened, and entries are opened
+   * relative to it: a directory swapped in after the check (by whoever can
+   * write a parent) is not the one read. A symbolic link to a directory is
+   * followed: what it leads to is checked. */
+  int dfd = open (dir_.c_str (), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0) {
+    if (create || (errno != ENOENT && errno != ENOTDIR))
+      report_failure (errno_text ("cannot open", dir_, errno));
+    return -1;
+  }
+  struct stat st;
+  if (fstat (dfd, &st) != 0) {
+    report_failure (errno_text ("cannot stat", dir_, errno));
+    close (dfd);
+    return -1;
+  }
+  std::string why = untrusted_reason (st, true);
+  if (!why.empty ()) {
+    close (dfd);
+    report_untrusted ("not using the cache directory " + dir_ + ": " + why +
+        "; programs and plans are compiled from source, nothing is stored. "
+        "Fix: " + (st.st_uid == geteuid () ? "chmod go-w " + dir_ + ", or "
+            : std::string ()) + "point AFET_CACHE_DIR at a directory only "
+        "you can write");
+    return -1;
+  }
+  return dfd;
+}
+
 std::string
 DiskCache::path_for (const char *prefix, const std::string &key) const
 {
@@ -224,17 +292,39 @@ DiskCache::load (const char *prefix, const std::string &key,
   bytes->clear ();
   if (!enabled ())
     return false;
+  int dfd = open_trusted_directory (false);
+  if (dfd < 0)
+    return false;
   std::string path = path_for (prefix, key);
-  int fd = open (path.c_str (), O_RDONLY | O_CLOEXEC);
+  std::string name = path.substr (dir_.size () + 1);
+  /* O_NOFOLLOW: a symbolic link is refused, not followed; O_NONBLOCK: a
+   * FIFO put there does not hang the open (regular files ignore it). */
+  int fd = openat (dfd, name.c_str (),
+      O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  int open_err = errno;
+  close (dfd);
   if (fd < 0) {
-    if (errno != ENOENT && errno != ENOTDIR)
-      report_failure (errno_text ("cannot open", path, errno));
+    if (open_err == ELOOP)
+      report_untrusted ("not using " + path + ": it is a symbolic link; "
+          "compiling from source instead. Fix: rm " + path);
+    else if (open_err != ENOENT && open_err != ENOTDIR)
+      report_failure (errno_text ("cannot open", path, open_err));
     return false;
   }
   struct stat st;
   std::vector<unsigned char> data;
-  bool ok = fstat (fd, &st) == 0 && S_ISREG (st.st_mode) &&
-      (uint64_t) st.st_size <= max_entry_bytes;
+  bool ok = fstat (fd, &st) == 0;
+  if (ok) {
+    std::string why = untrusted_reason (st, false);
+    if (!why.empty ()) {
+      close (fd);
+      report_untrusted ("not using " + path + ": " + why + "; compiling "
+          "from source instead. Fix: rm " + path + " (afet writes it "
+          "again), and see who else can write " + dir_);
+      return false;
+    }
+    ok = (uint64_t) st.st_size <= max_entry_bytes;
+  }
   if (ok) {
     data.resize ((size_t) st.st_size);
     ok = read_all (fd, data.data (), data.size ());
@@ -290,21 +380,32 @@ DiskCache::store (const char *prefix, const std::string &key,
 {
   if (!enabled ())
     return false;
-  std::string error;
-  if (!make_directories (dir_, &error)) {
-    report_failure (error);
+  int dfd = open_trusted_directory (true);
+  if (dfd < 0)
     return false;
-  }
   std::string path = path_for (prefix, key);
+  std::string name = path.substr (dir_.size () + 1);
   std::string header = magic + std::to_string (key.size ()) + " " +
       std::to_string (size) + " " + sha256_hex (bytes, size) + "\n";
 
-  /* A unique temporary file in the same directory (so rename() is atomic),
-   * whose name no reader looks at. mkstemp() creates it mode 0600. */
-  std::string tmp = dir_ + "/.tmp-" + prefix + "-XXXXXX";
-  int fd = mkstemp (&tmp[0]);
+  /* A new file of a name no reader looks at, in the directory just checked
+   * (so renameat() is atomic and stays in it), made as mkstemp() does:
+   * O_CREAT | O_EXCL never opens what is there already, a symbolic link
+   * included, and its mode is 0600 (a umask only takes bits away). */
+  std::string tmp;
+  int fd = -1;
+  for (int attempt = 0; fd < 0 && attempt < 100; attempt++) {
+    char suffix[16];
+    std::snprintf (suffix, sizeof (suffix), "%08x", g_random_int ());
+    tmp = std::string (".tmp-") + prefix + "-" + suffix;
+    fd = openat (dfd, tmp.c_str (),
+        O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0 && errno != EEXIST)
+      break;
+  }
   if (fd < 0) {
     report_failure (errno_text ("cannot write in", dir_, errno));
+    close (dfd);
     return false;
   }
   bool ok = write_all (fd, (const unsigned char *) header.data (),
@@ -318,12 +419,16 @@ DiskCache::store (const char *prefix, const std::string &key,
     ok = false;
     err = errno;
   }
-  if (ok && rename (tmp.c_str (), path.c_str ()) != 0) {
+  /* renameat() replaces whatever has the entry's name, a symbolic link
+   * itself rather than what it points to */
+  if (ok && renameat (dfd, tmp.c_str (), dfd, name.c_str ()) != 0) {
     ok = false;
     err = errno;
   }
+  if (!ok)
+    unlinkat (dfd, tmp.c_str (), 0);
+  close (dfd);
   if (!ok) {
-    unlink (tmp.c_str ());
     report_failure (errno_text ("cannot write", path, err));
     return false;
   }

@@ -54,6 +54,9 @@ struct CacheStats
   uint64_t stores = 0;           /* entries written */
   uint64_t errors = 0;           /* I/O failures, corrupt or mismatched
                                   * entries, binaries the driver refused */
+  uint64_t untrusted = 0;        /* directories and entries refused as not
+                                  * ours or writable by others (see
+                                  * DiskCache) */
 };
 
 /* A copy of the counters now. */
@@ -72,6 +75,7 @@ enum class CacheEvent
   PLAN_UNSAVEABLE,
   STORE,
   ERROR,
+  UNTRUSTED,
 };
 void count_cache_event (CacheEvent event);
 
@@ -90,7 +94,18 @@ std::string sha256_hex (const std::string &s);
  * Writes go to a temporary file in the same directory, renamed over the
  * entry, so a reader sees either the whole old entry, the whole new one or
  * none. No call fails the caller: an unreadable or unwritable directory is
- * logged (once as a warning, then at debug level) and treated as a miss. */
+ * logged (once as a warning, then at debug level) and treated as a miss.
+ *
+ * Trust. The checksum only catches accidents: whoever can write an entry can
+ * recompute it, and a program binary is code the device runs (on PoCL,
+ * native code of the host). So the directory and every entry must belong to
+ * the effective user and be writable by no group or other user, entries
+ * must be regular files (a symbolic link is not followed), and the checks
+ * are made with fstat() on the descriptors then read (entries are opened
+ * relative to the checked directory's descriptor, O_NOFOLLOW). A directory
+ * or entry that fails is not used (its programs are compiled from source,
+ * nothing is stored in such a directory), counted as untrusted and logged
+ * once as a warning naming it and the fix, then at debug level. */
 class DiskCache
 {
 public:
@@ -126,9 +141,15 @@ public:
 
 private:
   void report_failure (const std::string &msg) const;
+  void report_untrusted (const std::string &msg) const;
+  /* The directory opened (created first when create) and checked, as a
+   * descriptor to open entries relative to; -1, reported, when it is
+   * absent, unusable or not trusted. */
+  int open_trusted_directory (bool create) const;
 
   std::string dir_;
   mutable std::atomic<bool> warned_ { false };
+  mutable std::atomic<bool> untrusted_warned_ { false };
 };
 
 /* The process-wide cache the engine uses. Its directory is resolved from the

@@ -177,6 +177,9 @@ enumerate (std::vector<Enumerated> *out)
       e.info.device_version = device_string (devices[d], CL_DEVICE_VERSION);
       e.info.platform_version = platform_string (platforms[p],
           CL_PLATFORM_VERSION);
+      e.info.platform_vendor = platform_string (platforms[p],
+          CL_PLATFORM_VENDOR);
+      e.info.device_vendor = device_string (devices[d], CL_DEVICE_VENDOR);
       cl_device_type type = 0;
       clGetDeviceInfo (devices[d], CL_DEVICE_TYPE, sizeof (type), &type,
           nullptr);
@@ -351,7 +354,9 @@ Device::cache_identity () const
 {
   return "platform: " + info_.platform_name + "\n"
       "platform-version: " + info_.platform_version + "\n"
+      "platform-vendor: " + info_.platform_vendor + "\n"
       "device: " + info_.device_name + "\n"
+      "device-vendor: " + info_.device_vendor + "\n"
       "device-version: " + info_.device_version + "\n"
       "driver-version: " + info_.driver_version + "\n";
 }

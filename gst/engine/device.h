@@ -28,6 +28,8 @@ struct DeviceInfo
   std::string driver_version;
   std::string device_version;
   std::string platform_version;
+  std::string platform_vendor;  /* CL_PLATFORM_VENDOR */
+  std::string device_vendor;    /* CL_DEVICE_VENDOR */
   bool is_gpu = false;
   bool is_cpu = false;
   size_t max_work_group_size = 0;
@@ -87,8 +89,8 @@ public:
   bool stores_programs () const;
 
   /* What a compiled binary depends on besides its source and options:
-   * platform, device, driver and versions, one "field: value" a line. Part
-   * of every on-disk cache key made for this device. */
+   * platform, device, driver, their vendors and versions, one "field:
+   * value" a line. Part of every on-disk cache key made for this device. */
   std::string cache_identity () const;
 
   /* Whether this driver's program binaries are text (no NUL byte but a

@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -110,10 +111,15 @@ count_tree (const std::string &dir)
 
 /* ---- the child: one start of the engine --------------------------------- */
 
+/* The child's warnings, one a line, for the parent to count. */
+static std::string child_warnings;
+
 static void
 log_to_stdout (int level, const char *msg)
 {
   std::printf ("  [afet %d] %s\n", level, msg);
+  if (level <= afet::LOG_WARNING)
+    child_warnings += std::string (msg) + "\n";
 }
 
 static float
@@ -211,16 +217,20 @@ child_main (const std::string &mode, const std::string &dir,
 
   afet::CacheStats s = afet::cache_stats ();
   char line[256];
-  std::snprintf (line, sizeof (line), "%llu %llu %llu %llu %llu %llu %llu\n",
+  std::snprintf (line, sizeof (line),
+      "%llu %llu %llu %llu %llu %llu %llu %llu\n",
       (unsigned long long) s.program_hits,
       (unsigned long long) s.program_misses,
       (unsigned long long) s.plan_hits, (unsigned long long) s.plan_misses,
       (unsigned long long) s.plan_unsaveable,
-      (unsigned long long) s.stores, (unsigned long long) s.errors);
+      (unsigned long long) s.stores, (unsigned long long) s.errors,
+      (unsigned long long) s.untrusted);
   std::printf ("  stats (program hits misses, plan hits misses unsaveable, "
-      "stores, errors): %s", line);
+      "stores, errors, untrusted): %s", line);
   std::fflush (stdout);
   if (!write_file (out + ".stats", line, std::strlen (line)) ||
+      !write_file (out + ".warnings", child_warnings.data (),
+          child_warnings.size ()) ||
       !write_file (out + ".fft", result.data (),
           result.size () * sizeof (float)))
     return 9;
@@ -234,6 +244,21 @@ struct Run
   bool ok = false;
   afet::CacheStats stats;
   std::vector<unsigned char> fft;
+  std::vector<std::string> warnings;    /* the engine's, one an entry */
+
+  /* How many warnings mention every one of the words. */
+  int
+  warned (std::initializer_list<std::string> words) const
+  {
+    int n = 0;
+    for (const auto &w : warnings) {
+      bool all = true;
+      for (const auto &word : words)
+        all = all && w.find (word) != std::string::npos;
+      n += all;
+    }
+    return n;
+  }
 };
 
 static std::string self_exe;
@@ -266,10 +291,10 @@ run_child (const char *mode, const std::string &dir, const char *label)
   std::vector<unsigned char> text;
   read_file (out + ".stats", &text);
   text.push_back (0);
-  unsigned long long v[7] = { 0 };
+  unsigned long long v[8] = { 0 };
   if (std::sscanf ((const char *) text.data (),
-          "%llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
-          &v[4], &v[5], &v[6]) != 7) {
+          "%llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+          &v[3], &v[4], &v[5], &v[6], &v[7]) != 8) {
     check (false, std::string (label) + ": no counters from the child");
     return r;
   }
@@ -280,6 +305,13 @@ run_child (const char *mode, const std::string &dir, const char *label)
   r.stats.plan_unsaveable = v[4];
   r.stats.stores = v[5];
   r.stats.errors = v[6];
+  r.stats.untrusted = v[7];
+  std::vector<unsigned char> warnings;
+  read_file (out + ".warnings", &warnings);
+  std::string w (warnings.begin (), warnings.end ());
+  for (size_t pos = 0, eol; (eol = w.find ('\n', pos)) != std::string::npos;
+      pos = eol + 1)
+    r.warnings.push_back (w.substr (pos, eol - pos));
   r.ok = read_file (out + ".fft", &r.fft) && !r.fft.empty ();
   check (r.ok, std::string (label) + ": the engine ran");
   return r;
@@ -376,7 +408,206 @@ static bool
 all_zero (const afet::CacheStats &s)
 {
   return !s.program_hits && !s.program_misses && !s.plan_hits &&
-      !s.plan_misses && !s.plan_unsaveable && !s.stores && !s.errors;
+      !s.plan_misses && !s.plan_unsaveable && !s.stores && !s.errors &&
+      !s.untrusted;
+}
+
+/* ---- trust: whose files the cache takes --------------------------------- */
+
+/* An entry file's key text and payload (the format cache.cc writes). */
+static bool
+parse_entry (const std::vector<unsigned char> &file, std::string *key,
+    std::vector<unsigned char> *payload)
+{
+  const std::string magic = "AFET-CACHE 1\n";
+  std::string text (file.begin (), file.end ());
+  size_t eol = text.find ('\n', magic.size ());
+  unsigned long long klen = 0, plen = 0;
+  if (text.compare (0, magic.size (), magic) != 0 ||
+      eol == std::string::npos || std::sscanf (text.c_str () + magic.size (),
+          "%llu %llu", &klen, &plen) != 2 ||
+      text.size () != eol + 1 + klen + plen)
+    return false;
+  key->assign (text, eol + 1, klen);
+  payload->assign (file.begin () + (long) (eol + 1 + klen), file.end ());
+  return true;
+}
+
+/* A well-formed entry of key holding payload, its checksum computed as
+ * anyone who can write the file can. */
+static std::vector<unsigned char>
+make_entry (const std::string &key, const std::vector<unsigned char> &payload)
+{
+  std::string text = "AFET-CACHE 1\n" + std::to_string (key.size ()) + " " +
+      std::to_string (payload.size ()) + " " +
+      afet::sha256_hex (payload.data (), payload.size ()) + "\n" + key;
+  std::vector<unsigned char> out (text.begin (), text.end ());
+  out.insert (out.end (), payload.begin (), payload.end ());
+  return out;
+}
+
+/* The report's "untrusted" case: a cache directory or entry another user
+ * could have written is not used. The planted entry is framing's key with
+ * melbank's binary and a recomputed checksum: the loader's own checks pass
+ * it (shown first), and a framing program built from it has no afet_frame
+ * kernel, which fails the child (exit 5). A child that runs, with framing
+ * compiled from source, proves the entry was not loaded. */
+static void
+trust_cases (const Run &cold)
+{
+  /* umask 002 (a shared group's default): what afet creates is still 0700
+   * and 0600, and used */
+  const std::string dir = work + "/trust/afet";
+  setenv ("AFET_CACHE_DIR", dir.c_str (), 1);
+  mode_t old_mask = umask (002);
+  Run fill = run_child ("env", dir, "trust: cold start, umask 002");
+  Run hit = run_child ("env", dir, "trust: warm start, umask 002");
+  umask (old_mask);
+  struct stat st;
+  check (stat (dir.c_str (), &st) == 0 && (st.st_mode & 07777) == 0700 &&
+      st.st_uid == geteuid (), "umask 002: cache directory created 0700, "
+      "ours");
+  std::vector<std::string> progs = list_files (dir, "program-");
+  bool modes = progs.size () == 2;
+  for (const auto &p : list_files (dir, ""))
+    if (p != dir + "/." && p != dir + "/..")
+      modes = modes && lstat (p.c_str (), &st) == 0 && S_ISREG (st.st_mode)
+          && (st.st_mode & 07777) == 0600;
+  check (modes, "umask 002: entries written 0600");
+  if (hit.ok)
+    check (hit.stats.program_hits == 2 && hit.stats.untrusted == 0 &&
+        hit.warnings.empty () && hit.fft == cold.fft, "a 0700 directory of "
+        "ours: the cache is used, no warning");
+  if (!fill.ok || progs.size () != 2)
+    return;
+
+  /* which file is which program */
+  std::string fkey, mkey, framing;
+  std::vector<unsigned char> fbin, mbin;
+  for (const auto &p : progs) {
+    std::vector<unsigned char> file, payload;
+    std::string key;
+    if (!read_file (p, &file) || !parse_entry (file, &key, &payload))
+      continue;
+    if (key.find ("name: framing\n") != std::string::npos) {
+      fkey = key;
+      fbin = payload;
+      framing = p;
+    } else if (key.find ("name: melbank\n") != std::string::npos) {
+      mkey = key;
+      mbin = payload;
+    }
+  }
+  check (!fkey.empty () && !mkey.empty (), "trust: both entries parsed");
+  if (fkey.empty () || mkey.empty ())
+    return;
+  /* an entry is bound to all it was built from: the whole source (includes
+   * inlined by embed.py), the options, the platform and device */
+  bool bound = fkey.find (std::string ("source-sha256: ") +
+      afet::kernels::framing_sha256 + "\n") != std::string::npos &&
+      fkey.find ("options: -cl-std=CL1.2 -DAFET_LSZ=64 "
+          "-DAFET_MAX_FILTERS=256\n") != std::string::npos;
+  for (const char *field : { "platform", "platform-version",
+          "platform-vendor", "device", "device-version", "device-vendor",
+          "driver-version" })
+    bound = bound && fkey.find (std::string ("\n") + field + ": ") !=
+        std::string::npos;
+  check (bound, "trust: the key holds the source's SHA-256, the options, "
+      "platform, device, vendors and driver version");
+  const std::vector<unsigned char> planted = make_entry (fkey, mbin);
+  auto plant = [&] () {
+    unlink (framing.c_str ());
+    return write_file (framing, planted.data (), planted.size ()) &&
+        chmod (framing.c_str (), 0600) == 0;
+  };
+
+  /* the loader's checks alone pass the planted entry: only ownership and
+   * mode keep it out */
+  std::vector<unsigned char> got;
+  afet::DiskCache cache (dir);
+  check (plant () && cache.load ("program", fkey, &got) && got == mbin,
+      "a planted entry with a recomputed checksum passes the loader's "
+      "checks (so these do not make it trusted)");
+
+  struct Case
+  {
+    const char *label;
+    std::function<bool ()> make;
+    std::string names;          /* what the warning names */
+    std::string fix;            /* and the fix it gives */
+    bool whole_dir;
+  };
+  const bool root = geteuid () == 0;
+  std::vector<Case> cases;
+  cases.push_back ({ "entry mode 0666", [&] () {
+        return plant () && chmod (framing.c_str (), 0666) == 0; },
+      framing, "rm", false });
+  if (root)
+    cases.push_back ({ "entry owned by nobody", [&] () {
+          return plant () && chown (framing.c_str (), 65534, 65534) == 0; },
+        framing, "rm", false });
+  else
+    enginecheck::skip ("trust: an entry owned by another user (needs root "
+        "to chown)");
+  const std::string elsewhere = work + "/trust/elsewhere.bin";
+  cases.push_back ({ "symlinked entry", [&] () {
+        unlink (elsewhere.c_str ());
+        return write_file (elsewhere, planted.data (), planted.size ()) &&
+            chmod (elsewhere.c_str (), 0600) == 0 &&
+            unlink (framing.c_str ()) == 0 &&
+            symlink (elsewhere.c_str (), framing.c_str ()) == 0; },
+      framing, "rm", false });
+  cases.push_back ({ "directory mode 0777", [&] () {
+        return plant () && chmod (dir.c_str (), 0777) == 0; },
+      dir, "chmod go-w", true });
+  cases.push_back ({ "directory mode 0775", [&] () {
+        return plant () && chmod (dir.c_str (), 0775) == 0; },
+      dir, "chmod go-w", true });
+  if (root)
+    cases.push_back ({ "directory owned by nobody", [&] () {
+          return plant () && chmod (dir.c_str (), 0700) == 0 &&
+              chown (dir.c_str (), 65534, 65534) == 0; },
+        dir, "AFET_CACHE_DIR", true });
+
+  for (const auto &c : cases) {
+    const std::string label = std::string ("trust: ") + c.label;
+    afet::reset_cache_stats ();
+    bool made = c.make ();
+    check (made, label + ": set up");
+    if (!made)
+      continue;
+    check (!cache.load ("program", fkey, &got) &&
+        afet::cache_stats ().untrusted == 1, label + ": refused by load()");
+    Run r = run_child ("env", dir, label.c_str ());
+    if (r.ok) {
+      /* the child ran: framing has its kernel, the planted binary was not
+       * used */
+      check (r.stats.untrusted >= 1 && r.stats.program_hits ==
+          (c.whole_dir ? 0u : 1u) && r.stats.program_misses ==
+          (c.whole_dir ? 2u : 1u), label + ": refused, programs compiled "
+          "from source");
+      check (r.warned ({ "cache:" }) == 1 &&
+          r.warned ({ c.names, c.fix }) == 1, label + ": said once, naming "
+          + c.names + " and the fix ('" + c.fix + "')");
+      check (r.fft == cold.fft, label + ": FFT output bit-identical");
+      if (c.whole_dir)
+        check (r.stats.stores == 0 && list_files (dir, ".tmp").empty (),
+            label + ": nothing written into it");
+    }
+    /* back to a directory of ours */
+    if (root)
+      chown (dir.c_str (), geteuid (), getegid ());
+    chmod (dir.c_str (), 0700);
+  }
+
+  /* the planted entry removed, the directory ours again: used again */
+  unlink (framing.c_str ());
+  Run healed = run_child ("env", dir, "trust: back to a 0700 directory");
+  Run again = run_child ("env", dir, "trust: warm again");
+  if (healed.ok && again.ok)
+    check (again.stats.program_hits == 2 && again.stats.untrusted == 0 &&
+        again.warnings.empty (), "trust: a directory made ours again is "
+        "used");
 }
 
 int
@@ -481,6 +712,8 @@ main (int argc, char **argv)
       check (again.fft == cold.fft, "rewritten: FFT output bit-identical");
     }
   }
+
+  trust_cases (cold);
 
   /* disabled: nothing written, not even under XDG_CACHE_HOME (where PoCL
    * keeps its own cache: only ours is looked at) */
