@@ -22,6 +22,7 @@
 #include "gstafetbase-private.h"
 #include "gstafetclmemory.h"
 
+#include "cache.h"
 #include "clutil.h"
 #include "stream.h"
 
@@ -400,6 +401,17 @@ engine_ready (GstAfetBase * self)
       gst_message_new_latency (GST_OBJECT (self)));
 }
 
+/* What the engine warned of while building (a program cache it does not
+ * trust, ...): on the bus, where a user sees it, not only in the debug
+ * log. */
+static void
+post_engine_warnings (GstAfetBase * self)
+{
+  for (const auto & w:afet::take_warnings ())
+    GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS, ("%s", w.c_str ()),
+        (nullptr));
+}
+
 static gboolean
 gst_afet_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     GstCaps * outcaps)
@@ -462,7 +474,10 @@ gst_afet_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   env.queue = p->queue.get ();
   env.stats = p->stats.get ();
   GstAfetNeeds needs;
-  if (!klass->configure (self, &env, &in, &out, &needs, &why)) {
+  const gboolean configured = klass->configure (self, &env, &in, &out,
+      &needs, &why);
+  post_engine_warnings (self);
+  if (!configured) {
     gchar *msg = g_strdup_printf ("%s cannot start on this input: %s",
         GST_ELEMENT_NAME (self), why);
     afet_base_post_refusal (self, incaps, msg);

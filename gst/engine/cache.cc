@@ -28,6 +28,10 @@ namespace afet {
 /* ---- logging ------------------------------------------------------------ */
 
 static std::atomic<LogHandler> log_handler { nullptr };
+/* warnings not yet taken (take_warnings); process-wide, not per thread:
+ * thread_local in the plugin trips LeakSanitizer's tracer */
+static std::mutex pending_lock;
+static std::vector<std::string> pending;
 
 void
 set_log_handler (LogHandler handler)
@@ -41,6 +45,20 @@ log_message (int level, const std::string &msg)
   LogHandler h = log_handler.load ();
   if (h)
     h (level, msg.c_str ());
+  if (level <= LOG_WARNING) {
+    std::lock_guard<std::mutex> l (pending_lock);
+    if (pending.size () < 16)
+      pending.push_back (msg);
+  }
+}
+
+std::vector<std::string>
+take_warnings ()
+{
+  std::lock_guard<std::mutex> l (pending_lock);
+  std::vector<std::string> out;
+  out.swap (pending);
+  return out;
 }
 
 /* ---- statistics --------------------------------------------------------- */

@@ -35,8 +35,14 @@ typedef void (*LogHandler) (int level, const char *msg);
 /* Installs (or with nullptr removes) the process-wide log handler. */
 void set_log_handler (LogHandler handler);
 
-/* Sends one message to the handler, if any. */
+/* Sends one message to the handler, if any. A warning or error is also
+ * kept (up to 16) for take_warnings. */
 void log_message (int level, const std::string &msg);
+
+/* The warnings and errors logged since the last call, oldest first: for a
+ * caller that can show them to the user (the elements post them on the
+ * bus after building their stages), since a debug log is off by default. */
+std::vector<std::string> take_warnings ();
 
 /* ---- statistics --------------------------------------------------------- */
 

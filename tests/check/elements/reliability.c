@@ -13,6 +13,8 @@
 
 #include "afetcheck.h"
 
+#include <glib/gstdio.h>
+
 #include <dlfcn.h>
 #include <locale.h>
 #include <math.h>
@@ -395,6 +397,54 @@ GST_START_TEST (test_device_variable_named)
 
 GST_END_TEST;
 
+/* A program cache directory others can write is refused, and the user is
+ * told on the bus (not only in the debug log): one WARNING naming the
+ * directory and the fix; the features are computed all the same. */
+GST_START_TEST (test_untrusted_cache_told)
+{
+  gchar *dir = g_dir_make_tmp ("afet-cache-XXXXXX", NULL);
+  fail_unless (dir != NULL);
+  fail_unless (g_chmod (dir, 0777) == 0);
+  g_setenv ("AFET_CACHE_DIR", dir, TRUE);
+  GstElement *pipe = gst_parse_launch ("audiotestsrc num-buffers=4 ! "
+      "audio/x-raw,rate=16000,channels=1 ! afetmfcc ! fakesink", NULL);
+  fail_unless (pipe != NULL);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  GstBus *bus = gst_element_get_bus (pipe);
+  guint warnings = 0;
+  gboolean eos = FALSE;
+  while (!eos) {
+    GstMessage *m = gst_bus_timed_pop_filtered (bus, 120 * GST_SECOND,
+        (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR |
+            GST_MESSAGE_WARNING));
+    fail_unless (m != NULL, "neither EOS nor an error in 120 s");
+    fail_if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR);
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_WARNING) {
+      GError *e = NULL;
+      gst_message_parse_warning (m, &e, NULL);
+      fail_unless (strstr (e->message, dir) && strstr (e->message,
+              "chmod go-w"), "%s", e->message);
+      g_error_free (e);
+      warnings++;
+    }
+    eos = GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS;
+    gst_message_unref (m);
+  }
+  fail_unless_equals_int (warnings, 1);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+  /* nothing was stored in it */
+  GDir *d = g_dir_open (dir, 0, NULL);
+  fail_unless (d != NULL && g_dir_read_name (d) == NULL);
+  g_dir_close (d);
+  g_rmdir (dir);
+  g_free (dir);
+  g_unsetenv ("AFET_CACHE_DIR");
+}
+
+GST_END_TEST;
+
 /* Framing properties on an element fed frames: equal values pass, others
  * are refused naming the property. */
 GST_START_TEST (test_framing_on_frames)
@@ -483,6 +533,7 @@ reliability_suite (void)
   tcase_add_test (tc, test_refusal_once);
   tcase_add_test (tc, test_configure_refusal_once);
   tcase_add_test (tc, test_device_variable_named);
+  tcase_add_test (tc, test_untrusted_cache_told);
   tcase_add_test (tc, test_framing_on_frames);
   tcase_add_loop_test (tc, test_device_faults, 0, G_N_ELEMENTS (faults));
   return s;
