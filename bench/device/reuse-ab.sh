@@ -1,7 +1,7 @@
 #!/bin/bash
 # afet — afet-extract before and after a change of the plugin, on the GPU
-# machine, alternating, beside torchaudio in the same run (docs/benchmarks.md
-# "Short files: the engine kept from file to file"). From the project root
+# machine, alternating, beside torchaudio in the same run (docs/results/history-2026-11.md
+# "Files to files: the engine kept from file to file"). From the project root
 # with .devrt, .devbuild (new) and .devold (old; `bash
 # tests/device/pack-build.sh OLD_BUILD .devold`) carried:
 #   bash bench/device/reuse-ab.sh [ROUNDS] [JOBS[,JOBS...]]
