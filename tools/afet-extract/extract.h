@@ -33,6 +33,9 @@ struct Options
   bool progress = false;
   bool print_pipeline = false;
   bool wav_reader = true;       /* plain PCM WAV read by us (read_plain_wav) */
+  /* --segments: an end past the recording by less is clipped, by more the
+   * segment fails (Kaldi's extract-segments --max-overshoot) */
+  double max_overshoot = 0.5;
 };
 
 struct Segment
