@@ -1,18 +1,20 @@
 #!/bin/bash
 # afet — CI's fuzzing smoke run: builds the libFuzzer targets
-# tests/fuzz/fuzz_caps and tests/fuzz/fuzz_parse (clang, ASan + UBSan) in
-# ./build-fuzz and fuzzes them for SECONDS (default 60) in all, split
-# between them: afet_features_info_from_caps() on a copy of
-# tests/fuzz/corpus/caps, then afetfile::Reader (the feature file reader
-# behind afetparse) on a copy of tests/fuzz/corpus/parse.  Installs what it
-# needs on Debian 12 (as root).  Exits non-zero on any crash, leak, timeout
-# or UB report in either; the failing inputs are kept in
-# build-fuzz/fuzz-artifacts/, named after their target.  Ends with
-# "fuzz-caps: N runs, N crashes" and "fuzz-parse: N runs, N crashes".
+# tests/fuzz/fuzz_caps, tests/fuzz/fuzz_parse and tests/fuzz/fuzz_lists
+# (clang, ASan + UBSan) in ./build-fuzz and fuzzes them for SECONDS
+# (default 60) in all, split among them: afet_features_info_from_caps() on
+# a copy of tests/fuzz/corpus/caps, afetfile::Reader (the feature file
+# reader behind afetparse) on a copy of tests/fuzz/corpus/parse, then
+# afet-extract's list parsing (make_items) on a copy of
+# tests/fuzz/corpus/lists.  Installs what it needs on Debian 12 (as root).
+# Exits non-zero on any crash, leak, timeout or UB report in any; the
+# failing inputs are kept in build-fuzz/fuzz-artifacts/, named after their
+# target.  Ends with "fuzz-caps: N runs, N crashes", "fuzz-parse: N runs,
+# N crashes" and "fuzz-lists: N runs, N crashes".
 #
 #   bash tools/fuzz.sh [SECONDS]
 #
-# FUZZ_ARGS adds libFuzzer flags (to both).  The caps target grows by some
+# FUZZ_ARGS adds libFuzzer flags (to all three).  The caps target grows by some
 # 50 MB a minute (GStreamer interns every fuzzed field name and leaks the
 # lists of strings it fails to parse), so runs longer than about an hour
 # should restart it with fork mode: FUZZ_ARGS=-fork=1 bash tools/fuzz.sh 7200
@@ -25,12 +27,14 @@ secs=${1:-60}
 case $secs in
   '' | *[!0-9]*) echo "usage: $0 [SECONDS]" >&2; exit 2 ;;
 esac
-# the time of each target: half each (the caps target the odd second), at
-# least one second
-caps_secs=$(( (secs + 1) / 2 ))
-parse_secs=$(( secs - caps_secs ))
+# the time of each target: a third each (the caps target the seconds left
+# over), at least one second
+parse_secs=$(( secs / 3 ))
+lists_secs=$(( secs / 3 ))
+caps_secs=$(( secs - parse_secs - lists_secs ))
 [ "$caps_secs" -ge 1 ] || caps_secs=1
 [ "$parse_secs" -ge 1 ] || parse_secs=1
+[ "$lists_secs" -ge 1 ] || lists_secs=1
 
 # what configuring afet needs (GStreamer, OpenCL, ...), then clang and
 # libFuzzer (Debian 12's clang is clang-14; libFuzzer and the sanitizer
@@ -40,7 +44,7 @@ bash tools/install-deps.sh clang-14 libclang-rt-14-dev
 # The whole build is sanitized, and the libraries are instrumented for
 # coverage (fuzzer-no-link) so that libFuzzer sees their branches.  Only
 # the fuzz targets and what they link (libgstafetfeatures, the static
-# afetfileformat library) are built.
+# afetfileformat and afetx-lists libraries) are built.
 setup_args=(--wrap-mode=nodownload -Dfuzzing=true -Dtests=disabled -Dexamples=disabled
   -Dbuildtype=debug '-Db_sanitize=address,undefined' -Db_lundef=false
   -Dc_args=-fsanitize=fuzzer-no-link -Dcpp_args=-fsanitize=fuzzer-no-link)
@@ -54,7 +58,7 @@ else
   CC=clang-14 CXX=clang++-14 meson setup build-fuzz "${setup_args[@]}"
 fi
 ninja -C build-fuzz -j "${NINJA_JOBS:-1}" tests/fuzz/fuzz_caps \
-  tests/fuzz/fuzz_parse
+  tests/fuzz/fuzz_parse tests/fuzz/fuzz_lists
 
 # the seeds alone first: a seed that fails is reported as such
 meson test -C build-fuzz --no-rebuild --suite fuzz --print-errorlogs
@@ -119,5 +123,6 @@ fuzz() {
 # keep -max_len in step with FUZZ_MAX_LEN in the targets
 fuzz caps "$caps_secs" 4096
 fuzz parse "$parse_secs" 16384
+fuzz lists "$lists_secs" 4096
 
 [ "$failed" -eq 0 ]

@@ -58,6 +58,52 @@ hms (double s)
   return buf;
 }
 
+/* --format htk: whether afetenc takes what the chain makes (HTK has no
+ * kind for Kaldi's energy in column 0, nor more than 16383 values a frame).
+ * Every input would fail alike, so the chain runs once on a tenth of a
+ * second of noise first, and afetenc's refusal is one usage error; other
+ * errors are left to the inputs (the rate may matter to them). */
+bool
+htk_can_write (const Options & o, std::string * why)
+{
+  if (o.format != "htk" || o.htk)
+    return true;                /* -C: its chains are HTK's */
+  const int rate = o.rate > 0 ? o.rate : 16000;
+  const std::string text = "audiotestsrc wave=white-noise num-buffers=1 "
+      "samplesperbuffer=" + std::to_string (rate / 10) + " ! audio/x-raw,"
+      "format=S16LE,channels=1,rate=" + std::to_string (rate) + " ! " +
+      o.chain + " ! afetenc name=afetx_enc format=htk ! fakesink";
+  GstElement *pipe = gst_parse_launch_full (text.c_str (), nullptr,
+      GST_PARSE_FLAG_FATAL_ERRORS, nullptr);
+  if (!pipe)
+    return true;
+  bool ok = true;
+  if (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE) {
+    GstBus *bus = gst_element_get_bus (pipe);
+    GstMessage *m = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+        (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+    if (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR &&
+        g_strcmp0 (GST_OBJECT_NAME (GST_MESSAGE_SRC (m)), "afetx_enc") == 0) {
+      GError *e = nullptr;
+      gst_message_parse_error (m, &e, nullptr);
+      if (e->domain == GST_CORE_ERROR && e->code == GST_CORE_ERROR_NEGOTIATION) {
+        *why = "--format htk cannot hold what '" + o.chain + "' makes: " +
+            e->message + " (every input would fail; --format npy, kaldi or "
+            "raw hold it)";
+        ok = false;
+      }
+      g_error_free (e);
+    }
+    if (m)
+      gst_message_unref (m);
+    gst_object_unref (bus);
+  }
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (pipe);
+  return ok;
+}
+
 }  /* namespace */
 
 int
@@ -68,6 +114,7 @@ main (int argc, char **argv)
       *out_dir = nullptr, *wav_scp = nullptr, *segments = nullptr,
       *ark = nullptr, *format = nullptr, *device = nullptr, *shard = nullptr;
   gint jobs = o.jobs, rate = 0;
+  gdouble max_overshoot = o.max_overshoot;
   gboolean skip = FALSE, quiet = FALSE, progress = FALSE, print = FALSE,
       no_wav_reader = FALSE;
   GOptionEntry entries[] = {
@@ -93,6 +140,10 @@ main (int argc, char **argv)
     {"segments", 0, 0, G_OPTION_ARG_FILENAME, &segments,
           "Kaldi segments: 'segment-id recording-id start end' (seconds; "
           "end -1: to the end); keys are the segment ids", "FILE"},
+    {"max-overshoot", 0, 0, G_OPTION_ARG_DOUBLE, &max_overshoot,
+          "--segments: an end past the recording by less than SECONDS is "
+          "clipped to it, by more the segment fails (default: 0.5, as "
+          "Kaldi's extract-segments)", "SECONDS"},
     {"format", 'f', 0, G_OPTION_ARG_STRING, &format,
         "Output format: htk (default), npy, kaldi (or ark), raw", "FORMAT"},
     {"ark", 0, 0, G_OPTION_ARG_FILENAME, &ark,
@@ -234,6 +285,10 @@ main (int argc, char **argv)
     return usage ("--ark names a file ending in .ark");
   if (jobs < 1)
     return usage ("--jobs must be at least 1");
+  if (!std::isfinite (max_overshoot) || max_overshoot < 0 ||
+      max_overshoot > kMaxSegmentSeconds)
+    return usage ("--max-overshoot takes seconds, 0 or more");
+  o.max_overshoot = max_overshoot;
   o.jobs = jobs;
   if (device)
     o.device = device;
@@ -292,6 +347,8 @@ main (int argc, char **argv)
   std::vector<Item> items;
   std::string why;
   if (!make_items (o, &items, &why))
+    return usage (why);
+  if (!items.empty () && !htk_can_write (o, &why))
     return usage (why);
 
   Shared sh;

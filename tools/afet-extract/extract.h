@@ -36,6 +36,9 @@ struct Options
   bool print_pipeline = false;
   bool wav_reader = true;       /* plain PCM WAV read by us (read_plain_wav) */
   mode_t file_mode = 0644;      /* of outputs: 0666 less the umask */
+  /* --segments: an end past the recording by less is clipped, by more the
+   * segment fails (Kaldi's extract-segments --max-overshoot) */
+  double max_overshoot = 0.5;
 };
 
 struct Segment

@@ -13,6 +13,7 @@
 #include <glib.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <set>
@@ -47,30 +48,55 @@ base_name_no_ext (const std::string & path)
   return s;
 }
 
+/* white space as isspace () in the C locale has it (g_ascii_isspace leaves
+ * out \v): space \t \n \v \f \r */
+static bool
+is_ws (char c)
+{
+  return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
 std::vector<std::string>
 split_ws (const std::string & line, size_t max_fields)
 {
   std::vector<std::string> f;
   size_t i = 0;
   while (i < line.size ()) {
-    while (i < line.size () && g_ascii_isspace (line[i]))
+    while (i < line.size () && is_ws (line[i]))
       i++;
     if (i >= line.size ())
       break;
     if (f.size () + 1 == max_fields) {
       std::string rest = line.substr (i);
-      while (!rest.empty () && g_ascii_isspace (rest.back ()))
+      while (!rest.empty () && is_ws (rest.back ()))
         rest.pop_back ();
       f.push_back (rest);
       break;
     }
     size_t j = i;
-    while (j < line.size () && !g_ascii_isspace (line[j]))
+    while (j < line.size () && !is_ws (line[j]))
       j++;
     f.push_back (line.substr (i, j - i));
     i = j;
   }
   return f;
+}
+
+void
+split_lines (const std::string & text, std::vector<std::string> *lines)
+{
+  size_t at = 0;
+  for (;;) {
+    size_t nl = text.find ('\n', at);
+    std::string s = text.substr (at, nl == std::string::npos ?
+        std::string::npos : nl - at);
+    if (!s.empty () && s.back () == '\r')
+      s.pop_back ();
+    lines->push_back (s);
+    if (nl == std::string::npos)
+      break;
+    at = nl + 1;
+  }
 }
 
 bool
@@ -87,20 +113,13 @@ read_lines (const std::string & path, std::vector<std::string> *lines,
   }
   /* a NUL would end a line early without a word */
   if (const char *nul = (const char *) memchr (text, 0, len)) {
-    *why = path + ":" + std::to_string (1 + std::count ((const char *) text, nul, '\n')) +
-        ": holds a NUL byte (at byte " + std::to_string (nul - text) +
-        "): a list is text, one input a line";
+    *why = path + ":" + std::to_string (1 + std::count ((const char *) text,
+            nul, '\n')) + ": holds a NUL byte (at byte " + std::to_string
+        (nul - text) + "): a list is text, one input a line";
     g_free (text);
     return false;
   }
-  gchar **v = g_strsplit (text, "\n", -1);
-  for (gchar ** l = v; *l; l++) {
-    std::string s = *l;
-    if (!s.empty () && s.back () == '\r')
-      s.pop_back ();
-    lines->push_back (s);
-  }
-  g_strfreev (v);
+  split_lines (std::string (text, len), lines);
   g_free (text);
   return true;
 }
@@ -108,7 +127,22 @@ read_lines (const std::string & path, std::vector<std::string> *lines,
 bool
 blank (const std::string & s)
 {
-  return s.find_first_not_of (" \t") == std::string::npos;
+  /* the white space split_ws skips (is_ws): a line of \f, \v or
+   * \r alone has no fields, and would be read as an entry without any */
+  for (char c:s)
+    if (!is_ws (c))
+      return false;
+  return true;
+}
+
+/* a segment's time: a finite number of seconds, at most kMaxSeconds */
+static bool
+parse_seconds (const std::string & s, double *v)
+{
+  char *e = nullptr;
+  *v = g_ascii_strtod (s.c_str (), &e);
+  return !s.empty () && !*e && std::isfinite (*v) && std::fabs (*v) <=
+      kMaxSegmentSeconds;
 }
 
 bool
@@ -249,13 +283,15 @@ check_names (const Options & o, const std::vector<Item> & all,
 }  /* namespace */
 
 bool
-make_items (const Options & o, std::vector<Item> *items, std::string * why)
+make_items (const Options & o, std::vector<Item> *items, std::string * why,
+    const LineReader & read)
 {
+  const LineReader read_list = read ? read : LineReader (read_lines);
   std::vector<std::string> lines;
   const std::string ext = extension_of (o.format);
   std::vector<Item> all;
   if (!o.scp.empty ()) {
-    if (!read_lines (o.scp, &lines, why))
+    if (!read_list (o.scp, &lines, why))
       return false;
     for (size_t n = 0; n < lines.size (); n++) {
       if (blank (lines[n]))
@@ -277,7 +313,7 @@ make_items (const Options & o, std::vector<Item> *items, std::string * why)
       all.push_back (it);
     }
   } else {
-    if (!read_lines (o.wav_scp, &lines, why))
+    if (!read_list (o.wav_scp, &lines, why))
       return false;
     std::map<std::string, size_t> by_id;
     for (size_t n = 0; n < lines.size (); n++) {
@@ -296,7 +332,7 @@ make_items (const Options & o, std::vector<Item> *items, std::string * why)
       if (!it.input.empty () && it.input.back () == '|') {
         it.command = true;
         it.input.pop_back ();
-        while (!it.input.empty () && g_ascii_isspace (it.input.back ()))
+        while (!it.input.empty () && is_ws (it.input.back ()))
           it.input.pop_back ();
       }
       if (o.ark.empty () && o.segments.empty ())
@@ -311,24 +347,24 @@ make_items (const Options & o, std::vector<Item> *items, std::string * why)
     }
     if (!o.segments.empty ()) {
       std::vector<std::string> seg_lines;
-      if (!read_lines (o.segments, &seg_lines, why))
+      if (!read_list (o.segments, &seg_lines, why))
         return false;
       std::vector<bool> used (all.size (), false);
       for (size_t n = 0; n < seg_lines.size (); n++) {
         if (blank (seg_lines[n]))
           continue;
         auto f = split_ws (seg_lines[n], 0);
-        char *e1 = nullptr, *e2 = nullptr;
         Segment s;
-        if (f.size () >= 4) {
-          s.start = g_ascii_strtod (f[2].c_str (), &e1);
-          s.end = g_ascii_strtod (f[3].c_str (), &e2);
-        }
-        if (f.size () < 4 || *e1 || *e2 || s.start < 0 ||
-            (s.end >= 0 && s.end <= s.start)) {
+        /* times are finite and within kMaxSegmentSeconds, so that their
+         * sample indices are computed without overflow (NaN, inf or 1e300
+         * once cast to int64 gave the whole recording) */
+        const bool times = f.size () >= 4 && parse_seconds (f[2], &s.start)
+            && parse_seconds (f[3], &s.end);
+        if (!times || s.start < 0 || (s.end != -1 && s.end <= s.start)) {
           *why = o.segments + ":" + std::to_string (n + 1) + ": expected "
-              "'segment-id recording-id start end' (seconds; end -1: to the "
-              "end)";
+              "'segment-id recording-id start end' (seconds, from 0 to " +
+              std::to_string ((long long) kMaxSegmentSeconds) + "; end "
+              "after start, or -1: to the end)";
           return false;
         }
         auto r = by_id.find (f[1]);

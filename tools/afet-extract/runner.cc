@@ -89,16 +89,27 @@ pipeline_text (const Options & o, const char *src, bool to_memory,
 static void
 on_pad_added (GstElement * dec, GstPad * pad, gpointer user)
 {
-  GstElement *conv = GST_ELEMENT (user);
-  GstPad *sink = gst_element_get_static_pad (conv, "sink");
+  auto *pads = (Runner::Pads *) user;
+  GstPad *sink = gst_element_get_static_pad (pads->conv, "sink");
   GstCaps *caps = gst_pad_get_current_caps (pad);
   if (!caps)
     caps = gst_pad_query_caps (pad, nullptr);
   const GstStructure *s = caps && gst_caps_get_size (caps) ?
       gst_caps_get_structure (caps, 0) : nullptr;
-  if (s && g_str_has_prefix (gst_structure_get_name (s), "audio/") &&
-      !gst_pad_is_linked (sink))
+  const bool audio = s && g_str_has_prefix (gst_structure_get_name (s),
+      "audio/");
+  if (audio && !gst_pad_is_linked (sink))
     gst_pad_link (pad, sink);
+  {
+    std::lock_guard < std::mutex > l (pads->lock);
+    if (audio)
+      pads->audio = true;
+    else {
+      const std::string name = s ? gst_structure_get_name (s) : "?";
+      if (pads->others.find (name) == std::string::npos)
+        pads->others += (pads->others.empty ()? "" : ", ") + name;
+    }
+  }
   if (caps)
     gst_caps_unref (caps);
   gst_object_unref (sink);
@@ -177,9 +188,9 @@ Runner::build (const std::string & text, std::string * why)
     gst_object_unref (sink_);
   GstElement *dec = gst_bin_get_by_name (GST_BIN (pipe_), "afetx_dec");
   GstElement *conv = gst_bin_get_by_name (GST_BIN (pipe_), "afetx_conv");
+  pads_.conv = conv;
   if (dec && conv)
-    g_signal_connect_object (dec, "pad-added", G_CALLBACK (on_pad_added),
-        conv, (GConnectFlags) 0);
+    g_signal_connect (dec, "pad-added", G_CALLBACK (on_pad_added), &pads_);
   if (dec)
     gst_object_unref (dec);
   if (conv)
@@ -229,6 +240,15 @@ Runner::wait (std::string * why, int child_fd, GPid child)
     break;
   }
   gst_object_unref (bus);
+  {
+    /* a video or an image: decodebin's pads were left unlinked, and the
+     * error is "Internal data stream error" */
+    std::lock_guard < std::mutex > l (pads_.lock);
+    if (pads_.conv && !pads_.audio && !pads_.others.empty ()) {
+      *why = "not audio: it holds no audio stream, only " + pads_.others;
+      ok = false;
+    }
+  }
   /* the caps of the audio, for the hours of the progress line */
   counts_.bytes_per_second = counts_.rate = 0;
   GstElement *caps = gst_bin_get_by_name (GST_BIN (pipe_), "afetx_caps");
@@ -316,6 +336,12 @@ Runner::set_source (const std::string & input, bool command, int *fd,
     g_object_set (src_, "fd", *fd, nullptr);
     return true;
   }
+  {
+    std::lock_guard < std::mutex > l (pads_.lock);
+    pads_.audio = false;
+    pads_.others.clear ();
+  }
+  input_ = input;
   if (!g_file_test (input.c_str (), G_FILE_TEST_IS_REGULAR)) {
     *why = "cannot read " + input + ": " + (g_file_test (input.c_str (),
             G_FILE_TEST_EXISTS) ? "not a regular file" : "no such file");
@@ -351,6 +377,24 @@ Runner::run (const std::string & input, bool command, const std::string & key,
   return end (ok, out_fd, entry, audio_s, why);
 }
 
+/* why a decoded input gave no sample at all */
+static std::string
+no_audio (const std::string & input)
+{
+  guint64 len = 0;
+  int bits = 0;
+  if (!input.empty () && wav_data_chunk (input, &len, &bits) && len == 0)
+    return "no audio: its WAV data chunk is empty";
+  if (!input.empty () && wav_data_chunk (input, &len, &bits) && (len & 1))
+    return "no audio came out of decodebin: the data chunk of this " +
+        std::to_string (bits) + "-bit WAV file has an odd length (" +
+        std::to_string (len) + " bytes), and GStreamer 1.22's wavparse "
+        "ends such a file before its first sample when the chunk's pad "
+        "byte follows (afet-extract's own WAV reader reads it: leave out "
+        "--no-wav-reader, and --rate unless it is the file's rate)";
+  return "no audio came out of the decoder (an empty audio stream)";
+}
+
 bool
 Runner::begin (const std::string & key, int out_fd,
     std::string * why)
@@ -379,8 +423,8 @@ Runner::end (bool ok, int out_fd, std::string * entry,
   if (out_fd < 0)
     *entry = drain_appsink (sink_);
   if (ok && counts_.feature_bytes == 0) {
-    *why = "too short for one frame (" + std::to_string (*audio_s) +
-        " s of audio)";
+    *why = counts_.audio_bytes ? "too short for one frame (" +
+        std::to_string (*audio_s) + " s of audio)" : no_audio (input_);
     ok = false;
   }
   if (ok && !rate_agrees (opt_, counts_.rate, why))
@@ -429,6 +473,10 @@ Runner::decode (const std::string & input, bool command, GstCaps ** caps,
     gst_sample_unref (s);
   }
   bool ok = wait (why, fd, pid);
+  /* appsink keeps its EOS through READY (GStreamer 1.22): the next
+   * recording's samples would never be pulled and the run would hang.  NULL
+   * resets it, and decodebin drops the elements it plugged for this one. */
+  gst_element_set_state (pipe_, GST_STATE_NULL);
   if (ok && !*caps) {
     *why = "no audio";
     ok = false;
@@ -442,30 +490,78 @@ Runner::decode (const std::string & input, bool command, GstCaps ** caps,
   return ok;
 }
 
+/* appsrc's need-data: run_wav's next block, or its end */
+static void
+feed_wav (GstAppSrc * src, guint length, gpointer user)
+{
+  auto *f = (Runner::Feed *) user;
+  std::lock_guard < std::mutex > l (f->lock);
+  if (f->ended || !f->wav)
+    return;
+  GstBuffer *b = nullptr;
+  std::string why;
+  if (!read_wav_block (f->wav, &b, &why))
+    f->error = why;             /* ends the stream: end () fails the run */
+  if (b) {
+    gst_app_src_push_buffer (src, b);
+  } else {
+    f->ended = true;
+    gst_app_src_end_of_stream (src);
+  }
+}
+
 bool
-Runner::run_buffer (GstCaps * caps, GstBuffer * buf, const std::string & key,
-    int out_fd, std::string * entry, double *audio_s,
-    std::string * why)
+Runner::run_buffer (GstCaps * caps, GstBuffer * buf, guint64 duration,
+    PlainWav * wav, const std::string & key, int out_fd,
+    std::string * entry, double *audio_s, std::string * why)
 {
   if (!pipe_) {
     std::string text = "appsrc name=afetx_src format=time ! capsfilter "
         "name=afetx_caps ! " + opt_.chain + " ! " + encoder_text (opt_,
         out_fd < 0);
     if (!build (text, why)) {
-      gst_buffer_unref (buf);
+      if (buf)
+        gst_buffer_unref (buf);
       return false;
     }
   }
   /* the duration sizes the elements' batches (max-batch 0) */
-  g_object_set (src_, "caps", caps, "duration", (guint64)
-      GST_BUFFER_DURATION (buf), nullptr);
+  g_object_set (src_, "caps", caps, "duration", duration, nullptr);
+  if (wav) {
+    /* A file is read as appsrc asks for it (need-data, when its queue is
+     * empty), one block at a time: its queue holds one block, and the
+     * memory a run needs does not grow with the file. */
+    {
+      std::lock_guard < std::mutex > l (feed_.lock);
+      feed_.wav = wav;
+      feed_.error.clear ();
+      feed_.ended = false;
+    }
+    g_object_set (src_, "max-bytes", (guint64) (2 * kWavBlockBytes),
+        nullptr);
+    GstAppSrcCallbacks cb = { };
+    cb.need_data = feed_wav;
+    gst_app_src_set_callbacks (GST_APP_SRC (src_), &cb, &feed_, nullptr);
+  }
+  input_.clear ();
   bool ok = begin (key, out_fd, why);
   if (ok) {
-    gst_app_src_push_buffer (GST_APP_SRC (src_), buf);
-    gst_app_src_end_of_stream (GST_APP_SRC (src_));
+    if (buf) {
+      gst_app_src_push_buffer (GST_APP_SRC (src_), buf);
+      gst_app_src_end_of_stream (GST_APP_SRC (src_));
+    }
     ok = wait (why, -1, 0);
-  } else {
+  } else if (buf) {
     gst_buffer_unref (buf);
+  }
+  if (wav) {
+    /* wait () took the pipeline to READY: no need-data comes any more */
+    std::lock_guard < std::mutex > l (feed_.lock);
+    feed_.wav = nullptr;
+    if (ok && !feed_.error.empty ()) {
+      *why = "cannot read the file: " + feed_.error;
+      ok = false;
+    }
   }
   return end (ok, out_fd, entry, audio_s, why);
 }
@@ -482,7 +578,8 @@ Runner::run_segment (GstCaps * caps, const guint8 * data, size_t bytes,
   GST_BUFFER_DURATION (buf) = gst_util_uint64_scale (bytes /
       GST_AUDIO_INFO_BPF (&ai), GST_SECOND, (guint64) ai.rate);
   double audio_s = 0;
-  return run_buffer (caps, buf, key, out_fd, entry, &audio_s, why);
+  return run_buffer (caps, buf, GST_BUFFER_DURATION (buf), nullptr, key,
+      out_fd, entry, &audio_s, why);
 }
 
 bool
@@ -493,9 +590,9 @@ Runner::run_wav (PlainWav * wav, const std::string & key,
   GstCaps *caps = gst_caps_new_simple ("audio/x-raw", "format",
       G_TYPE_STRING, wav->format, "layout", G_TYPE_STRING, "interleaved",
       "rate", G_TYPE_INT, wav->rate, "channels", G_TYPE_INT, 1, nullptr);
-  GstBuffer *buf = wav->data;
-  wav->data = nullptr;
-  bool ok = run_buffer (caps, buf, key, out_fd, entry, audio_s, why);
+  bool ok = run_buffer (caps, nullptr, gst_util_uint64_scale (wav->frames,
+          GST_SECOND, (guint64) wav->rate), wav, key, out_fd, entry,
+      audio_s, why);
   gst_caps_unref (caps);
   return ok;
 }

@@ -9,6 +9,7 @@
 #include <gst/gst.h>
 
 #include <atomic>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -67,7 +68,8 @@ public:
   bool run_segment (GstCaps * caps, const guint8 * data, size_t bytes,
       const std::string & key, int out_fd, std::string * entry,
       std::string * why);
-  /* a plain WAV file's samples (read_plain_wav; its buffer is taken) */
+  /* a plain WAV file's samples (read_plain_wav), read block by block as
+   * appsrc asks for them */
   bool run_wav (PlainWav * wav, const std::string & key,
       int out_fd, std::string * entry, double *audio_s,
       std::string * why);
@@ -81,11 +83,11 @@ private:
       std::string * why);
   bool end (bool ok, int out_fd, std::string * entry,
       double *audio_s, std::string * why);
-  /* buf (taken), the whole input in caps, through "appsrc ! CHAIN !
-   * afetenc" */
-  bool run_buffer (GstCaps * caps, GstBuffer * buf, const std::string & key,
-      int out_fd, std::string * entry, double *audio_s,
-      std::string * why);
+  /* the whole input in caps, through "appsrc ! CHAIN ! afetenc": buf
+   * (taken), or without it wav's blocks (feed_) */
+  bool run_buffer (GstCaps * caps, GstBuffer * buf, guint64 duration,
+      PlainWav * wav, const std::string & key, int out_fd,
+      std::string * entry, double *audio_s, std::string * why);
   void drop ();
   bool wait (std::string * why, int child_fd, GPid child);
   void set_devices ();
@@ -95,6 +97,30 @@ private:
   GstElement *pipe_ = nullptr;
   GstElement *src_ = nullptr, *enc_ = nullptr, *sink_ = nullptr;
   Counters counts_;
+  std::string input_;           /* the file of this run, if any */
+
+public:
+  /* run_wav's file, read in appsrc's streaming thread (need-data) */
+  struct Feed
+  {
+    PlainWav *wav = nullptr;
+    std::mutex lock;
+    std::string error;          /* a read that failed */
+    bool ended = false;
+  };
+  /* decodebin's pads of this run: whether one was audio, and the media
+   * types of the others (an input without audio is named as such) */
+  struct Pads
+  {
+    GstElement *conv = nullptr;
+    std::mutex lock;
+    bool audio = false;
+    std::string others;
+  };
+
+private:
+  Feed feed_;
+  Pads pads_;
 };
 
 }  /* namespace afetx */

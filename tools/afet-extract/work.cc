@@ -186,16 +186,32 @@ process_item (Shared * sh, Runner * files, Runner * commands,
     if (o.skip_existing && !out.empty () &&
         g_file_test (out.c_str (), G_FILE_TEST_EXISTS))
       continue;
-    /* the sample range as Kaldi's extract-segments rounds it */
-    int64_t a = (int64_t) (s.start * ai.rate + 0.5);
-    int64_t b = s.end < 0 ? n : (int64_t) (s.end * ai.rate + 0.5);
-    b = std::min (b, n);
+    /* the sample range, rounded to the nearest sample; the times are
+     * finite and at most kMaxSegmentSeconds (make_items), so the products
+     * fit an int64 */
+    const int64_t a = (int64_t) (s.start * ai.rate + 0.5);
+    int64_t b = s.end == -1 ? n : (int64_t) (s.end * ai.rate + 0.5);
     if (a >= n || b <= a) {
       r->errors.push_back (s.id + " (" + it.key + "): the segment " +
           std::to_string (s.start) + "-" + std::to_string (s.end) +
           " s is outside the recording (" + std::to_string (r->audio_s) +
           " s)");
       continue;
+    }
+    /* an end past the recording: clipped when it overshoots by less than
+     * --max-overshoot, else the segment fails, as Kaldi's extract-segments
+     * does (it too compares in samples, the limit truncated) */
+    if (b > n) {
+      if (b - n >= (int64_t) (o.max_overshoot * ai.rate)) {
+        r->errors.push_back (s.id + " (" + it.key + "): the segment ends "
+            "at " + std::to_string (s.end) + " s, " + std::to_string ((b -
+                    n) / (double) ai.rate) + " s past the end of the "
+            "recording (" + std::to_string (r->audio_s) + " s); "
+            "--max-overshoot " + std::to_string (o.max_overshoot) +
+            " s allows less");
+        continue;
+      }
+      b = n;
     }
     std::string entry, w;
     PartFile part;
