@@ -254,6 +254,13 @@ check(rc == 0 and read("half/f.ark") == read("clean/f.ark") and
       index_agrees("half/f.ark", "half/f.scp"),
       "--skip-existing finishes it into the clean run's bytes")
 
+# an empty command
+with open("empty-cmd.scp", "w") as f:
+    f.write("u1 %s\nu2 |\n" % wavs[0])
+rc, _, err, _ = run(["--wav-scp", "empty-cmd.scp", "-o", "ec"])
+check(rc == 2 and "empty-cmd.scp:2" in err and "empty command" in err,
+      "an empty command refused with its line (%s)" % err.strip()[-100:])
+
 # 6. keys are bytes: a UTF-8 uttid is printed as it is, in any locale
 with open("u.scp", "w", encoding="utf-8") as f:
     f.write("spk1_ünïcødé_001 /no/such.wav\n")

@@ -166,7 +166,7 @@ main (int argc, char **argv)
           "NAME.scp) and go on with the rest, to resume a run", nullptr},
     {"no-wav-reader", 0, 0, G_OPTION_ARG_NONE, &no_wav_reader,
           "Decode every input with GStreamer's decodebin (by default "
-          "afet-extract reads plain mono 16-bit or float WAV files itself "
+          "afet-extract reads plain mono 8-bit, 16-bit or float WAV files itself "
           "when no resampling is needed: the same samples, less work per "
           "file)", nullptr},
     {"progress", 0, 0, G_OPTION_ARG_NONE, &progress,

@@ -334,6 +334,11 @@ make_items (const Options & o, std::vector<Item> *items, std::string * why,
         it.input.pop_back ();
         while (!it.input.empty () && is_ws (it.input.back ()))
           it.input.pop_back ();
+        if (it.input.empty ()) {
+          *why = it.where + ": uttid " + it.key + " has an empty command "
+              "before its '|'";
+          return false;
+        }
       }
       if (o.ark.empty () && o.segments.empty ())
         it.out = o.out_dir + "/" + it.key + "." + ext;
