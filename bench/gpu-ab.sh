@@ -38,7 +38,7 @@ for rep in $(seq 0 "$reps"); do
       [ "$set" = short ] && jobs=16
       line=$(GST_PLUGIN_PATH=$dir/$build/gst \
         GST_REGISTRY_1_0=$out/$build.registry \
-        LD_LIBRARY_PATH=$dir/$build/gst/features:${LD_LIBRARY_PATH:-} \
+        LD_LIBRARY_PATH=$dir/$build/gst-libs/features:${LD_LIBRARY_PATH:-} \
         "$dir/afet-batch" -j "$jobs" "$out/$set.list" | grep AFET_BATCH)
       [ "$rep" = 0 ] && continue   # warm-up
       echo "$build $set run $rep: $line"

@@ -25,7 +25,7 @@
  * energy_buf.
  *
  * The arguments of every framing kernel (here and in vframes.cl) start
- * with the same group, set by FramingKernel (gst/engine/framing.cc):
+ * with the same group, set by FramingKernel (engine/spectral/framing.cc):
  * samples .. n_frames for audio, in .. n_frames for frames; the kernel's
  * own destination follows.
  */

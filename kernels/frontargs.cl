@@ -4,7 +4,7 @@
  *
  * The arguments of the one-kernel fronts' kernels, shared by vframes.cl
  * (CPUs) and gframes.cl (GPUs), since the same host code sets them
- * (gst/engine/spectral.cc, FramingKernel::enqueue_kernel): the framing
+ * (engine/spectral/spectral.cc, FramingKernel::enqueue_kernel): the framing
  * group (audio or given frames), then the FFT tables (tw, rev), then the
  * destination (spectra rows, or the MFCC / filter-bank arguments).
  * kernels/embed.py pastes this file where they #include it.

@@ -8,7 +8,7 @@
  * AFET_LSZ work-items takes AFET_LSZ / AFET_GT consecutive frames side by
  * side (several for small FFTs, so that a group fills a warp). It
  * replaces framing.cl's afet_frame + VkFFT + melbank.cl on GPUs for FFTs
- * of powers of two up to kMaxGroupFft points (gst/engine/vframes.h), so
+ * of powers of two up to kMaxGroupFft points (engine/spectral/vframes.h), so
  * that a frame crosses global memory once, as samples in and features
  * out, instead of four times as rows of N floats, in one launch instead
  * of three.
@@ -26,7 +26,7 @@
  * of 4 or 2 points, three passes through local memory for 512 points
  * instead of five (each pass costs a read and a write of the frame there
  * and a barrier, which is what limits a GPU here). Tables made on the
- * host in double precision (gst/engine/vframes.cc): each radix-8 pass's
+ * host in double precision (engine/spectral/vframes.cc): each radix-8 pass's
  * twiddles W_L^(j m) in a table of its own (afet_g_butterfly8); bin k is
  * read at rev[k], the place where the passes leave it. A warp is a frame
  * (32 work-items at 512 points): the tables are laid out so that its
@@ -310,7 +310,7 @@ afet_g_piece (uint p, uint np, __global const int *first,
  * matrix dct, transposed: column j of channel c at c ncols + j), from its
  * spectrum (after afet_g_fft), to out[out_offset + t * out_stride +
  * column] when live, by work-item u of its AFET_GT. The filter bank comes
- * in pieces (gst/engine/spectral.h, upload_pieces): piece p covers bins
+ * in pieces (engine/spectral/spectral.h, upload_pieces): piece p covers bins
  * first[p] .. first[p] + count[p] - 1 with weights weights[i np + p] (np
  * = offset[M] pieces, side by side for the work-items), and channel c is
  * the sum of pieces offset[c] .. offset[c + 1] - 1 (their sums go to re,

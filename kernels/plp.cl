@@ -4,7 +4,7 @@
  *
  * PLP (perceptual linear prediction) after the R2C FFT, as HTK computes it
  * or (AFET_PLP_KALDI) as Kaldi's compute-plp-feats does.
- * The host (gst/engine/plp.cc) runs, per batch of n frames:
+ * The host (engine/spectral/plp.cc) runs, per batch of n frames:
  *
  *   afet_plp_bank    spectra -> auditory spectrum rows of M + 2 floats
  *   CLBlast SGEMM    autocorrelation r = IDFT cosine matrix x rows,

@@ -6,7 +6,7 @@
  * frames around it (context.cl, cmvn.cl; kernels/embed.py pastes this file
  * where they #include it). Two layouts, read by the same arithmetic:
  *  - a block: rows first_row .. of one stream (ring 0);
- *  - a lane: many live streams in one buffer (gst/engine/lanes.h), each in
+ *  - a lane: many live streams in one buffer (engine/temporal/lanes.h), each in
  *    ring rows (a power of two) from row base; frame g at base + g mod ring.
  * total is the stream's frame count, or -1 while the end is not known.
  */

@@ -10,7 +10,7 @@
  * the vector units of the CPU do AFET_VW frames at once, and a frame's data
  * stays in the cache. Lanes past the batch repeat its last frame and are
  * not written. GPUs run framing.cl, VkFFT and melbank.cl instead, a
- * work-group per frame (gst/engine/spectral.h says which runs where).
+ * work-group per frame (engine/spectral/spectral.h says which runs where).
  *
  * The steps and their formulas are the GPU path's: a sample is loaded by
  * sample.cl's afet_load (scale, dither), then DC removal, energy, in-frame
@@ -28,7 +28,7 @@
  * but separating the two afterwards cancels large aliased terms and loses
  * low bins of pre-emphasised speech to rounding: about twice the error of
  * VkFFT's there. The FFT is not the larger part of the kernel's time.)
- * Tables made on the host in double precision (gst/engine/vframes.cc):
+ * Tables made on the host in double precision (engine/spectral/vframes.cc):
  * tw[2k], tw[2k+1] = cos, sin of -2 pi k / N, k < N; rev[k] = k's bits
  * reversed (log2(N) bits).
  *

@@ -5,7 +5,7 @@
 set -u
 . .devrt/env.sh
 export GST_PLUGIN_PATH=$PWD/.devbuild/gst
-export LD_LIBRARY_PATH=$PWD/.devbuild/gst/features:$LD_LIBRARY_PATH
+export LD_LIBRARY_PATH=$PWD/.devbuild/gst-libs/features:$LD_LIBRARY_PATH
 x=$PWD/.devbuild/tools/afet-extract/afet-extract
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 python3 bench/make_corpus.py /tmp/xc/r16000 --rate 16000 --hours 10 > /dev/null

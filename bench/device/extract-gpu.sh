@@ -10,7 +10,7 @@ tools=${2:-read,afet,torch}
 jobs=${3:-8}
 . .devrt/env.sh
 export GST_PLUGIN_PATH=$PWD/.devbuild/gst
-export LD_LIBRARY_PATH=$PWD/.devbuild/gst/features:$LD_LIBRARY_PATH
+export LD_LIBRARY_PATH=$PWD/.devbuild/gst-libs/features:$LD_LIBRARY_PATH
 out=${OUT:-/tmp}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > $out/gpu.txt
 x=$PWD/.devbuild/tools/afet-extract/afet-extract

@@ -35,7 +35,7 @@ print("rc %d, wall %.3f s, user %.2f s, sys %.2f s; steady state: %s" % (
 PY
 use () {
   export GST_PLUGIN_PATH=$PWD/$1/gst
-  export LD_LIBRARY_PATH=$PWD/$1/gst/features${base_ld:+:$base_ld}
+  export LD_LIBRARY_PATH=$PWD/$1/gst-libs/features${base_ld:+:$base_ld}
   X=$PWD/$1/tools/afet-extract/afet-extract
   B=$PWD/$1/bench/engine/afet-engine-bench
 }

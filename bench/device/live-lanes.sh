@@ -9,7 +9,7 @@
 set -u
 build=${BUILD:-build}
 export GST_PLUGIN_PATH=$PWD/$build/gst
-export LD_LIBRARY_PATH=$PWD/$build/gst/features${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export LD_LIBRARY_PATH=$PWD/$build/gst-libs/features${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 counts=${1:-"100 300 1000"}
 seconds=${2:-9}
 hours=$(python3 -c "print($seconds / 3600)" 2>/dev/null || echo 0.0025)

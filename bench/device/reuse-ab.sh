@@ -23,7 +23,7 @@ python3 bench/make_corpus.py /tmp/xc/r16000 --rate 16000 --hours 10 \
 echo "corpus: $(( $(date +%s) - t )) s"
 use () {
   export GST_PLUGIN_PATH=$PWD/$1/gst PLUGIN=$PWD/$1/gst
-  export LD_LIBRARY_PATH=$PWD/$1/gst/features${base_ld:+:$base_ld}
+  export LD_LIBRARY_PATH=$PWD/$1/gst-libs/features${base_ld:+:$base_ld}
   X=$PWD/$1/tools/afet-extract/afet-extract
 }
 for r in $(seq "$rounds"); do

@@ -8,7 +8,7 @@ set -u
 if [ -f .devrt/env.sh ] && ! command -v gst-inspect-1.0 >/dev/null; then
   . .devrt/env.sh
   export GST_PLUGIN_PATH=${PLUGIN:-$PWD/.devbuild/gst}
-  export LD_LIBRARY_PATH=$PWD/.devbuild/gst/features:$LD_LIBRARY_PATH
+  export LD_LIBRARY_PATH=$PWD/.devbuild/gst-libs/features:$LD_LIBRARY_PATH
   X=${X:-$PWD/.devbuild/tools/afet-extract/afet-extract}
 fi
 X=${X:-build/tools/afet-extract/afet-extract}

@@ -9,7 +9,7 @@ top=$(pwd)
 build=${BUILD:-build}
 export AFET_DEVICE=${AFET_DEVICE:-gpu}
 export AFET_TESTDATA=${AFET_TESTDATA:-$top/tests/data}
-export LD_LIBRARY_PATH=$top/$build/gst/features${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export LD_LIBRARY_PATH=$top/$build/gst-libs/features${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export GST_PLUGIN_PATH_1_0=$top/$build/gst${GST_PLUGIN_PATH_1_0:+:$GST_PLUGIN_PATH_1_0}
 export GST_PLUGIN_PATH=$top/$build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}
 export CK_DEFAULT_TIMEOUT=300
@@ -40,9 +40,9 @@ AFET_FRONT=vkfft run engine-vkfft "$build/tests/engine/test_engine"
 for t in afetframer afetmfcc afetplp afetdelta afettraps afetspectrogram \
     afetcmvn devicememory reliability matrix afetfile presets htkconfig \
     budget; do
-  run $t "$build/tests/check/elements/check_$t"
+  run $t "$build/tests/check/check_$t"
 done
-AFET_GOLDEN_SET=synthetic run golden "$build/tests/check/elements/check_golden"
-AFET_GOLDEN_SET=real run golden-real "$build/tests/check/elements/check_golden"
+AFET_GOLDEN_SET=synthetic run golden "$build/tests/check/check_golden"
+AFET_GOLDEN_SET=real run golden-real "$build/tests/check/check_golden"
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

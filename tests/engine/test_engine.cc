@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Unit tests of the GStreamer-free engine against the independent
- * double-precision reference in tests/common (not the kernels' maths).
+ * double-precision reference in tests/reference (not the kernels' maths).
  * Runs on whatever device AFET_DEVICE / auto selects.
  */
 #include "enginecheck.h"

@@ -2,7 +2,7 @@
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The lanes of live context streams (gst/engine/lanes.h), without
+ * The lanes of live context streams (engine/temporal/lanes.h), without
  * GStreamer: many streams of deltas, TRAPS and sliding CMVN (plain and
  * centred) fed rows in random pieces from several threads, streams ending
  * and others taking their lanes, the lanes buffer growing while streams

@@ -2,7 +2,7 @@
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The three plans of the spectral front (gst/engine/vframes.h): the
+ * The three plans of the spectral front (engine/spectral/vframes.h): the
  * vector front of CPUs (kernels/vframes.cl), the group front of GPUs
  * (kernels/gframes.cl) and the framing kernel + VkFFT, run on one device
  * through AFET_FRONT (on a GPU, which does not take the vector front, that

@@ -4,7 +4,7 @@
  */
 
 /* libFuzzer target for afetfile::Reader, the incremental feature file
- * reader behind afetparse (gst/elements/afetfileformat.h).
+ * reader behind afetparse (gst-libs/files/afetfileformat.h).
  *
  * Input: two control bytes, then the file.
  *

@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * afetmfcc through GstHarness: numbers against the double-precision
- * reference in tests/common, input formats, buffer-splitting invariance,
+ * reference in tests/reference, input formats, buffer-splitting invariance,
  * timestamps, DISCONT, padding, frames input, negotiation, latency.
  */
 #ifdef HAVE_CONFIG_H

@@ -6,7 +6,7 @@
 /* afetspectrogram: Kaldi's compute-spectrogram-feats against Kaldi's own
  * output (kaldi-gen/kaldi_spectrogram) and torchaudio's (ta_spectrogram,
  * ta_spectrogram_nosnip_nonraw) on speech and noise, against the
- * double-precision reference of tests/common/afetref_kaldi.c on noise in
+ * double-precision reference of tests/reference/afetref_kaldi.c on noise in
  * random buffer sizes, its caps, and afetenc's files of it. */
 
 #include "afetcheck.h"

@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * afettraps against a double-precision LC-RC TRAPS written here from the
- * definition (thesis 2.3.4) over tests/common's log mel filter bank.
+ * definition (thesis 2.3.4) over tests/reference's log mel filter bank.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

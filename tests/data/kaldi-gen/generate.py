@@ -8,7 +8,7 @@
 
 Needs numpy and kaldi-native-fbank (PyPI `kaldi-native-fbank`; these files
 were made with 1.23.0).  Inputs: tests/data/audio/s0{1,2,3}_{8k,16k}.wav and
-two noise signals that tests/common/afetref.c makes too (afetref_make_noise
+two noise signals that tests/reference/afetref.c makes too (afetref_make_noise
 (n, 8000, seed) rounded to integers: xorshift64*, reimplemented below).
 Outputs: <set>/<name>.npy, float32, frames x dims; README.md lists the
 options of every set.  --check recomputes everything and compares it with

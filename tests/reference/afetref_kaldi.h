@@ -23,7 +23,7 @@
  * (compute-mfcc-feats, compute-fbank-feats, compute-plp-feats,
  * compute-spectrogram-feats), lhotse's Fbank / Mfcc extractors and
  * Whisper's log-mel spectrogram, written from the published formulas
- * (not from the tools' code) and checked by tests/ref/test_reference_kaldi.c
+ * (not from the tools' code) and checked by tests/reference/test_reference_kaldi.c
  * against kaldi-native-fbank, torchaudio, lhotse and Whisper outputs.
  *
  * Plain C: libc, libm and GLib.  Arrays are allocated with g_malloc() and

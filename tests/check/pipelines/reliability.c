@@ -481,7 +481,7 @@ GST_START_TEST (test_framing_on_frames)
 
 GST_END_TEST;
 
-/* ---- device faults (AFET_FAULT, gst/engine/fault.h) ------------------ */
+/* ---- device faults (AFET_FAULT, engine/runtime/fault.h) ------------------ */
 
 static const gchar *faults[] = { "alloc:1", "alloc:5", "alloc:3+",
   "build:1+", "build:3+", "enqueue:1", "enqueue:9", "enqueue:40+"

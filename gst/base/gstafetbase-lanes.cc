@@ -8,7 +8,7 @@
  * afetcmvn scope=sliding) whose rows arrive in system memory: a lane of the
  * process' LaneCombiner for their configuration instead of a device
  * history of their own, so that many live streams share each launch
- * (gst/engine/lanes.h; the spectral elements combine through the engine's
+ * (engine/temporal/lanes.h; the spectral elements combine through the engine's
  * StageCombiner, see gstafetspectral.cc). */
 
 #ifdef HAVE_CONFIG_H

@@ -19,7 +19,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
-/* Verifies the double-precision reference implementation (tests/common/
+/* Verifies the double-precision reference implementation (tests/reference/
  * afetref.c) against HTK 3.4.1 HCopy output.
  *
  * Data are looked up first in $AFET_REFDATA (default: the shared refdata

@@ -52,7 +52,7 @@ static gint
 frames_for (gint n, gint rate)
 {
   gint W = (gint) (0.025 * rate + 1e-9), S = (gint) (0.010 * rate + 1e-9);
-  /* HTK's truncation of the sample period (tests/common/afetref) */
+  /* HTK's truncation of the sample period (tests/reference/afetref) */
   W = afetref_num_frames (n, W, S) >= 0 ? W : W;
   return afetref_num_frames (n, W, S);
 }

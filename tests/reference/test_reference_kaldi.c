@@ -20,7 +20,7 @@
  */
 
 /* Verifies the double-precision Kaldi, lhotse and Whisper references
- * (tests/common/afetref_kaldi.c) against the tools' own output:
+ * (tests/reference/afetref_kaldi.c) against the tools' own output:
  *
  *  - kaldi/{mfcc,mfcc_c0,fbank80,mfcc_nosnip}/ and whisper/{80,128}/ of the
  *    shared refdata (kaldi-native-fbank; Whisper's formula), for s01..s03_16k

@@ -6,7 +6,7 @@
 /* The presets kaldi, lhotse and whisper: afetmfcc against the reference
  * tools' files (kaldi-native-fbank, lhotse's settings, Whisper's formula) on
  * speech, against the independent double-precision references of
- * tests/common/afetref_kaldi.c on noise with any buffer sizes, and their
+ * tests/reference/afetref_kaldi.c on noise with any buffer sizes, and their
  * properties, caps, edges, dither, clamp and refusals. */
 
 #include "afetcheck.h"

@@ -24,7 +24,7 @@
  * test suite to check the OpenCL implementation.  It is written from the
  * published formulas (see tests/data/README.md and the shared refdata
  * README), not from HTK's source, and is verified against HTK 3.4.1 HCopy
- * output by tests/ref/test_reference.c.
+ * output by tests/reference/test_reference.c.
  *
  * Plain C: only libc, libm and GLib.  All arrays returned by these
  * functions are allocated with g_malloc() and must be freed with g_free().
