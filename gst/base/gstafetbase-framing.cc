@@ -78,36 +78,17 @@ gst_afet_sample_range_get_type (void)
   return (GType) id;
 }
 
-/* What each preset's framing properties default to. */
-struct FramingDefaults
-{
-  GstAfetPreset preset;
-  double frame_length, frame_shift;
-  afet::Window window;
-  double preemphasis;
-  gboolean remove_dc, snip_edges;
-  GstAfetSampleRange range;
-};
+static_assert ((int) afet::Preset::HTK == GST_AFET_PRESET_HTK &&
+    (int) afet::Preset::KALDI == GST_AFET_PRESET_KALDI &&
+    (int) afet::Preset::WHISPER == GST_AFET_PRESET_WHISPER &&
+    (int) afet::Preset::LHOTSE == GST_AFET_PRESET_LHOTSE,
+    "the engine's presets are numbered as the caps'");
 
-static const FramingDefaults kFramingDefaults[] = {
-  {GST_AFET_PRESET_HTK, DEFAULT_FRAME_LENGTH, DEFAULT_FRAME_SHIFT,
-      DEFAULT_WINDOW, DEFAULT_PREEMPHASIS, FALSE, TRUE,
-      GST_AFET_SAMPLE_RANGE_INT16},
-  {GST_AFET_PRESET_KALDI, 25.0, 10.0, afet::Window::POVEY, 0.97, TRUE, TRUE,
-      GST_AFET_SAMPLE_RANGE_INT16},
-  {GST_AFET_PRESET_WHISPER, 25.0, 10.0, afet::Window::HANN_PERIODIC, 0.0,
-      FALSE, FALSE, GST_AFET_SAMPLE_RANGE_UNIT},
-  {GST_AFET_PRESET_LHOTSE, 25.0, 10.0, afet::Window::POVEY, 0.97, TRUE,
-      FALSE, GST_AFET_SAMPLE_RANGE_UNIT},
-};
-
-static const FramingDefaults &
-framing_defaults (GstAfetPreset preset)
+/* The preset's row of the engine's table (presets.h). */
+static const afet::PresetDefaults &
+preset_row (GstAfetPreset preset)
 {
-  for (const auto &d : kFramingDefaults)
-    if (d.preset == preset)
-      return d;
-  return kFramingDefaults[0];
+  return afet::preset_defaults ((afet::Preset) preset);
 }
 
 static bool
@@ -120,7 +101,7 @@ void
 afet_base_effective_framing (GstAfetBaseState * p, GstAfetInput * in,
     double *length, double *shift)
 {
-  const FramingDefaults &d = framing_defaults (p->preset);
+  const afet::PresetDefaults &d = preset_row (p->preset);
   auto pick = [p](guint prop, auto set, auto preset) {
     return framing_set (p, prop) ? set : preset;
   };
@@ -131,15 +112,14 @@ afet_base_effective_framing (GstAfetBaseState * p, GstAfetInput * in,
       d.preemphasis);
   in->pad = p->pad;
   in->preset = p->preset;
-  in->remove_dc = pick (PROP_REMOVE_DC, p->remove_dc, d.remove_dc);
-  gboolean snip = pick (PROP_SNIP_EDGES, p->snip_edges, d.snip_edges);
-  in->edges = snip ? afet::Edges::SNIP :
-      p->preset == GST_AFET_PRESET_WHISPER ? afet::Edges::REFLECT :
-      p->preset == GST_AFET_PRESET_LHOTSE ? afet::Edges::MIRROR_LHOTSE :
-      afet::Edges::MIRROR;
-  in->scale = pick (PROP_SAMPLE_RANGE, p->sample_range, d.range) ==
+  in->remove_dc = pick (PROP_REMOVE_DC, (bool) p->remove_dc, d.remove_dc);
+  gboolean snip = pick (PROP_SNIP_EDGES, (bool) p->snip_edges,
+      d.snip_edges);
+  in->edges = snip ? afet::Edges::SNIP : d.unsnipped;
+  in->scale = pick (PROP_SAMPLE_RANGE, p->sample_range, d.unit_range ?
+      GST_AFET_SAMPLE_RANGE_UNIT : GST_AFET_SAMPLE_RANGE_INT16) ==
       GST_AFET_SAMPLE_RANGE_UNIT ? 1.0f / 32768.0f : 1.0f;
-  in->dither = (float) p->dither;
+  in->dither = (float) pick (PROP_DITHER, p->dither, d.dither);
   in->dither_seed = p->dither_seed;
 }
 
@@ -292,6 +272,7 @@ gst_afet_base_class_install_framing_properties (GObjectClass * klass)
   gst_afet_base_class_install_htk_config (klass);
   /* the defaults shown are HTK's; a property left unset follows the
    * preset (docs/compat.md), and reads back what is in effect */
+  const afet::PresetDefaults &htk = preset_row (DEFAULT_FRAMING_PRESET);
   g_object_class_install_property (klass, PROP_PRESET,
       g_param_spec_enum ("preset", "Preset",
           "Conventions: the defaults of the other properties, the formulas, "
@@ -307,23 +288,23 @@ gst_afet_base_class_install_framing_properties (GObjectClass * klass)
   } durations[] = {
     {PROP_FRAME_LENGTH, "frame-length", "Frame length", "Analysis window "
           "in milliseconds; W = (int) (ms x rate / 1000) samples, as HTK "
-          "truncates it", 1.0, DEFAULT_FRAME_LENGTH},
+          "truncates it", 1.0, htk.frame_length},
     {PROP_FRAME_SHIFT, "frame-shift", "Frame shift", "Frame period in "
           "milliseconds; S = (int) (ms x rate / 1000) samples", 0.1,
-        DEFAULT_FRAME_SHIFT},
+        htk.frame_shift},
   };
   for (const auto &d : durations)
     g_object_class_install_property (klass, d.id, g_param_spec_double (d.name,
             d.nick, d.blurb, d.min, 1000.0, d.def, flags));
   g_object_class_install_property (klass, PROP_WINDOW,
       g_param_spec_enum ("window", "Window", "Window function (default: "
-          "the preset's)", GST_TYPE_AFET_WINDOW, (gint) DEFAULT_WINDOW,
+          "the preset's)", GST_TYPE_AFET_WINDOW, (gint) htk.window,
           flags));
   g_object_class_install_property (klass, PROP_PREEMPHASIS,
       g_param_spec_double ("preemphasis", "Pre-emphasis",
           "Pre-emphasis coefficient k, applied inside each frame as HTK "
           "and Kaldi do: y[i] = x[i] - k x[i-1], y[0] = (1 - k) x[0]; 0 = "
-          "none (Whisper's)", 0.0, 1.0, DEFAULT_PREEMPHASIS, flags));
+          "none (Whisper's)", 0.0, 1.0, htk.preemphasis, flags));
   g_object_class_install_property (klass, PROP_PAD,
       g_param_spec_boolean ("pad", "Pad",
           "At EOS or DISCONT, zero-fill the incomplete last frame and emit "
@@ -333,7 +314,7 @@ gst_afet_base_class_install_framing_properties (GObjectClass * klass)
       g_param_spec_boolean ("remove-dc", "Remove DC",
           "Subtract each frame's mean before its energy and pre-emphasis "
           "(Kaldi's remove-dc-offset, HTK's ZMEANSOURCE; default: the "
-          "preset's, true for kaldi and lhotse)", FALSE, flags));
+          "preset's, true for kaldi and lhotse)", htk.remove_dc, flags));
   g_object_class_install_property (klass, PROP_SNIP_EDGES,
       g_param_spec_boolean ("snip-edges", "Snip edges",
           "true: only frames that fit in the run, from its first sample "
@@ -341,14 +322,14 @@ gst_afet_base_class_install_framing_properties (GObjectClass * klass)
           "the samples outside mirrored, Kaldi's and lhotse's way ((N + S/2) "
           "/ S frames, frame t centred near t S + S/2), or under "
           "preset=whisper reflected and centred on t S (N / S frames)",
-          TRUE, flags));
+          htk.snip_edges, flags));
   g_object_class_install_property (klass, PROP_DITHER,
       g_param_spec_double ("dither", "Dither",
           "Standard deviation of Gaussian noise added to each sample (in "
           "sample-range's units) before framing's other steps, as Kaldi's "
           "dither; reproducible: drawn from (dither-seed, the sample's "
           "position in the run), whatever the buffer sizes; 0 = none",
-          0.0, 1e6, DEFAULT_DITHER, flags));
+          0.0, 1e6, htk.dither, flags));
   g_object_class_install_property (klass, PROP_DITHER_SEED,
       g_param_spec_uint64 ("dither-seed", "Dither seed",
           "Seed of the dither's generator", 0, G_MAXUINT64,
@@ -357,8 +338,8 @@ gst_afet_base_class_install_framing_properties (GObjectClass * klass)
       g_param_spec_enum ("sample-range", "Sample range",
           "The scale samples are taken in, whatever their format: 16-bit "
           "integer (HTK, Kaldi) or [-1, 1] (lhotse, Whisper); default: the "
-          "preset's", GST_TYPE_AFET_SAMPLE_RANGE, GST_AFET_SAMPLE_RANGE_INT16,
-          flags));
+          "preset's", GST_TYPE_AFET_SAMPLE_RANGE, htk.unit_range ?
+          GST_AFET_SAMPLE_RANGE_UNIT : GST_AFET_SAMPLE_RANGE_INT16, flags));
 }
 
 gboolean
@@ -460,7 +441,9 @@ gst_afet_base_get_framing_property (GObject * object, guint prop_id,
       g_value_set_boolean (value, in.edges == afet::Edges::SNIP);
       break;
     case PROP_DITHER:
-      g_value_set_double (value, p->dither);
+      /* as set (in.dither is a float) */
+      g_value_set_double (value, framing_set (p, PROP_DITHER) ? p->dither :
+          preset_row (p->preset).dither);
       break;
     case PROP_DITHER_SEED:
       g_value_set_uint64 (value, p->dither_seed);
@@ -522,9 +505,7 @@ gst_afet_base_framing_config (const GstAfetInput * in)
   f.dither = in->dither;
   f.dither_seed = in->dither_seed;
   f.edges = in->edges;
-  f.energy_mode = in->preset == GST_AFET_PRESET_HTK ? afet::EnergyMode::HTK :
-      in->preset == GST_AFET_PRESET_LHOTSE ? afet::EnergyMode::LHOTSE :
-      afet::EnergyMode::KALDI;
+  f.energy_mode = preset_row (in->preset).energy_mode;
   return f;
 }
 

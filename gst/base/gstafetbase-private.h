@@ -17,6 +17,7 @@
 
 #include "clhandle.h"
 #include "lanes.h"
+#include "presets.h"
 #include "stream.h"
 
 #include <atomic>
@@ -35,14 +36,10 @@ GST_DEBUG_CATEGORY_EXTERN (afet_transfer_debug);
 #define AUTO_BATCH_GPU 16384
 #define AUTO_BATCH_CPU 4096
 #define MIN_BATCH 8
-#define DEFAULT_FRAME_LENGTH 25.0
-#define DEFAULT_FRAME_SHIFT 10.0
-#define DEFAULT_WINDOW afet::Window::HAMMING
-#define DEFAULT_PREEMPHASIS 0.97
 #define DEFAULT_PAD FALSE
 #define DEFAULT_DEVICE_MEMORY TRUE
-#define DEFAULT_DITHER 0.0
 #define DEFAULT_DITHER_SEED 0
+/* the framing properties' defaults are this preset's (presets.h) */
 #define DEFAULT_FRAMING_PRESET GST_AFET_PRESET_HTK
 #define DEFAULT_COMBINE_STREAMS TRUE
 /* latency-budget: -1 = automatic (afet_base_resolve_budget) */
@@ -85,16 +82,16 @@ struct GstAfetBaseState
   bool device_explicit = false;      /* device set to other than auto */
   guint max_batch = DEFAULT_MAX_BATCH;
   gboolean device_memory = DEFAULT_DEVICE_MEMORY;
-  gdouble frame_length = DEFAULT_FRAME_LENGTH;
-  gdouble frame_shift = DEFAULT_FRAME_SHIFT;
-  afet::Window window = DEFAULT_WINDOW;
-  gdouble preemphasis = DEFAULT_PREEMPHASIS;
+  /* the framing properties as set: read only where framing_set says so,
+   * the others are the preset's (afet_base_effective_framing) */
+  gdouble frame_length = 0, frame_shift = 0;
+  afet::Window window = afet::Window::HAMMING;
+  gdouble preemphasis = 0;
   gboolean pad = DEFAULT_PAD;
-  /* the presets' framing steps (see afet_base_effective_framing) */
   GstAfetPreset preset = DEFAULT_FRAMING_PRESET;
-  gboolean remove_dc = FALSE, snip_edges = TRUE;
+  gboolean remove_dc = FALSE, snip_edges = FALSE;
   GstAfetSampleRange sample_range = GST_AFET_SAMPLE_RANGE_INT16;
-  gdouble dither = DEFAULT_DITHER;
+  gdouble dither = 0;
   guint64 dither_seed = DEFAULT_DITHER_SEED;
   /* 1 << (prop - PROP_FRAMING_FIRST): set by the application; the others
    * follow the preset */

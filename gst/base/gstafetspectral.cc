@@ -14,19 +14,14 @@
 
 #include "clamp.h"
 #include "combine.h"
+#include "presets.h"
 
 #include <atomic>
-#include <cfloat>
 
 /* the base class' category: this is the base of the spectral elements */
 GST_DEBUG_CATEGORY_EXTERN (gst_afet_base_debug);
 #define GST_CAT_DEFAULT gst_afet_base_debug
 
-#define DEFAULT_LOW_FREQ 0.0
-#define DEFAULT_HIGH_FREQ 0.0
-#define DEFAULT_HTK_COMPAT FALSE
-#define DEFAULT_ENERGY_FLOOR 0.0
-#define DEFAULT_CLAMP GST_AFET_CLAMP_NONE
 /* batches this small (live input) go through the shared combiner */
 #define COMBINE_MAX_FRAMES 64
 /* the most frames a combined launch computes at once */
@@ -83,7 +78,7 @@ gst_afet_clamp_get_type (void)
 }
 
 /* The shared properties in effect for a preset: those set, else the
- * preset's (for HTK, the subclass' own defaults). */
+ * preset's (presets.h). */
 struct SpectralValues
 {
   guint num_filters, num_ceps;
@@ -99,19 +94,20 @@ struct SpectralValues
 /* *INDENT-OFF* */
 struct GstAfetSpectralState
 {
+  /* the properties as set: read only where set says so, the others are
+   * the preset's (effective_values) */
   guint num_filters = 0;
   guint num_ceps = 0;
-  gdouble low_freq = DEFAULT_LOW_FREQ;
-  gdouble high_freq = DEFAULT_HIGH_FREQ;
+  gdouble low_freq = 0, high_freq = 0;
   guint lifter = 0;
   gboolean use_power = FALSE;
   gboolean c0 = FALSE;
   gboolean energy = FALSE;
-  gboolean htk_compat = DEFAULT_HTK_COMPAT;
-  gdouble energy_floor = DEFAULT_ENERGY_FLOOR;
-  GstAfetClamp clamp = DEFAULT_CLAMP;
-  gdouble warp = 1.0, warp_low = 100.0, warp_high = -500.0;
-  gboolean raw_energy = TRUE;
+  gboolean htk_compat = FALSE;
+  gdouble energy_floor = 0;
+  GstAfetClamp clamp = GST_AFET_CLAMP_NONE;
+  gdouble warp = 0, warp_low = 0, warp_high = 0;
+  gboolean raw_energy = FALSE;
   guint set = 0;                /* 1 << (prop - PROP_SPECTRAL_FIRST) */
   /* the preset of the input being set up (gst_afet_spectral_input_preset) */
   std::atomic<int> input_preset {GST_AFET_PRESET_HTK};
@@ -137,6 +133,13 @@ G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstAfetSpectral, gst_afet_spectral,
 #define STATE(self) (((GstAfetSpectralPrivate *) \
       gst_afet_spectral_get_instance_private (GST_AFET_SPECTRAL (self)))->state)
 
+/* The preset's row of the engine's table. */
+static const afet::PresetDefaults &
+preset_row (GstAfetPreset preset)
+{
+  return afet::preset_defaults ((afet::Preset) preset);
+}
+
 /* The shared properties in effect under a preset. Object lock held. */
 static void
 effective_values (GstAfetSpectral * self, GstAfetPreset preset,
@@ -144,39 +147,37 @@ effective_values (GstAfetSpectral * self, GstAfetPreset preset,
 {
   const GstAfetSpectralSpec *spec = GST_AFET_SPECTRAL_GET_CLASS (self)->spec;
   GstAfetSpectralState *p = STATE (self);
-  auto set = [p](guint prop) {
-    return (p->set & (1u << (prop - PROP_SPECTRAL_FIRST))) != 0;
+  const afet::PresetDefaults &d = preset_row (preset);
+  auto pick = [p](guint prop, auto set, auto preset) {
+    return (p->set & (1u << (prop - PROP_SPECTRAL_FIRST))) != 0 ? set :
+        preset;
   };
-  const bool htk = preset == GST_AFET_PRESET_HTK;
-  const bool kaldi = preset == GST_AFET_PRESET_KALDI;
-  const bool whisper = preset == GST_AFET_PRESET_WHISPER;
-  /* lhotse: Fbank (80 bins) unless cepstra are asked for (its Mfcc: 23) */
-  v->num_ceps = set (PROP_NUM_CEPS) ? p->num_ceps : htk ? spec->num_ceps :
-      kaldi ? 12 : 0;
-  v->num_filters = set (PROP_NUM_FILTERS) ? p->num_filters : htk ?
-      spec->num_filters : kaldi ? 23 : whisper ? 80 : v->num_ceps > 0 ? 23 :
-      80;
-  v->low_freq = set (PROP_LOW_FREQ) ? p->low_freq : htk || whisper ?
-      DEFAULT_LOW_FREQ : 20.0;
-  v->high_freq = set (PROP_HIGH_FREQ) ? p->high_freq :
-      preset == GST_AFET_PRESET_LHOTSE ? -400.0 : DEFAULT_HIGH_FREQ;
-  v->lifter = set (PROP_LIFTER) ? p->lifter : htk ? spec->lifter : 22;
-  v->use_power = set (PROP_USE_POWER) ? p->use_power : htk ?
-      spec->use_power : TRUE;
-  /* Kaldi's use-energy (its MFCC default): the energy takes c0's column */
-  gboolean c0_asked = set (PROP_C0) && p->c0;
-  v->energy = set (PROP_ENERGY) ? p->energy : htk ? spec->energy :
-      kaldi && v->num_ceps > 0 && !c0_asked;
-  v->c0 = set (PROP_C0) ? p->c0 : htk ? spec->c0 : !whisper && !v->energy;
-  v->htk_compat = p->htk_compat;
-  v->energy_floor = set (PROP_ENERGY_FLOOR) ? p->energy_floor :
-      preset == GST_AFET_PRESET_LHOTSE ? 1e-10 : DEFAULT_ENERGY_FLOOR;
-  v->clamp = set (PROP_CLAMP) ? p->clamp : whisper ?
-      GST_AFET_CLAMP_UTTERANCE : GST_AFET_CLAMP_NONE;
-  v->warp = p->warp;
-  v->warp_low = p->warp_low;
-  v->warp_high = p->warp_high;
-  v->raw_energy = p->raw_energy;
+  v->num_ceps = pick (PROP_NUM_CEPS, p->num_ceps, (guint) d.num_ceps);
+  v->num_filters = pick (PROP_NUM_FILTERS, p->num_filters,
+      (guint) d.filters ((int) v->num_ceps));
+  v->low_freq = pick (PROP_LOW_FREQ, p->low_freq, d.low_freq);
+  v->high_freq = pick (PROP_HIGH_FREQ, p->high_freq, d.high_freq);
+  v->lifter = pick (PROP_LIFTER, p->lifter, (guint) d.lifter);
+  v->use_power = pick (PROP_USE_POWER, (bool) p->use_power, spec->plp ?
+      d.plp.use_power : d.use_power);
+  /* Kaldi's use-energy (its MFCC default): the energy takes c0's column,
+   * unless c0 is asked for */
+  bool c0_asked = pick (PROP_C0, (bool) p->c0, false);
+  v->energy = pick (PROP_ENERGY, (bool) p->energy, d.energy &&
+      v->num_ceps > 0 && !c0_asked);
+  v->c0 = pick (PROP_C0, (bool) p->c0, d.c0 && !(d.energy_replaces_c0 &&
+          v->energy));
+  v->htk_compat = pick (PROP_HTK_COMPAT, (bool) p->htk_compat,
+      d.htk_compat);
+  v->energy_floor = pick (PROP_ENERGY_FLOOR, p->energy_floor,
+      d.energy_floor);
+  v->clamp = pick (PROP_CLAMP, p->clamp, d.clamp ? GST_AFET_CLAMP_UTTERANCE :
+      GST_AFET_CLAMP_NONE);
+  v->warp = pick (PROP_WARP_FACTOR, p->warp, d.warp);
+  v->warp_low = pick (PROP_WARP_LOW, p->warp_low, d.warp_low);
+  v->warp_high = pick (PROP_WARP_HIGH, p->warp_high, d.warp_high);
+  v->raw_energy = pick (PROP_RAW_ENERGY, (bool) p->raw_energy,
+      d.raw_energy);
 }
 
 /* The preset that applies to an input: the element's, or, when it was not
@@ -234,23 +235,15 @@ common_config (GstAfetSpectral * self, const GstAfetInput * in,
   c.warp_low = v.warp_low;
   c.warp_high = v.warp_high;
   c.framing.energy_windowed = !v.raw_energy;
-  switch (preset) {
-    case GST_AFET_PRESET_HTK:
-      break;
-    case GST_AFET_PRESET_WHISPER:
-      c.htk_period_quirk = false;
-      c.mel_layout = afet::MelLayout::SLANEY;
-      c.fft_points = in->W;
-      c.log_floor = 1e-10f;
-      c.log10 = true;
-      break;
-    default:                   /* Kaldi's, lhotse's */
-      c.htk_period_quirk = false;
-      c.mel_layout = afet::MelLayout::KALDI;
-      c.log_floor = FLT_EPSILON;
-      c.leading = !v.htk_compat;
-      break;
-  }
+  /* the preset's conventions */
+  const afet::PresetDefaults &d = preset_row (preset);
+  c.htk_period_quirk = d.htk_period_quirk;
+  c.mel_layout = d.mel_layout;
+  if (d.fft_unpadded)
+    c.fft_points = in->W;
+  c.log_floor = d.log_floor;
+  c.log10 = d.log10;
+  c.leading = d.leading && !v.htk_compat;
   return c;
 }
 
@@ -498,50 +491,53 @@ gst_afet_spectral_class_install_properties (GObjectClass * klass,
 
   GST_AFET_SPECTRAL_CLASS (klass)->spec = spec;
   gst_afet_base_class_install_framing_properties (klass);
+  /* the defaults shown are HTK's (the default preset); a property left
+   * unset follows the preset and reads back what is in effect */
+  const afet::PresetDefaults &htk = preset_row (GST_AFET_PRESET_HTK);
   g_object_class_install_property (klass, PROP_NUM_FILTERS,
       g_param_spec_uint ("num-filters", "Filters", spec->num_filters_blurb,
-          1, afet::kMaxFilters, spec->num_filters, flags));
+          1, afet::kMaxFilters, htk.filters (htk.num_ceps), flags));
   g_object_class_install_property (klass, PROP_NUM_CEPS,
       g_param_spec_uint ("num-ceps", "Cepstra", spec->num_ceps_blurb,
-          spec->min_ceps, spec->max_ceps, spec->num_ceps, flags));
+          spec->min_ceps, spec->max_ceps, htk.num_ceps, flags));
   g_object_class_install_property (klass, PROP_LOW_FREQ,
       g_param_spec_double ("low-freq", "Low cut-off",
           "Lower edge of the filter bank in Hz (HTK LOFREQ)", 0.0, 96000.0,
-          DEFAULT_LOW_FREQ, flags));
+          htk.low_freq, flags));
   g_object_class_install_property (klass, PROP_HIGH_FREQ,
       g_param_spec_double ("high-freq", "High cut-off",
           "Upper edge of the filter bank in Hz (HTK HIFREQ); 0 = Nyquist, "
           "below 0: that far below the Nyquist frequency (Kaldi's "
-          "high-freq; lhotse's -400)", -96000.0, 96000.0, DEFAULT_HIGH_FREQ,
+          "high-freq; lhotse's -400)", -96000.0, 96000.0, htk.high_freq,
           flags));
   g_object_class_install_property (klass, PROP_LIFTER,
       g_param_spec_uint ("lifter", "Lifter", spec->lifter_blurb, 0, 1000,
-          spec->lifter, flags));
+          htk.lifter, flags));
   g_object_class_install_property (klass, PROP_USE_POWER,
       g_param_spec_boolean ("use-power", "Use power", spec->use_power_blurb,
-          spec->use_power, flags));
+          spec->plp ? htk.plp.use_power : htk.use_power, flags));
   g_object_class_install_property (klass, PROP_C0,
-      g_param_spec_boolean ("c0", "c0", spec->c0_blurb, spec->c0, flags));
+      g_param_spec_boolean ("c0", "c0", spec->c0_blurb, htk.c0, flags));
   g_object_class_install_property (klass, PROP_ENERGY,
       g_param_spec_boolean ("energy", "Energy", spec->energy_blurb,
-          spec->energy, flags));
+          htk.energy, flags));
   gst_afet_base_class_install_combine (klass);
   g_object_class_install_property (klass, PROP_HTK_COMPAT,
       g_param_spec_boolean ("htk-compat", "HTK compatible order",
           "Kaldi's htk-compat (presets kaldi and lhotse): c0 (scaled as "
           "HTK's) or the energy after the cepstra instead of in column 0",
-          DEFAULT_HTK_COMPAT, flags));
+          htk.htk_compat, flags));
   g_object_class_install_property (klass, PROP_ENERGY_FLOOR,
       g_param_spec_double ("energy-floor", "Energy floor",
           "Kaldi's energy-floor: the raw log energy is at least ln of this "
           "(0 = none; presets kaldi and lhotse, lhotse's default 1e-10)",
-          0.0, G_MAXDOUBLE, DEFAULT_ENERGY_FLOOR, flags));
+          0.0, G_MAXDOUBLE, htk.energy_floor, flags));
   g_object_class_install_property (klass, PROP_CLAMP,
       g_param_spec_enum ("clamp", "Clamp",
           "Whisper's dynamic-range clamp of a log filter bank: values below "
           "the maximum - 8 raised to it, then (x + 4) / 4 (default: "
           "utterance under preset=whisper, else none)", GST_TYPE_AFET_CLAMP,
-          DEFAULT_CLAMP, flags));
+          htk.clamp ? GST_AFET_CLAMP_UTTERANCE : GST_AFET_CLAMP_NONE, flags));
   g_object_class_install_property (klass, PROP_WARP_FACTOR,
       g_param_spec_double ("warp-factor", "VTLN warp factor",
           "Vocal tract length normalisation of the mel bank, piecewise "
@@ -549,24 +545,23 @@ gst_afet_spectral_class_install_properties (GObjectClass * klass,
           "none. Kaldi's vtln-warp (presets kaldi, lhotse: the cut-offs "
           "warp-low and warp-high), HCopy's WARPFREQ (preset htk: "
           "WARPLCUTOFF, WARPUCUTOFF, each moved by 2 / (1 + 1/warp))", 0.5,
-          2.0, 1.0,
-          flags));
+          2.0, htk.warp, flags));
   g_object_class_install_property (klass, PROP_WARP_LOW,
       g_param_spec_double ("warp-low", "VTLN low cut-off",
           "Lower inflection point of the VTLN warp in Hz (Kaldi's "
-          "vtln-low, HCopy's WARPLCUTOFF)", 0.0, 96000.0, 100.0, flags));
+          "vtln-low, HCopy's WARPLCUTOFF)", 0.0, 96000.0, htk.warp_low, flags));
   g_object_class_install_property (klass, PROP_WARP_HIGH,
       g_param_spec_double ("warp-high", "VTLN high cut-off",
           "Upper inflection point of the VTLN warp in Hz; below 0: that far "
           "below the Nyquist frequency (Kaldi's vtln-high, default -500; "
           "HCopy's WARPUCUTOFF)",
-          -96000.0, 96000.0, -500.0, flags));
+          -96000.0, 96000.0, htk.warp_high, flags));
   g_object_class_install_property (klass, PROP_RAW_ENERGY,
       g_param_spec_boolean ("raw-energy", "Raw energy",
           "With energy=true: the energy of the frame's samples before "
           "pre-emphasis and window (HTK's RAWENERGY=T, Kaldi's raw-energy, "
           "the default), or false: of the pre-emphasised, windowed frame",
-          TRUE, flags));
+          htk.raw_energy, flags));
   gst_type_mark_as_plugin_api (GST_TYPE_AFET_CLAMP, (GstPluginAPIFlags) 0);
 }
 
@@ -703,22 +698,6 @@ gst_afet_spectral_get_property (GObject * object, guint prop_id,
   return handled;
 }
 
-/* The subclass' defaults: its class is known here, not in instance init. */
-static void
-gst_afet_spectral_constructed (GObject * object)
-{
-  const GstAfetSpectralSpec *spec = GST_AFET_SPECTRAL_GET_CLASS (object)->spec;
-  GstAfetSpectralState *p = STATE (object);
-
-  p->num_filters = spec->num_filters;
-  p->num_ceps = spec->num_ceps;
-  p->lifter = spec->lifter;
-  p->use_power = spec->use_power;
-  p->c0 = spec->c0;
-  p->energy = spec->energy;
-  G_OBJECT_CLASS (gst_afet_spectral_parent_class)->constructed (object);
-}
-
 static void
 gst_afet_spectral_finalize (GObject * object)
 {
@@ -732,7 +711,6 @@ gst_afet_spectral_class_init (GstAfetSpectralClass * klass)
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstAfetBaseClass *base_class = GST_AFET_BASE_CLASS (klass);
 
-  gobject_class->constructed = gst_afet_spectral_constructed;
   gobject_class->finalize = gst_afet_spectral_finalize;
   base_class->describe = gst_afet_spectral_describe;
   base_class->describe_analysis = gst_afet_spectral_describe_analysis;

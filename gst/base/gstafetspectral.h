@@ -25,21 +25,18 @@ G_DECLARE_DERIVABLE_TYPE (GstAfetSpectral, gst_afet_spectral, GST,
 
 G_END_DECLS
 
-/* What differs between the kinds' shared properties: the defaults, the
- * range of num-ceps and the blurbs that speak of the kind. */
+/* What differs between the kinds' shared properties: the range of
+ * num-ceps and the blurbs that speak of the kind. Their defaults are the
+ * preset's (presets.h; HTK's shown), PLP's where they differ (plp). */
 struct GstAfetSpectralSpec
 {
-  guint num_filters;
+  gboolean plp;
   const gchar *num_filters_blurb;
-  guint num_ceps, min_ceps, max_ceps;
+  guint min_ceps, max_ceps;
   const gchar *num_ceps_blurb;
-  guint lifter;
   const gchar *lifter_blurb;
-  gboolean use_power;
   const gchar *use_power_blurb;
-  gboolean c0;
   const gchar *c0_blurb;
-  gboolean energy;
   const gchar *energy_blurb;
 };
 

@@ -42,19 +42,19 @@ GST_DEBUG_CATEGORY_STATIC (gst_afet_mfcc_debug);
 
 #define DEFAULT_DCT_METHOD afet::DctMode::FUSED
 
-/* the shared properties' defaults (HTK's) and words */
+/* the shared properties' words (their defaults: the preset's) */
 static const GstAfetSpectralSpec spec = {
-  23, "Number of mel filter-bank channels (HTK NUMCHANS)",
-  12, 0, afet::kMaxFilters, "Cepstral coefficients c1..cN (HTK NUMCEPS); "
+  FALSE, "Number of mel filter-bank channels (HTK NUMCHANS)",
+  0, afet::kMaxFilters, "Cepstral coefficients c1..cN (HTK NUMCEPS); "
       "0 = output the log mel filter bank (HTK FBANK) instead, without c0",
-  22, "Cepstral lifter L: c_j *= 1 + L/2 sin(pi j / L) (HTK CEPLIFTER); "
+  "Cepstral lifter L: c_j *= 1 + L/2 sin(pi j / L) (HTK CEPLIFTER); "
       "0 = none",
-  FALSE, "Filter the power spectrum |X|^2 instead of the magnitude |X| "
+  "Filter the power spectrum |X|^2 instead of the magnitude |X| "
       "(HTK USEPOWER)",
-  TRUE, "Add c0 = sqrt(2/M) sum of the log filter bank after cN (HTK "
+  "Add c0 = sqrt(2/M) sum of the log filter bank after cN (HTK "
       "_0; in column 0 with Kaldi's sqrt(1/M) under presets kaldi and "
       "lhotse unless htk-compat); ignored when num-ceps=0",
-  FALSE, "Add the log energy ln(sum x^2) of each frame, before pre-emphasis "
+  "Add the log energy ln(sum x^2) of each frame, before pre-emphasis "
       "(HTK _E with RAWENERGY=T, ENORMALISE=F): last, or in column 0 under "
       "presets kaldi and lhotse unless htk-compat. With frames input, "
       "afetframer must have energy=true",

@@ -47,29 +47,26 @@
 
 #include "gstafetplp.h"
 #include "plp.h"
+#include "presets.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_afet_plp_debug);
 #define GST_CAT_DEFAULT gst_afet_plp_debug
 
-#define DEFAULT_LPC_ORDER 12
-#define DEFAULT_COMPRESSION 0.33
-/* Kaldi's compress-factor */
-#define KALDI_COMPRESSION 0.33333
-#define DEFAULT_CEPSTRAL_SCALE 1.0
 #define DEFAULT_FILTER_SHAPE afet::PlpFilterShape::MEL
 
-/* the shared properties' defaults (HTK's PLP_0) and words */
+/* the shared properties' words (their defaults: the preset's PLP ones,
+ * HTK's PLP_0 shown) */
 static const GstAfetSpectralSpec spec = {
-  23, "Critical-band channels, without the two copied edge bands (HTK "
+  TRUE, "Critical-band channels, without the two copied edge bands (HTK "
       "NUMCHANS)",
-  12, 1, afet::kMaxPlpCeps, "Cepstral coefficients c1..cN (HTK NUMCEPS); "
+  1, afet::kMaxPlpCeps, "Cepstral coefficients c1..cN (HTK NUMCEPS); "
       "may exceed lpc-order",
-  22, "Cepstral lifter L (HTK CEPLIFTER); 0 = none",
-  TRUE, "Filter the power spectrum |X|^2 (HTK USEPOWER; PLP's default) "
+  "Cepstral lifter L (HTK CEPLIFTER); 0 = none",
+  "Filter the power spectrum |X|^2 (HTK USEPOWER; PLP's default) "
       "instead of the magnitude",
-  TRUE, "Add c0 = ln(prediction error) after cN (HTK _0; in column 0 under "
+  "Add c0 = ln(prediction error) after cN (HTK _0; in column 0 under "
       "preset=kaldi unless htk-compat)",
-  FALSE, "Add the log energy of each frame (HTK _E, RAWENERGY=T, "
+  "Add the log energy of each frame (HTK _E, RAWENERGY=T, "
       "ENORMALISE=F): last, or in column 0 under preset=kaldi unless "
       "htk-compat",
 };
@@ -105,46 +102,56 @@ gst_afet_filter_shape_get_type (void)
 struct _GstAfetPlp
 {
   GstAfetSpectral parent;
+  /* lpc-order, compression, cepstral-scale: as set, read only where set
+   * says so, else the preset's (effective_values) */
   guint lpc_order;
   gdouble compression;
-  gboolean compression_set;     /* else the preset's */
-  afet::PlpFilterShape filter_shape;
   gdouble cepstral_scale;
+  guint set;                    /* 1 << prop */
+  afet::PlpFilterShape filter_shape;
+};
+
+/* The PLP properties a preset sets, in effect. */
+struct PlpValues
+{
+  guint lpc_order;
+  gdouble compression, cepstral_scale;
 };
 
 G_DEFINE_TYPE (GstAfetPlp, gst_afet_plp, GST_TYPE_AFET_SPECTRAL);
 GST_ELEMENT_REGISTER_DEFINE (afetplp, "afetplp", GST_RANK_NONE,
     GST_TYPE_AFET_PLP);
 
-/* The compression in effect: set, or the preset's (Kaldi's under
- * preset=kaldi). Object lock held. */
-static gdouble
-effective_compression (GstAfetPlp * self, gboolean kaldi)
+/* The PLP properties in effect under a preset: set, or the preset's
+ * (Kaldi's compress-factor under preset=kaldi). Object lock held. */
+static PlpValues
+effective_values (GstAfetPlp * self, GstAfetPreset preset)
 {
-  return self->compression_set ? self->compression : kaldi ?
-      KALDI_COMPRESSION : DEFAULT_COMPRESSION;
+  const afet::PresetDefaults &d =
+      afet::preset_defaults ((afet::Preset) preset);
+  auto pick = [self](guint prop, auto set, auto preset) {
+    return (self->set & (1u << prop)) != 0 ? set : preset;
+  };
+  PlpValues v;
+  v.lpc_order = pick (PROP_LPC_ORDER, self->lpc_order,
+      (guint) d.plp.lpc_order);
+  v.compression = pick (PROP_COMPRESSION, self->compression,
+      d.plp.compression);
+  v.cepstral_scale = pick (PROP_CEPSTRAL_SCALE, self->cepstral_scale,
+      d.plp.cepstral_scale);
+  return v;
 }
 
-/* Which PLP a preset's config computes; an error naming the preset for
- * those without one. */
+/* Which PLP the preset of the input computes; an error naming the preset
+ * for those without one. */
 static afet::Status
-plp_variant (GstAfetPlp * self, const afet::SpectralConfig & c,
-    afet::PlpVariant * variant)
+plp_variant (GstAfetPlp * self, afet::PlpVariant * variant)
 {
-  *variant = afet::PlpVariant::HTK;
-  if (c.mel_layout == afet::MelLayout::HTK)
-    return afet::Status::Ok ();
-  if (c.mel_layout == afet::MelLayout::SLANEY)
-    return afet::Status (afet::Status::BAD_CONFIG, "preset=whisper has no "
-        "PLP (Whisper computes a log-mel spectrogram only): use afetplp "
-        "preset=kaldi or preset=htk, or afetmfcc preset=whisper");
-  if (c.framing.energy_mode == afet::EnergyMode::LHOTSE ||
-      gst_afet_spectral_input_preset (GST_AFET_SPECTRAL (self)) ==
-      GST_AFET_PRESET_LHOTSE)
-    return afet::Status (afet::Status::BAD_CONFIG, "preset=lhotse has no "
-        "PLP (lhotse extracts Fbank and Mfcc only): use afetplp preset=kaldi "
-        "for Kaldi's compute-plp-feats, or afetmfcc preset=lhotse");
-  *variant = afet::PlpVariant::KALDI;
+  const afet::PresetDefaults &d = afet::preset_defaults ((afet::Preset)
+      gst_afet_spectral_input_preset (GST_AFET_SPECTRAL (self)));
+  *variant = d.plp.variant;
+  if (d.plp.refused)
+    return afet::Status (afet::Status::BAD_CONFIG, d.plp.refused);
   return afet::Status::Ok ();
 }
 
@@ -156,13 +163,14 @@ gst_afet_plp_setup (GstAfetSpectral * base, const afet::SpectralConfig & common,
   GstAfetPlp *self = GST_AFET_PLP (base);
   afet::PlpConfig c;
   static_cast<afet::SpectralConfig &> (c) = common;
-  AFET_RETURN_IF_ERROR (plp_variant (self, c, &c.variant));
-  const gboolean kaldi = c.variant == afet::PlpVariant::KALDI;
+  AFET_RETURN_IF_ERROR (plp_variant (self, &c.variant));
   GST_OBJECT_LOCK (self);
-  c.lpc_order = (int) self->lpc_order;
-  c.compression = effective_compression (self, kaldi);
+  PlpValues v = effective_values (self,
+      gst_afet_spectral_input_preset (base));
+  c.lpc_order = (int) v.lpc_order;
+  c.compression = v.compression;
   c.filter_shape = self->filter_shape;
-  c.cepstral_scale = self->cepstral_scale;
+  c.cepstral_scale = v.cepstral_scale;
   GST_OBJECT_UNLOCK (self);
   out->kind = AFET_FEATURES_KIND_PLP;
   out->dims = c.dims ();
@@ -184,13 +192,14 @@ gst_afet_plp_set_property (GObject * object, guint prop_id,
   if (gst_afet_spectral_set_property (object, prop_id, value))
     return;
   GST_OBJECT_LOCK (self);
+  if (prop_id <= PROP_CEPSTRAL_SCALE)
+    self->set |= 1u << prop_id;
   switch (prop_id) {
     case PROP_LPC_ORDER:
       self->lpc_order = g_value_get_uint (value);
       break;
     case PROP_COMPRESSION:
       self->compression = g_value_get_double (value);
-      self->compression_set = TRUE;
       break;
     case PROP_FILTER_SHAPE:
       self->filter_shape = (afet::PlpFilterShape) g_value_get_enum (value);
@@ -214,21 +223,21 @@ gst_afet_plp_get_property (GObject * object, guint prop_id, GValue * value,
   if (gst_afet_spectral_get_property (object, prop_id, value))
     return;
   /* what is in effect: set, or the preset's */
-  const gboolean kaldi = gst_afet_base_get_preset (GST_AFET_BASE (self)) ==
-      GST_AFET_PRESET_KALDI;
+  GstAfetPreset preset = gst_afet_base_get_preset (GST_AFET_BASE (self));
   GST_OBJECT_LOCK (self);
+  PlpValues v = effective_values (self, preset);
   switch (prop_id) {
     case PROP_LPC_ORDER:
-      g_value_set_uint (value, self->lpc_order);
+      g_value_set_uint (value, v.lpc_order);
       break;
     case PROP_COMPRESSION:
-      g_value_set_double (value, effective_compression (self, kaldi));
+      g_value_set_double (value, v.compression);
       break;
     case PROP_FILTER_SHAPE:
       g_value_set_enum (value, (gint) self->filter_shape);
       break;
     case PROP_CEPSTRAL_SCALE:
-      g_value_set_double (value, self->cepstral_scale);
+      g_value_set_double (value, v.cepstral_scale);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -252,15 +261,17 @@ gst_afet_plp_class_init (GstAfetPlpClass * klass)
   gobject_class->get_property = gst_afet_plp_get_property;
 
   gst_afet_spectral_class_install_properties (gobject_class, &spec);
+  /* the defaults shown are HTK's (the default preset) */
+  const afet::PresetDefaults &htk = afet::preset_defaults (afet::Preset::HTK);
   g_object_class_install_property (gobject_class, PROP_LPC_ORDER,
       g_param_spec_uint ("lpc-order", "LPC order",
           "Order of the all-pole model (HTK LPCORDER)", 1, afet::kMaxPlpOrder,
-          DEFAULT_LPC_ORDER, flags));
+          htk.plp.lpc_order, flags));
   g_object_class_install_property (gobject_class, PROP_COMPRESSION,
       g_param_spec_double ("compression", "Compression",
           "Intensity-loudness power law exponent (HTK COMPRESSFACT, Kaldi's "
           "compress-factor; default 0.33, under preset=kaldi 0.33333)", 0.01,
-          1.0, DEFAULT_COMPRESSION, flags));
+          1.0, htk.plp.compression, flags));
   g_object_class_install_property (gobject_class, PROP_FILTER_SHAPE,
       g_param_spec_enum ("filter-shape", "Filter shape",
           "Critical-band filters: HTK's mel triangles or Hermansky's Bark "
@@ -269,7 +280,7 @@ gst_afet_plp_class_init (GstAfetPlpClass * klass)
   g_object_class_install_property (gobject_class, PROP_CEPSTRAL_SCALE,
       g_param_spec_double ("cepstral-scale", "Cepstral scale",
           "Kaldi's cepstral-scale (preset=kaldi): c0..cN (not the energy) "
-          "times this", -G_MAXDOUBLE, G_MAXDOUBLE, DEFAULT_CEPSTRAL_SCALE,
+          "times this", -G_MAXDOUBLE, G_MAXDOUBLE, htk.plp.cepstral_scale,
           flags));
 
   gst_afet_base_class_set_element (element_class,
@@ -287,9 +298,9 @@ gst_afet_plp_class_init (GstAfetPlpClass * klass)
 static void
 gst_afet_plp_init (GstAfetPlp * self)
 {
-  self->lpc_order = DEFAULT_LPC_ORDER;
-  self->compression = DEFAULT_COMPRESSION;
-  self->compression_set = FALSE;
+  self->lpc_order = 0;
+  self->compression = 0;
+  self->cepstral_scale = 0;
+  self->set = 0;
   self->filter_shape = DEFAULT_FILTER_SHAPE;
-  self->cepstral_scale = DEFAULT_CEPSTRAL_SCALE;
 }

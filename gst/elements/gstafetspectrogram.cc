@@ -36,13 +36,15 @@
 #endif
 
 #include "gstafetspectrogram.h"
+#include "presets.h"
 #include "spectrogram.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_afet_spectrogram_debug);
 #define GST_CAT_DEFAULT gst_afet_spectrogram_debug
 
-#define DEFAULT_ENERGY_FLOOR 0.0
-#define DEFAULT_RAW_ENERGY TRUE
+/* the spectrogram and its energy are Kaldi's under every preset: so are
+ * energy-floor's and raw-energy's defaults */
+#define KALDI_ROW afet::preset_defaults (afet::Preset::KALDI)
 
 enum
 {
@@ -54,8 +56,8 @@ enum
 /* *INDENT-OFF* */
 struct GstAfetSpectrogramPrivate
 {
-  gdouble energy_floor = DEFAULT_ENERGY_FLOOR;
-  gboolean raw_energy = DEFAULT_RAW_ENERGY;
+  gdouble energy_floor = KALDI_ROW.energy_floor;
+  gboolean raw_energy = KALDI_ROW.raw_energy;
   std::unique_ptr<afet::SpectrogramStage> stage;
 };
 /* *INDENT-ON* */
@@ -77,13 +79,13 @@ make_config (GstAfetSpectrogram * self, const GstAfetInput * in)
 {
   afet::SpectrogramConfig c;
   c.framing = gst_afet_base_framing_config (in);
-  c.framing.energy_mode = afet::EnergyMode::KALDI;
+  c.framing.energy_mode = KALDI_ROW.energy_mode;
   GST_OBJECT_LOCK (self);
   c.framing.energy_floor = self->priv->energy_floor;
   c.raw_energy = self->priv->raw_energy;
   c.framing.energy_windowed = !c.raw_energy;
   GST_OBJECT_UNLOCK (self);
-  if (in->preset == GST_AFET_PRESET_WHISPER)
+  if (afet::preset_defaults ((afet::Preset) in->preset).fft_unpadded)
     c.fft_points = in->W;
   c.max_batch = in->max_batch;
   return c;
@@ -236,12 +238,12 @@ gst_afet_spectrogram_class_init (GstAfetSpectrogramClass * klass)
       g_param_spec_double ("energy-floor", "Energy floor",
           "Kaldi's energy-floor: the log energy in column 0 is at least "
           "ln(energy-floor) (0 = no floor)", 0.0, G_MAXDOUBLE,
-          DEFAULT_ENERGY_FLOOR, flags));
+          KALDI_ROW.energy_floor, flags));
   g_object_class_install_property (gobject_class, PROP_RAW_ENERGY,
       g_param_spec_boolean ("raw-energy", "Raw energy",
           "Kaldi's raw-energy: column 0 holds the log energy of the frame "
           "before pre-emphasis and window (after DC removal); false: that "
-          "of the windowed, pre-emphasised frame", DEFAULT_RAW_ENERGY,
+          "of the windowed, pre-emphasised frame", KALDI_ROW.raw_energy,
           flags));
 
   gst_afet_base_class_set_element (element_class, GST_AFET_AUDIO_CAPS,
