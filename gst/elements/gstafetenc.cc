@@ -603,6 +603,47 @@ enc_set_caps (GstAfetEnc * self, GstCaps * caps)
   return TRUE;
 }
 
+/* At an EOS with no frames.  When upstream says the stream lasted at least
+ * one frame, its audio was lost on the way: an error, and true.  Otherwise
+ * a warning: an empty file is written, but nobody should take it for a
+ * stream that was empty without being told (GStreamer 1.22's wavparse,
+ * pulling from a file, sends caps and EOS and no audio, and cannot say
+ * the duration, for a WAV whose data chunk has an odd length and its pad
+ * byte, as sox writes 8-bit mono files). */
+#define ENC_LOST_HINT "GStreamer 1.22's wavparse, reading a file, drops " \
+    "all of a WAV whose data chunk has an odd length (8-bit mono files from " \
+    "sox, say): put a queue before wavparse, or rewrite the file (e.g. as " \
+    "16-bit)."
+
+static bool
+enc_audio_lost (GstAfetEnc * self)
+{
+  GstAfetEncPrivate *p = self->priv;
+  gint64 duration = -1;
+  const GstClockTime frame = p->info.rate > 0 ?
+      gst_util_uint64_scale_int (GST_SECOND, MAX (p->info.frame_length, 1),
+      p->info.rate) : 0;
+  if (frame > 0 && gst_pad_peer_query_duration (self->sinkpad,
+          GST_FORMAT_TIME, &duration) && duration > 0 &&
+      (GstClockTime) duration >= frame) {
+    p->failed = true;
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s got no frames, though "
+            "upstream says the stream lasts %.3f s (a frame is %.3f s): the "
+            "audio was lost before the features were made. " ENC_LOST_HINT,
+            GST_ELEMENT_NAME (self), (double) duration / GST_SECOND,
+            (double) frame / GST_SECOND), ("duration %" GST_TIME_FORMAT,
+            GST_TIME_ARGS ((GstClockTime) duration)));
+    return true;
+  }
+  GST_ELEMENT_WARNING (self, STREAM, FAILED, ("%s got no frames: the file "
+          "it writes holds none. Either the input held less than one frame "
+          "of audio (%.3f s), or the audio was lost before the features "
+          "were made. " ENC_LOST_HINT, GST_ELEMENT_NAME (self),
+          (double) frame / GST_SECOND), ("upstream duration %s",
+          duration >= 0 ? "0" : "unknown"));
+  return false;
+}
+
 static gboolean
 gst_afet_enc_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
 {
@@ -636,6 +677,10 @@ gst_afet_enc_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
       if (p->failed) {
         /* the error is on the bus; a header now would look complete */
         p->held.clear ();
+        gst_event_unref (event);
+        return FALSE;
+      }
+      if (p->have_info && p->file_frames == 0 && enc_audio_lost (self)) {
         gst_event_unref (event);
         return FALSE;
       }

@@ -2085,6 +2085,128 @@ GST_START_TEST (test_npy_not_2d)
 
 GST_END_TEST;
 
+/* ---- a stream with no frames --------------------------------------------- */
+
+/* Runs @launch to EOS or ERROR (120 s at most): the first error's and the
+ * first warning's text (NULL if none). */
+static void
+run_messages (const gchar * launch, gchar ** error, gchar ** warning)
+{
+  GError *perr = NULL;
+  GstElement *pipe = gst_parse_launch (launch, &perr);
+  fail_unless (pipe != NULL && perr == NULL, "cannot parse %s", launch);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  GstBus *bus = gst_element_get_bus (pipe);
+  *error = *warning = NULL;
+  for (;;) {
+    GstMessage *msg = gst_bus_timed_pop_filtered (bus, 120 * GST_SECOND,
+        (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR |
+            GST_MESSAGE_WARNING));
+    fail_unless (msg != NULL, "%s: neither EOS nor an error in 120 s",
+        launch);
+    const GstMessageType t = GST_MESSAGE_TYPE (msg);
+    if (t != GST_MESSAGE_EOS) {
+      GError *e = NULL;
+      if (t == GST_MESSAGE_ERROR)
+        gst_message_parse_error (msg, &e, NULL);
+      else
+        gst_message_parse_warning (msg, &e, NULL);
+      gchar **to = t == GST_MESSAGE_ERROR ? error : warning;
+      if (!*to)
+        *to = g_strdup_printf ("%s: %s", GST_MESSAGE_SRC_NAME (msg),
+            e->message);
+      g_error_free (e);
+    }
+    gst_message_unref (msg);
+    if (t != GST_MESSAGE_WARNING)
+      break;
+  }
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+}
+
+/* An 8-bit mono WAV whose data chunk has an odd length, and its pad byte
+ * (as sox writes them): GStreamer 1.22's wavparse, pulling from filesrc,
+ * sends caps and EOS and none of the audio, and cannot tell the duration.
+ * afetenc then writes an empty file with a warning that says why, never
+ * quietly; with a queue before wavparse (push mode) the frames come.  A
+ * source that says how long the stream is and sends nothing: an error. */
+GST_START_TEST (test_no_frames)
+{
+  const gint n = 8001;          /* odd */
+  GByteArray *w = g_byte_array_new ();
+  guint8 h[44];
+  memcpy (h, "RIFF", 4);
+  const guint32 riff = GUINT32_TO_LE (36 + n + 1);
+  memcpy (h + 4, &riff, 4);
+  memcpy (h + 8, "WAVEfmt ", 8);
+  const guint8 fmt[20] = { 16, 0, 0, 0, 1, 0, 1, 0, 0x80, 0x3e, 0, 0,
+    0x80, 0x3e, 0, 0, 1, 0, 8, 0
+  };
+  memcpy (h + 16, fmt, 20);
+  memcpy (h + 36, "data", 4);
+  const guint32 size = GUINT32_TO_LE (n);
+  memcpy (h + 40, &size, 4);
+  g_byte_array_append (w, h, 44);
+  for (gint i = 0; i < n; i++) {
+    const guint8 v = (guint8) (128 + 100 * sin (2 * G_PI * 440 * i / 16000));
+    g_byte_array_append (w, &v, 1);
+  }
+  g_byte_array_append (w, (const guint8 *) "", 1);      /* the pad byte */
+  gchar *wav = tmp_file ("odd.wav"), *out = tmp_file ("odd.htk");
+  write_file (wav, w->data, w->len);
+
+  for (gint queue = 0; queue < 2; queue++) {
+    gchar *launch = g_strdup_printf ("filesrc location=\"%s\" ! %s wavparse "
+        "! audioconvert ! audioresample ! afetmfcc ! afetenc name=w ! "
+        "filesink location=\"%s\"", wav, queue ? "queue !" : "", out);
+    gchar *error = NULL, *warning = NULL;
+    run_messages (launch, &error, &warning);
+    GBytes *got = read_file (out);
+    const gsize len = g_bytes_get_size (got);
+    const guint32 frames = len >= 12 ?
+        get_be32 ((const guint8 *) g_bytes_get_data (got, NULL)) : 0;
+    /* the frames, or a message from afetenc that says none came */
+    if (error)
+      fail_unless (g_str_has_prefix (error, "w:") &&
+          strstr (error, "got no frames"), "%s: %s", launch, error);
+    else if (frames == 0)
+      fail_unless (warning && g_str_has_prefix (warning, "w:") &&
+          strstr (warning, "got no frames") && strstr (warning,
+              "wavparse"), "%s: an empty file and no warning (%s)", launch,
+          warning);
+    else
+      fail_unless (frames == 48 && !warning, "%s: %u frames, warning %s",
+          launch, frames, warning);
+    if (queue)
+      fail_unless (frames == 48 && !error, "%s: %u frames, %s", launch,
+          frames, error);
+    g_bytes_unref (got);
+    g_free (error);
+    g_free (warning);
+    g_free (launch);
+  }
+
+  /* a source that says 0.5 s and sends nothing */
+  gchar *error = NULL;
+  GBytes *nothing = g_bytes_new_static ("", 0);
+  fail_if (run_full ("appsrc name=src format=time duration=500000000 "
+          "caps=audio/x-raw,format=S16LE,layout=interleaved,rate=16000,"
+          "channels=1 ! afetmfcc ! afetenc name=w ! fakesink name=sink",
+          NULL, nothing, 1, 0, &error, NULL), "EOS");
+  g_bytes_unref (nothing);
+  fail_unless (g_str_has_prefix (error, "w:") &&
+      strstr (error, "got no frames, though upstream says the stream lasts "
+          "0.500 s"), "%s", error);
+  g_free (error);
+  g_byte_array_unref (w);
+  g_free (wav);
+  g_free (out);
+}
+
+GST_END_TEST;
+
 int
 main (int argc, char **argv)
 {
@@ -2121,6 +2243,7 @@ main (int argc, char **argv)
   tcase_add_loop_test (tc, test_htk_rates, 0, G_N_ELEMENTS (htk_rates));
   tcase_add_test (tc, test_htk_period_refused);
   tcase_add_test (tc, test_npy_not_2d);
+  tcase_add_test (tc, test_no_frames);
   tcase_add_loop_test (tc, test_parse_delta_cmvn, 0,
       G_N_ELEMENTS (htk_files));
 
