@@ -195,7 +195,7 @@ htk_kind_for (const AfetFeaturesInfo & info, uint16_t * kind,
   }
   /* the frame shift in 100 ns units; HTK keeps it as an integer */
   const double p = (double) info.frame_shift * 1e7 / info.rate;
-  if (!(p >= 1.0) || p > (double) G_MAXINT32) {
+  if (!(p >= 1.0) || p >= (double) G_MAXINT32 + 0.5) {
     *why = fmt ("a frame shift of %d samples at %d Hz is not a valid HTK "
         "sample period", info.frame_shift, info.rate);
     return false;

@@ -105,6 +105,9 @@ struct GstAfetParsePrivate
   bool discont = true;
   std::vector<float> pending;
   GstFlowReturn flow = GST_FLOW_OK;
+  /* the reader failed and the error is posted: reading on from where it
+   * stopped (the EOS that follows) would post it again */
+  bool failed = false;
 };
 /* *INDENT-ON* */
 
@@ -273,6 +276,8 @@ static GstFlowReturn
 parse_run (GstAfetParse * self, bool eos)
 {
   GstAfetParsePrivate *p = self->priv;
+  if (p->failed)
+    return p->flow != GST_FLOW_OK ? p->flow : GST_FLOW_ERROR;
   if (!p->reader) {
     afetfile::Reader::Options opt;
     GST_OBJECT_LOCK (self);
@@ -302,6 +307,7 @@ parse_run (GstAfetParse * self, bool eos)
   if (avail)
     gst_adapter_unmap (p->adapter);
   if (used == (gsize) - 1) {
+    p->failed = true;
     if (p->flow != GST_FLOW_OK)
       return p->flow;
     GST_ELEMENT_ERROR (self, STREAM, DEMUX, ("%s could not read the feature "
@@ -331,9 +337,10 @@ gst_afet_parse_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
       gst_event_unref (event);
       return TRUE;
     case GST_EVENT_EOS:{
+      const bool told = self->priv->failed;
       GstFlowReturn ret = parse_run (self, true);
       if (ret != GST_FLOW_OK) {
-        if (ret != GST_FLOW_ERROR && ret != GST_FLOW_FLUSHING)
+        if (!told && ret != GST_FLOW_ERROR && ret != GST_FLOW_FLUSHING)
           GST_ELEMENT_FLOW_ERROR (self, ret);
         gst_event_unref (event);
         return FALSE;
@@ -361,6 +368,7 @@ parse_reset (GstAfetParse * self)
   p->discont = true;
   p->pending.clear ();
   p->flow = GST_FLOW_OK;
+  p->failed = false;
 }
 
 static GstStateChangeReturn

@@ -2207,6 +2207,52 @@ GST_START_TEST (test_no_frames)
 
 GST_END_TEST;
 
+/* A file afetparse cannot read: one error from it, not a second when the
+ * EOS that follows makes it read on from where it failed. */
+GST_START_TEST (test_parse_error_once)
+{
+  guint8 junk[300];
+  fill_random (junk, sizeof junk, 7);
+  gchar *file = tmp_file ("junk.bin");
+  write_file (file, junk, sizeof junk);
+  gchar *launch = g_strdup_printf ("filesrc location=\"%s\" ! afetparse "
+      "name=p ! fakesink", file);
+  GstElement *pipe = gst_parse_launch (launch, NULL);
+  fail_unless (pipe != NULL);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *msg = gst_bus_timed_pop_filtered (bus, 120 * GST_SECOND,
+      (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  fail_unless (msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR);
+  gst_message_unref (msg);
+  /* the source's EOS reaches afetparse after the error: let it arrive
+   * (filesrc has pushed it when its streaming thread has stopped) */
+  GstElement *src = gst_bin_get_by_name (GST_BIN (pipe), "filesrc0");
+  GstPad *srcpad = gst_element_get_static_pad (src, "src");
+  GstEvent *eos = NULL;
+  for (gint i = 0; i < 1000 && !(eos = gst_pad_get_sticky_event (srcpad,
+              GST_EVENT_EOS, 0)); i++)
+    g_usleep (10000);
+  fail_unless (eos != NULL, "filesrc sent no EOS in 10 s");
+  gst_event_unref (eos);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  guint from_parse = 1;
+  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR))) {
+    if (strcmp (GST_MESSAGE_SRC_NAME (msg), "p") == 0)
+      from_parse++;
+    gst_message_unref (msg);
+  }
+  fail_unless_equals_int (from_parse, 1);
+  gst_object_unref (srcpad);
+  gst_object_unref (src);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+  g_free (launch);
+  g_free (file);
+}
+
+GST_END_TEST;
+
 int
 main (int argc, char **argv)
 {
@@ -2244,6 +2290,7 @@ main (int argc, char **argv)
   tcase_add_test (tc, test_htk_period_refused);
   tcase_add_test (tc, test_npy_not_2d);
   tcase_add_test (tc, test_no_frames);
+  tcase_add_test (tc, test_parse_error_once);
   tcase_add_loop_test (tc, test_parse_delta_cmvn, 0,
       G_N_ELEMENTS (htk_files));
 
