@@ -67,10 +67,32 @@ fmt (const char *f, ...)
   return r;
 }
 
+/* Kaldi keys are any bytes but white space and NUL (kaldiio and Kaldi
+ * itself write UTF-8 utterance ids as they are) */
 bool
 is_key_char (uint8_t c)
 {
-  return c > 0x20 && c < 0x7f;
+  return c != 0 && c != ' ' && c != '\t' && c != '\n' && c != '\r' &&
+      c != '\f' && c != '\v';
+}
+
+/* Text from a file for a message: control bytes (NUL above all, which
+ * would end the message where it stands) as \xNN, everything else as it
+ * is, at most @max bytes of it. */
+std::string
+shown (const std::string & s, size_t max = 64)
+{
+  std::string r;
+  for (size_t i = 0; i < s.size () && i < max; i++) {
+    const unsigned char c = (unsigned char) s[i];
+    if (c < 0x20 || c == 0x7f)
+      r += fmt ("\\x%02x", c);
+    else
+      r.push_back ((char) c);
+  }
+  if (s.size () > max)
+    r += "...";
+  return r;
 }
 
 }  /* namespace */
@@ -173,13 +195,30 @@ htk_kind_for (const AfetFeaturesInfo & info, uint16_t * kind,
   }
   /* the frame shift in 100 ns units; HTK keeps it as an integer */
   const double p = (double) info.frame_shift * 1e7 / info.rate;
-  if (!(p >= 1.0) || p > (double) G_MAXINT32) {
+  if (!(p >= 1.0) || p >= (double) G_MAXINT32 + 0.5) {
     *why = fmt ("a frame shift of %d samples at %d Hz is not a valid HTK "
         "sample period", info.frame_shift, info.rate);
     return false;
   }
   *kind = k;
   *period = (int32_t) std::lround (p);
+  return true;
+}
+
+bool
+htk_period_samples (int32_t period, int rate, int *shift)
+{
+  if (period <= 0 || rate <= 0)
+    return false;
+  const double samples = (double) period * rate / 1e7;
+  const double n = std::floor (samples + 0.5);
+  if (n < 1.0 || n > (double) G_MAXINT32)
+    return false;
+  /* compared in 100 ns units, HTK's resolution: adjacent whole shifts are
+   * 1e7 / rate units apart, more than two below 5 MHz, so at most one fits */
+  if (std::fabs (n * 1e7 / rate - (double) period) >= 1.0)
+    return false;
+  *shift = (int) n;
   return true;
 }
 
@@ -622,6 +661,52 @@ dict_value (const std::string & dict, const char *name)
   return a == std::string::npos ? "" : v.substr (a, b - a + 1);
 }
 
+/* The sizes in an NPY shape tuple ("(3,)", "(2, 3)", "(2, 3, 4)", and
+ * Python 2's "(2L, 3L)"); false when it is not a tuple of whole numbers. */
+bool
+shape_sizes (const std::string & shape, std::vector<long long> *sizes)
+{
+  sizes->clear ();
+  size_t i = 0;
+  auto space = [&]() {
+    while (i < shape.size () && (shape[i] == ' ' || shape[i] == '\t'))
+      i++;
+  };
+  space ();
+  if (i == shape.size () || shape[i] != '(')
+    return false;
+  i++;
+  for (;;) {
+    space ();
+    if (i < shape.size () && shape[i] == ')')
+      break;
+    size_t start = i;
+    long long v = 0;
+    while (i < shape.size () && shape[i] >= '0' && shape[i] <= '9') {
+      if (v > G_MAXINT64 / 10 - 10)
+        return false;
+      v = v * 10 + (shape[i] - '0');
+      i++;
+    }
+    if (i == start)
+      return false;
+    if (i < shape.size () && shape[i] == 'L')
+      i++;
+    sizes->push_back (v);
+    space ();
+    if (i < shape.size () && shape[i] == ',') {
+      i++;
+      continue;
+    }
+    if (i < shape.size () && shape[i] == ')')
+      break;
+    return false;
+  }
+  i++;
+  space ();
+  return i == shape.size ();
+}
+
 }  /* namespace */
 
 size_t
@@ -666,7 +751,7 @@ Reader::npy_header_ (const uint8_t * d, size_t n, std::string * why)
     f64_ = descr[3] == '8';
   } else {
     *why = "NumPy dtype " + (descr.empty ()? std::string ("(missing)") :
-        descr) + " is not float32 or float64 " + where;
+        shown (descr)) + " is not float32 or float64 " + where;
     return (size_t) - 1;
   }
   if (order != "False") {
@@ -674,13 +759,25 @@ Reader::npy_header_ (const uint8_t * d, size_t n, std::string * why)
         "np.ascontiguousarray(a) " + where;
     return (size_t) - 1;
   }
-  long long rows = -1, cols = -1;
-  char extra;
-  if (shape.empty () || sscanf (shape.c_str (), " ( %lld , %lld ) %c",
-          &rows, &cols, &extra) != 2 || rows < 0 || cols < 1
-      || cols > G_MAXINT32) {
+  std::vector<long long> sizes;
+  if (shape.empty () || !shape_sizes (shape, &sizes)) {
     *why = "NumPy shape " + (shape.empty ()? std::string ("(missing)") :
-        shape) + " is not (frames, dims) " + where;
+        shown (shape)) + " is not a tuple of sizes " + where;
+    return (size_t) - 1;
+  }
+  /* say what the array is before any size check: a 3-D array's bytes
+   * would otherwise look like extra bytes after a 2-D one */
+  if (sizes.size () != 2) {
+    *why = fmt ("NumPy shape %s is a %u-D array: afet reads 2-D float32 or "
+        "float64 arrays of shape (frames, dims) (reshape to 2-D before "
+        "saving, e.g. a.reshape(len(a), -1)) %s", shown (shape).c_str (),
+        (unsigned) sizes.size (), where.c_str ());
+    return (size_t) - 1;
+  }
+  const long long rows = sizes[0], cols = sizes[1];
+  if (cols < 1 || cols > G_MAXINT32 || rows > G_MAXINT64 / 8 / cols) {
+    *why = "NumPy shape " + shown (shape) + " is not (frames, dims) with "
+        "1 to 2147483647 values per frame " + where;
     return (size_t) - 1;
   }
   const uint64_t bytes = pre + hlen + (uint64_t) rows * cols * (f64_ ? 8 : 4);
@@ -713,7 +810,9 @@ Reader::kaldi_header_ (const uint8_t * d, size_t n, bool eos,
     return 0;
   }
   if (i == 0 || d[i] != ' ') {
-    *why = "expected a Kaldi archive key followed by a space " + at (i);
+    *why = fmt ("expected a Kaldi archive key (any bytes but white space "
+        "and NUL) followed by a space; found byte 0x%02x %s", d[i],
+        at (i).c_str ());
     return (size_t) - 1;
   }
   const std::string key ((const char *) d, i);
@@ -724,7 +823,7 @@ Reader::kaldi_header_ (const uint8_t * d, size_t n, bool eos,
     if (j == n)
       return 0;
     if (d[j] != '[') {
-      *why = "expected '[' after key " + key + " " + at (j);
+      *why = "expected '[' after key " + shown (key) + " " + at (j);
       return (size_t) - 1;
     }
     entry_.key = key;
@@ -738,33 +837,35 @@ Reader::kaldi_header_ (const uint8_t * d, size_t n, bool eos,
   if (n < need && n < i + 6)
     return 0;
   if (d[i + 1] != 0 || d[i + 2] != 'B') {
-    *why = "expected the binary marker \\0B after key " + key + " " + at (i + 1);
+    *why = "expected the binary marker \\0B after key " + shown (key) + " " +
+        at (i + 1);
     return (size_t) - 1;
   }
   const char *tok = (const char *) d + i + 3;
   if (memcmp (tok, "CM", 2) == 0) {
-    *why = "entry " + key + " is a compressed Kaldi matrix, which afetparse "
-        "does not read: write it with copy-feats --compress=false " + at (i + 3);
+    *why = "entry " + shown (key) + " is a compressed Kaldi matrix, which "
+        "afetparse does not read: write it with copy-feats --compress=false " +
+        at (i + 3);
     return (size_t) - 1;
   }
   if (memcmp (tok, "FM ", 3) != 0 && memcmp (tok, "DM ", 3) != 0) {
-    *why = "entry " + key + " is not a float or double matrix (token '" +
-        std::string (tok, 2) + "') " + at (i + 3);
+    *why = "entry " + shown (key) + " is not a float or double matrix "
+        "(token '" + shown (std::string (tok, 2)) + "') " + at (i + 3);
     return (size_t) - 1;
   }
   if (n < need)
     return 0;
   const uint8_t *p = d + i + 6;
   if (p[0] != 4 || p[5] != 4) {
-    *why = "entry " + key + ": the matrix size is not two 4-byte integers " +
-        at (i + 6);
+    *why = "entry " + shown (key) + ": the matrix size is not two 4-byte "
+        "integers " + at (i + 6);
     return (size_t) - 1;
   }
   const int32_t rows = (int32_t) get_u32 (p + 1, false);
   const int32_t cols = (int32_t) get_u32 (p + 6, false);
   if (rows < 0 || cols < 0 || (rows > 0 && cols == 0)) {
-    *why = fmt ("entry %s: a %d x %d matrix is not valid %s", key.c_str (),
-        rows, cols, at (i + 6).c_str ());
+    *why = fmt ("entry %s: a %d x %d matrix is not valid %s",
+        shown (key).c_str (), rows, cols, at (i + 6).c_str ());
     return (size_t) - 1;
   }
   f64_ = tok[0] == 'D';
@@ -840,7 +941,8 @@ Reader::text_rows (const uint8_t * d, size_t n, bool eos,
     size_t br = line.find (']');
     if (br != std::string::npos) {
       if (line.find_first_not_of (" \t\r\n", br + 1) != std::string::npos) {
-        *why = "text after ']' in entry " + entry_.key + " " + at (used + br);
+        *why = "text after ']' in entry " + shown (entry_.key) + " " +
+            at (used + br);
         return (size_t) - 1;
       }
       line.resize (br);
@@ -857,7 +959,7 @@ Reader::text_rows (const uint8_t * d, size_t n, bool eos,
       const double v = g_ascii_strtod (p, &e);
       if (e == p || (*e && *e != ' ' && *e != '\t' && *e != '\r' &&
               *e != '\n')) {
-        *why = "not a number in entry " + entry_.key + " " +
+        *why = "not a number in entry " + shown (entry_.key) + " " +
             at (used + (size_t) (p - line.c_str ()));
         return (size_t) - 1;
       }
@@ -875,8 +977,8 @@ Reader::text_rows (const uint8_t * d, size_t n, bool eos,
           return (size_t) - 1;
       } else if ((int) vals.size () != entry_.dims) {
         *why = fmt ("entry %s: a row of %" G_GSIZE_FORMAT " values after "
-            "rows of %d %s", entry_.key.c_str (), vals.size (), entry_.dims,
-            at (used).c_str ());
+            "rows of %d %s", shown (entry_.key).c_str (), vals.size (),
+            entry_.dims, at (used).c_str ());
         return (size_t) - 1;
       }
       if (!on_frames (vals.data (), 1)) {

@@ -64,6 +64,13 @@ std::string htk_kind_name (uint16_t kind);
 bool htk_kind_for (const AfetFeaturesInfo & info, uint16_t * kind,
     int32_t * period, std::string * why);
 
+/* The frame shift in samples at @rate that an HTK sample period (100 ns
+ * units) stands for.  HTK keeps the period as a whole number of units, so
+ * a shift that is not one (220 samples at 22050 Hz: 99773.24) is written
+ * rounded (afetenc) or cut (HCopy): a period less than one unit from a
+ * whole number of samples is that number.  False when none is that close. */
+bool htk_period_samples (int32_t period, int rate, int *shift);
+
 /* The 12-byte header. */
 std::string htk_header (uint32_t frames, int32_t period, int dims,
     uint16_t kind);
@@ -88,7 +95,8 @@ std::string kaldi_text_open (const std::string & key);
 void kaldi_text_row (const float *row, int dims, std::string * out);
 std::string kaldi_text_close ();
 
-/* A Kaldi key: non-empty, no whitespace. */
+/* A Kaldi key: non-empty, any bytes but white space (space, \t, \n, \r,
+ * \f, \v) and NUL: UTF-8 utterance ids as they are. */
 bool kaldi_key_ok (const std::string & key);
 
 /* Writes @n floats from host order into big-endian (HTK) bytes. */

@@ -342,6 +342,20 @@ htk_config_parse (const std::string &text, const std::string &origin,
 {
   HtkConfig c;
   c.origin = origin;
+  /* a NUL would end every message that quotes the line at the NUL, and no
+   * text file holds one: refused first, with where it is */
+  const size_t nul = text.find ('\0');
+  if (nul != std::string::npos) {
+    const size_t eol = nul == 0 ? std::string::npos : text.rfind ('\n',
+        nul - 1);
+    const size_t from = eol == std::string::npos ? 0 : eol + 1;
+    const long n = 1 + std::count (text.begin (), text.begin () + nul, '\n');
+    return bad (origin + ":" + std::to_string (n) + ": the HTK config holds "
+        "a NUL byte at line " + std::to_string (n) + ", byte " +
+        std::to_string (nul - from + 1) + " (byte " + std::to_string (nul) +
+        " of the file, from 0): not a text file? An HCopy config is text, "
+        "KEY = VALUE lines");
+  }
   std::vector<Entry> entries;
   std::istringstream in (text);
   std::string line;

@@ -20,10 +20,13 @@
  *   columns (afetcmvn mode=mean columns=htk).  A stream HTK cannot describe
  *   (say, mean and variance normalised) is refused at negotiation.
  * - format=npy: float32, shape (frames, dims).
- * - format=kaldi: one binary archive entry ("KEY \0BFM ...") per key: the
- *   key property, else the afet-key tag (afetparse sets it per entry; a
- *   new key starts a new entry), else the upstream file name without its
- *   extension.  format=kaldi-text writes the same as text.
+ * - format=kaldi: one binary archive entry ("KEY \0BFM ...") per entry of
+ *   the stream: an afet-key tag (afetparse sends one per entry) followed by
+ *   a DISCONT buffer, or by a buffer under another key, starts the next
+ *   one, so that entries with equal keys stay apart.  The key is the key
+ *   property, else the afet-key tag, else the upstream file name without
+ *   its extension: any bytes but white space and NUL (UTF-8 is common).
+ *   format=kaldi-text writes the same as text.
  * - format=raw: the frames alone, little-endian float32.
  *
  * HTK, NPY and Kaldi headers hold the frame count, known only at the end:
@@ -113,6 +116,12 @@ struct GstAfetEncPrivate
   guint64 file_frames = 0;
   std::string entry_key;
   std::string tag_key;
+  /* a key tag came inside the current entry: the next entry starts at the
+   * next DISCONT buffer (afetparse marks each archive entry so, and
+   * afet's elements start each run so), or at the next buffer when the key
+   * differs; entries with equal keys stay apart */
+  bool key_tag_seen = false;
+  std::string entry_tag_key;    /* tag_key when the current entry began */
   std::string held;            /* hold mode: bytes from held_start */
   guint64 held_start = 0;
   bool failed = false;         /* an error was posted: write nothing more */
@@ -320,8 +329,10 @@ enc_resolve_key (GstAfetEnc * self, std::string * key)
   }
   if (!afetfile::kaldi_key_ok (*key)) {
     GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("The Kaldi key '%s' from %s "
-            "is empty or contains white space, which archives cannot hold: "
-            "set key=...", key->c_str (), from.c_str ()), (nullptr));
+            "contains white space (space, tab, newline, CR, FF or VT), which "
+            "ends a key in an archive: set key=... to one without (any other "
+            "bytes, UTF-8 too, are fine).", key->c_str (), from.c_str ()),
+        (nullptr));
     return false;
   }
   return true;
@@ -366,6 +377,8 @@ enc_begin_entry (GstAfetEnc * self)
     return ret;
   p->entry_start = p->offset;
   p->entry_frames = 0;
+  p->key_tag_seen = false;
+  p->entry_tag_key = p->tag_key;
   const int dims = p->info.dims;
   std::string h;
   switch (p->fmt) {
@@ -459,7 +472,10 @@ gst_afet_enc_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
   }
   const guint64 n = size / frame_bytes;
   GstFlowReturn ret = GST_FLOW_OK;
-  if (!p->in_entry)
+  if (p->in_entry && p->key_tag_seen && is_kaldi (p->fmt) &&
+      (GST_BUFFER_IS_DISCONT (buf) || p->tag_key != p->entry_tag_key))
+    ret = enc_end_entry (self);
+  if (ret == GST_FLOW_OK && !p->in_entry)
     ret = enc_begin_entry (self);
   if (ret != GST_FLOW_OK || n == 0) {
     if (ret == GST_FLOW_ERROR)
@@ -556,10 +572,22 @@ enc_set_caps (GstAfetEnc * self, GstCaps * caps)
   }
   if (p->have_info && p->file_frames > 0 &&
       !afet_features_info_is_equal (&info, &p->info)) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("The feature layout "
-            "changed after %" G_GUINT64_FORMAT " frames were written; a "
-            "feature file holds one layout: end the stream first.",
-            p->file_frames), ("%s", str));
+    /* a Kaldi entry is whole when the layout changes (afetparse and afet's
+     * elements send all of a run before new caps): its row count goes
+     * into its header first, so that what was written is a valid archive
+     * and no entry says 0 rows over the frames it holds */
+    if (is_kaldi (p->fmt) && !p->failed)
+      enc_end_entry (self);
+    p->failed = true;
+    /* GStreamer offers the same caps again after a refusal: one error */
+    if (p->refused != str)
+      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("The feature layout "
+              "changed after %" G_GUINT64_FORMAT " frames were written; %s: "
+              "end the stream first.", p->file_frames, is_kaldi (p->fmt) ?
+              "afetenc writes one layout per archive (the entries before "
+              "the change are complete)" : "a feature file holds one "
+              "layout"), ("%s", str));
+    p->refused = str;
     g_free (str);
     return FALSE;
   }
@@ -573,6 +601,47 @@ enc_set_caps (GstAfetEnc * self, GstCaps * caps)
       fmt == GST_AFET_ENC_HTK ? " " : "", fmt == GST_AFET_ENC_HTK ?
       afetfile::htk_kind_name (kind).c_str () : "");
   return TRUE;
+}
+
+/* At an EOS with no frames.  When upstream says the stream lasted at least
+ * one frame, its audio was lost on the way: an error, and true.  Otherwise
+ * a warning: an empty file is written, but nobody should take it for a
+ * stream that was empty without being told (GStreamer 1.22's wavparse,
+ * pulling from a file, sends caps and EOS and no audio, and cannot say
+ * the duration, for a WAV whose data chunk has an odd length and its pad
+ * byte, as sox writes 8-bit mono files). */
+#define ENC_LOST_HINT "GStreamer 1.22's wavparse, reading a file, drops " \
+    "all of a WAV whose data chunk has an odd length (8-bit mono files from " \
+    "sox, say): put a queue before wavparse, or rewrite the file (e.g. as " \
+    "16-bit)."
+
+static bool
+enc_audio_lost (GstAfetEnc * self)
+{
+  GstAfetEncPrivate *p = self->priv;
+  gint64 duration = -1;
+  const GstClockTime frame = p->info.rate > 0 ?
+      gst_util_uint64_scale_int (GST_SECOND, MAX (p->info.frame_length, 1),
+      p->info.rate) : 0;
+  if (frame > 0 && gst_pad_peer_query_duration (self->sinkpad,
+          GST_FORMAT_TIME, &duration) && duration > 0 &&
+      (GstClockTime) duration >= frame) {
+    p->failed = true;
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s got no frames, though "
+            "upstream says the stream lasts %.3f s (a frame is %.3f s): the "
+            "audio was lost before the features were made. " ENC_LOST_HINT,
+            GST_ELEMENT_NAME (self), (double) duration / GST_SECOND,
+            (double) frame / GST_SECOND), ("duration %" GST_TIME_FORMAT,
+            GST_TIME_ARGS ((GstClockTime) duration)));
+    return true;
+  }
+  GST_ELEMENT_WARNING (self, STREAM, FAILED, ("%s got no frames: the file "
+          "it writes holds none. Either the input held less than one frame "
+          "of audio (%.3f s), or the audio was lost before the features "
+          "were made. " ENC_LOST_HINT, GST_ELEMENT_NAME (self),
+          (double) frame / GST_SECOND), ("upstream duration %s",
+          duration >= 0 ? "0" : "unknown"));
+  return false;
 }
 
 static gboolean
@@ -597,13 +666,8 @@ gst_afet_enc_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
       gchar *key = nullptr;
       gst_event_parse_tag (event, &tags);
       if (gst_tag_list_get_string (tags, GST_AFET_TAG_KEY, &key)) {
-        if (is_kaldi (p->fmt) && p->in_entry && p->entry_key != key &&
-            !p->failed && enc_end_entry (self) != GST_FLOW_OK) {
-          p->failed = true;
-          g_free (key);
-          gst_event_unref (event);
-          return FALSE;
-        }
+        if (p->in_entry)
+          p->key_tag_seen = true;
         p->tag_key = key;
         g_free (key);
       }
@@ -613,6 +677,10 @@ gst_afet_enc_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
       if (p->failed) {
         /* the error is on the bus; a header now would look complete */
         p->held.clear ();
+        gst_event_unref (event);
+        return FALSE;
+      }
+      if (p->have_info && p->file_frames == 0 && enc_audio_lost (self)) {
         gst_event_unref (event);
         return FALSE;
       }
@@ -652,6 +720,7 @@ enc_reset (GstAfetEnc * self)
   p->entry_frames = p->file_frames = 0;
   p->entry_key.clear ();
   p->tag_key.clear ();
+  p->key_tag_seen = false;
   p->held.clear ();
   p->held_start = 0;
   p->failed = false;

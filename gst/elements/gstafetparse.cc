@@ -87,6 +87,7 @@ struct GstAfetParsePrivate
   /* properties, under the object lock */
   afetfile::Format format = DEFAULT_FORMAT;
   gint rate = DEFAULT_RATE;
+  bool rate_set = false;        /* rate= was given, not the default */
   gint frame_shift = DEFAULT_FRAME_SHIFT;
   gint frame_length = DEFAULT_FRAME_LENGTH;
   gint dims = DEFAULT_DIMS;
@@ -104,6 +105,9 @@ struct GstAfetParsePrivate
   bool discont = true;
   std::vector<float> pending;
   GstFlowReturn flow = GST_FLOW_OK;
+  /* the reader failed and the error is posted: reading on from where it
+   * stopped (the EOS that follows) would post it again */
+  bool failed = false;
 };
 /* *INDENT-ON* */
 
@@ -162,6 +166,7 @@ parse_entry_info (GstAfetParse * self, const afetfile::Entry & e,
   GST_OBJECT_LOCK (self);
   const gint rate = p->rate, shift_prop = p->frame_shift,
       length_prop = p->frame_length;
+  const bool rate_set = p->rate_set;
   const std::string kind_prop = p->kind;
   GST_OBJECT_UNLOCK (self);
 
@@ -179,16 +184,25 @@ parse_entry_info (GstAfetParse * self, const afetfile::Entry & e,
 
   gint shift = shift_prop;
   if (e.format == afetfile::Format::Htk) {
-    /* the file's frame period, in samples at rate */
-    const gint64 num = (gint64) e.htk_period * rate;
-    if (num % 10000000 != 0) {
-      *why = "the HTK frame period of " + std::to_string (e.htk_period) +
-          "00 ns is not a whole number of samples at " +
-          std::to_string (rate) + " Hz: set rate= to the sample rate of the "
-          "audio the features came from";
+    /* the file's frame period, in samples at rate (to HTK's 100 ns: 220
+     * samples at 22050 Hz are 99773.24 units, written 99773) */
+    gint file_shift = 0;
+    if (!afetfile::htk_period_samples (e.htk_period, rate, &file_shift)) {
+      const double samples = (double) e.htk_period * rate / 1e7;
+      gchar *s = g_strdup_printf ("the HTK frame period of %d x 100 ns "
+          "(%.4f ms) is %.3f samples at %d Hz, not within HTK's 100 ns of a "
+          "whole number of samples", e.htk_period, e.htk_period / 1e4,
+          samples, rate);
+      *why = s;
+      g_free (s);
+      if (rate_set)
+        *why += ": the file's frame period and rate= do not fit together "
+            "(was the file made from audio at another rate?)";
+      else
+        *why += " (rate= is not set; 16000 Hz is its default): set rate= "
+            "to the sample rate of the audio the features came from";
       return false;
     }
-    const gint file_shift = (gint) (num / 10000000);
     if (shift != 0 && shift != file_shift) {
       *why = "frame-shift=" + std::to_string (shift) + " contradicts the "
           "file's frame period (" + std::to_string (file_shift) +
@@ -262,6 +276,8 @@ static GstFlowReturn
 parse_run (GstAfetParse * self, bool eos)
 {
   GstAfetParsePrivate *p = self->priv;
+  if (p->failed)
+    return p->flow != GST_FLOW_OK ? p->flow : GST_FLOW_ERROR;
   if (!p->reader) {
     afetfile::Reader::Options opt;
     GST_OBJECT_LOCK (self);
@@ -291,6 +307,7 @@ parse_run (GstAfetParse * self, bool eos)
   if (avail)
     gst_adapter_unmap (p->adapter);
   if (used == (gsize) - 1) {
+    p->failed = true;
     if (p->flow != GST_FLOW_OK)
       return p->flow;
     GST_ELEMENT_ERROR (self, STREAM, DEMUX, ("%s could not read the feature "
@@ -320,9 +337,10 @@ gst_afet_parse_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
       gst_event_unref (event);
       return TRUE;
     case GST_EVENT_EOS:{
+      const bool told = self->priv->failed;
       GstFlowReturn ret = parse_run (self, true);
       if (ret != GST_FLOW_OK) {
-        if (ret != GST_FLOW_ERROR && ret != GST_FLOW_FLUSHING)
+        if (!told && ret != GST_FLOW_ERROR && ret != GST_FLOW_FLUSHING)
           GST_ELEMENT_FLOW_ERROR (self, ret);
         gst_event_unref (event);
         return FALSE;
@@ -350,6 +368,7 @@ parse_reset (GstAfetParse * self)
   p->discont = true;
   p->pending.clear ();
   p->flow = GST_FLOW_OK;
+  p->failed = false;
 }
 
 static GstStateChangeReturn
@@ -379,6 +398,7 @@ gst_afet_parse_set_property (GObject * object, guint prop_id,
       break;
     case PROP_RATE:
       p->rate = g_value_get_int (value);
+      p->rate_set = true;
       break;
     case PROP_FRAME_SHIFT:
       p->frame_shift = g_value_get_int (value);

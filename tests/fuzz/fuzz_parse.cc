@@ -38,7 +38,11 @@
  *  - an HTK entry whose kind gives a frame layout (info_from_htk_kind())
  *    gives a consistent one, and htk_kind_for() writes that layout back
  *    as the same kind and period (the base kinds HTK's USER stands for
- *    aside).
+ *    aside); a frame shift htk_period_samples() finds at a common rate is
+ *    within 100 ns of the period and comes back from the period written
+ *    for it;
+ *  - a Kaldi entry's key is non-empty with no white space or NUL
+ *    (kaldi_key_ok()).
  *
  * It also checks two promises of afetfileformat.h that the first version of
  * the reader broke (both fixed, with tests in afetfile.c); AFET_FUZZ_STRICT=0
@@ -55,6 +59,7 @@
  * Build and run: tools/fuzz.sh (see tests/fuzz/meson.build).
  */
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -157,6 +162,27 @@ check_htk_layout (const afetfile::Entry & e)
   CHECK (ok);
   CHECK (kind == expected_htk_kind (e.htk_kind));
   CHECK (period == e.htk_period);
+
+  /* the period in samples at the common rates (afetparse rate=): a shift
+   * it gives is within one 100 ns unit of the period, and written back
+   * (rounded, as afetenc writes it) it gives the same shift again */
+  static const int rates[] = { 8000, 11025, 16000, 22050, 44100, 48000 };
+  for (int rate : rates) {
+    int shift = 0;
+    if (!afetfile::htk_period_samples (e.htk_period, rate, &shift))
+      continue;
+    CHECK (shift >= 1);
+    CHECK (std::fabs ((double) shift * 1e7 / rate - e.htk_period) < 1.0);
+    info.rate = rate;
+    info.frame_shift = shift;
+    info.frame_length = shift;
+    why.clear ();
+    CHECK (afetfile::htk_kind_for (info, &kind, &period, &why));
+    CHECK (period >= e.htk_period - 1 && period <= e.htk_period + 1);
+    int again = 0;
+    CHECK (afetfile::htk_period_samples (period, rate, &again));
+    CHECK (again == shift);
+  }
 }
 
 bool

@@ -8,8 +8,8 @@ Each seed is two control bytes (see fuzz_parse.cc: forced format, size
 known, how the file is cut into pieces, refusing callbacks, raw dims) and
 then a tiny feature file made up here from small numbers: HTK (big- and
 little-endian, several qualifiers), NumPy (float32, float64, big-endian,
-version 2.0), Kaldi binary archives (float and double matrices, two
-entries), Kaldi text, headerless float32, and a few near misses.
+version 2.0, a 3-D array), Kaldi binary archives (float and double
+matrices, two entries, UTF-8 keys, equal keys), Kaldi text, HTK at 22050 Hz, headerless float32, and a few near misses.
 
     python3 tests/fuzz/make_parse_corpus.py
 """
@@ -86,6 +86,8 @@ SEEDS = {
     "htk-zero-frames": (AUTO | SIZE | WHOLE, 0, htk(0, 13, 0x2006)),
     "htk-cut": (AUTO | FIXED, 4, htk(4, 13, 0x2006)[:-5]),
     "htk-compressed": (HTK | SIZE | WHOLE, 0, htk(2, 3, 0x0406)),
+    # 220 samples at 22050 Hz: 99773.24 x 100 ns, written 99773
+    "htk-22050": (AUTO | SIZE | WHOLE, 0, htk(3, 13, 0x2006, period=99773)),
     # NumPy
     "npy-f4": (AUTO | SIZE | WHOLE, 0, npy(3, 4)),
     "npy-f8-v2-fixed": (AUTO | SIZE | FIXED, 5, npy(2, 5, "<f8", 2)),
@@ -93,6 +95,9 @@ SEEDS = {
     "npy-forced-bytes": (NPY | BYTES, 0, npy(2, 2)),
     "npy-i4": (AUTO | SIZE | WHOLE, 0,
                npy(2, 2).replace(b"'<f4'", b"'<i4'")),
+    # a 3-D array, refused as one
+    "npy-3d": (AUTO | SIZE | WHOLE, 0,
+               npy(2, 6).replace(b"(2, 6)", b"(2,2,3)")),
     # Kaldi binary
     "kaldi-two-entries-random": (AUTO | SIZE | RANDOM, 9,
                                  kaldi(b"utt1", 2, 3) + kaldi(b"utt2", 1, 3)),
@@ -101,6 +106,12 @@ SEEDS = {
                            kaldi(b"a", 1, 2) + kaldi(b"b", 2, 2)),
     "kaldi-empty-matrix": (AUTO | SIZE | WHOLE, 0,
                            kaldi(b"none", 0, 0) + kaldi(b"one", 1, 1)),
+    # keys of UTF-8 bytes, and two entries under one key
+    "kaldi-utf8-keys-bytes": (AUTO | SIZE | BYTES, 0,
+                              kaldi("spk1_ünïcødé_001".encode(), 1, 2) +
+                              kaldi("说话人_002".encode(), 2, 2)),
+    "kaldi-equal-keys": (AUTO | SIZE | WHOLE, 0,
+                         kaldi(b"k", 2, 2) + kaldi(b"k", 1, 2)),
     "kaldi-cm": (AUTO | SIZE | WHOLE, 0,
                  kaldi(b"c", 1, 2).replace(b"FM ", b"CM ")),
     # Kaldi text
@@ -108,6 +119,8 @@ SEEDS = {
                    kaldi_text("utt1", 2, 3) + kaldi_text("utt2", 1, 3)),
     "kaldi-text-closed-on-row-bytes": (KALDI_TEXT | BYTES, 0,
                                        kaldi_text("k", 3, 2, True)),
+    "kaldi-text-utf8-key": (AUTO | SIZE | FIXED, 3,
+                            kaldi_text("spk1_ünïcødé_001", 2, 2)),
     "kaldi-text-ragged": (AUTO | FIXED, 2,
                           b"r  [\n  1 2 3\n  4 5\n ]\n"),
     # headerless float32, 3 values a frame (byte 1 & 31 = 2)

@@ -251,6 +251,19 @@ static void
 test_refusals ()
 {
   const std::string k = "TARGETKIND = MFCC_0\n" + base;
+  /* a NUL byte: its place, and the whole message (it once ended there) */
+  refused (k + "NUM" + std::string (1, '\0') + "CHANS = 23\n", {"t.cfg:3",
+          "NUL byte at line 3, byte 4", "not a text file?"},
+      "a NUL byte");
+  refused (std::string (1, '\0') + k, {"NUL byte at line 1, byte 1",
+          "not a text file?"}, "a NUL byte first");
+  {
+    afet::HtkConfig cfg;
+    const std::string m = parse (k + "X = " + std::string (1, '\0'),
+        &cfg).message ();
+    check (m.find ('\0') == std::string::npos && has (m, "line 3, byte 5"),
+        "a NUL byte is not in the message: " + m);
+  }
   refused (k + "FOO = 1\n", {"t.cfg:3", "unknown key FOO", "FOO = 1"},
       "unknown key");
   refused (k + "HPARM: NUMCHNS = 20\n", {"t.cfg:3", "NUMCHNS"},

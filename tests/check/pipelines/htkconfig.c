@@ -335,6 +335,16 @@ GST_START_TEST (test_htk_config_refusals)
       "WINDOWSIZE = 250000.0\nNUMCHANS = 23\nFROBNICATE = T\n";
   fail_unless (write (fd, text, strlen (text)) == (gssize) strlen (text));
   close (fd);
+  /* a NUL byte in the file: refused where it is, the message whole */
+  gchar *nul = g_build_filename (g_get_tmp_dir (), "afet-nul-XXXXXX.cfg",
+      NULL);
+  fd = g_mkstemp (nul);
+  fail_unless (fd >= 0);
+  static const gchar nul_text[] = "TARGETKIND = MFCC_0\nTARGETRATE = "
+      "100000.0\nNUM\0CHANS = 23\n";
+  fail_unless (write (fd, nul_text, sizeof nul_text - 1) ==
+      (gssize) sizeof nul_text - 1);
+  close (fd);
   gchar *mfcc = g_build_filename (afetcheck_testdata_dir (), "htk",
       "configs", "MFCC_0_16k.cfg", NULL);
   const struct
@@ -342,6 +352,8 @@ GST_START_TEST (test_htk_config_refusals)
     const gchar *element, *path, *needle;
   } t[] = {
     {"afetmfcc", bad, "FROBNICATE"},
+    {"afetmfcc", nul, "NUL byte at line 3, byte 4 (byte 45 of the file, "
+          "from 0): not a text file?"},
     {"afetplp", mfcc, "htk-config"},
     {"afetmfcc", "/nonexistent/x.cfg", "htk-config"},
   };
@@ -358,6 +370,8 @@ GST_START_TEST (test_htk_config_refusals)
   }
   g_unlink (bad);
   g_free (bad);
+  g_unlink (nul);
+  g_free (nul);
   g_free (mfcc);
 }
 
