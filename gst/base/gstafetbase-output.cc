@@ -25,6 +25,83 @@ afet_base_clear_queue (GstAfetBaseState * p)
   for (GstBuffer *b : p->outq)
     gst_buffer_unref (b);
   p->outq.clear ();
+  p->outq_serial.clear ();
+  p->serial_pushed = p->serial_out;
+}
+
+/* ---- events among the frames ---------------------------------------------
+ *
+ * GstBaseTransform forwards a serialized event as it comes, but an afet
+ * element holds frames (a batch, the latency budget, a context element's
+ * look-ahead), so an event would overtake the frames that came before it:
+ * afetparse's key tag of the next archive entry reached afetenc before the
+ * last frames of the entry before it. Such events wait for those frames.
+ * An event's place is the number of the run's frames the input before it
+ * completes; it goes out before the first buffer that holds a frame at or
+ * past that place (mid-run, a buffer that holds frames on both sides is
+ * not split: the event goes before it), and at a run's end after the
+ * run's last frame. */
+
+static void
+push_held (GstAfetBase * self, guint64 before_serial)
+{
+  GstAfetBaseState *p = PRIV (self);
+  while (!p->held_events.empty () &&
+      p->held_events.front ().before < before_serial) {
+    GstEvent *e = p->held_events.front ().event;
+    p->held_events.pop_front ();
+    GST_LOG_OBJECT (self, "held %" GST_PTR_FORMAT " goes now", e);
+    gst_pad_push_event (GST_BASE_TRANSFORM_SRC_PAD (self), e);
+  }
+}
+
+void
+afet_base_release_events (GstAfetBase * self, bool all)
+{
+  GstAfetBaseState *p = PRIV (self);
+  push_held (self, all ? G_MAXUINT64 : p->serial_pushed + 1);
+}
+
+void
+afet_base_events_end_run (GstAfetBaseState * p)
+{
+  for (auto & h:p->held_events)
+    h.before = MIN (h.before, p->serial_out);
+}
+
+gboolean
+afet_base_hold_event (GstAfetBase * self, GstEvent * event)
+{
+  GstAfetBaseState *p = PRIV (self);
+  /* the run's frames that the input before the event completes */
+  const guint64 done = p->in.audio ? (guint64) (p->stream.consumed () +
+      p->stream.frames ()) : p->units_in;
+  const guint64 before = p->have_data ? p->serial_out - p->frames_out + done
+      : p->serial_out;
+  if (p->held_events.empty () && before <= p->serial_pushed)
+    return FALSE;               /* nothing it must wait for */
+  GST_LOG_OBJECT (self, "holding %" GST_PTR_FORMAT " until frame %"
+      G_GUINT64_FORMAT " (pushed %" G_GUINT64_FORMAT ")", event, before,
+      p->serial_pushed);
+  p->held_events.push_back ({MAX (before, p->held_events.empty ()? 0 :
+          p->held_events.back ().before), event});
+  return TRUE;
+}
+
+GstBuffer *
+afet_base_pop_output (GstAfetBase * self)
+{
+  GstAfetBaseState *p = PRIV (self);
+  if (p->outq.empty ())
+    return nullptr;
+  GstBuffer *b = p->outq.front ();
+  const guint64 first = p->outq_serial.front ();
+  const guint64 n = GST_BUFFER_OFFSET_END (b) - GST_BUFFER_OFFSET (b);
+  p->outq.pop_front ();
+  p->outq_serial.pop_front ();
+  push_held (self, first + n);
+  p->serial_pushed = first + n;
+  return b;
 }
 
 /* An OpenCL failure while running: the cause (the call, the OpenCL error
@@ -273,20 +350,21 @@ afet_base_queue_output (GstAfetBase * self, GstBuffer * buf, gint64 n)
       GST_TIME_ARGS (start));
   log_transfers (self, "after a batch");
   p->outq.push_back (buf);
+  p->outq_serial.push_back (p->serial_out);
+  p->serial_out += (guint64) n;
 }
 
 GstFlowReturn
 afet_base_push_queued (GstAfetBase * self)
 {
-  GstAfetBaseState *p = PRIV (self);
   GstFlowReturn ret = GST_FLOW_OK;
-  while (!p->outq.empty ()) {
-    GstBuffer *b = p->outq.front ();
-    p->outq.pop_front ();
+  while (GstBuffer * b = afet_base_pop_output (self)) {
     if (ret == GST_FLOW_OK)
       ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), b);
     else
       gst_buffer_unref (b);
   }
+  if (ret == GST_FLOW_OK)
+    afet_base_release_events (self, false);
   return ret;
 }

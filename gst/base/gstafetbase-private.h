@@ -169,6 +169,20 @@ struct GstAfetBaseState
   std::string last_refusal;          /* the negotiation error last posted */
   guint refusals = 0;                /* refusals made (posted or not) */
   std::deque<GstBuffer *> outq;
+  /* Serialized events that must stay among the frames they came between
+   * (TAG, custom downstream: afetparse's key of each archive entry), held
+   * while frames before them are still held, each with the output frame it
+   * goes before; frames counted across runs (serial), with the serial of
+   * each queued buffer's first frame beside outq (gstafetbase-output.cc) */
+  struct HeldEvent
+  {
+    guint64 before;
+    GstEvent *event;
+  };
+  std::deque<HeldEvent> held_events;
+  std::deque<guint64> outq_serial;
+  guint64 serial_out = 0;            /* frames queued, all runs */
+  guint64 serial_pushed = 0;         /* frames pushed (or dropped) */
   bool live = false;
   bool live_checked = false;
   /* live input held for the latency budget: where in the run (units_in)
@@ -260,6 +274,17 @@ GstFlowReturn afet_base_compute (GstAfetBase * self, gint64 n,
     const GstAfetBatch * proto, GstMemory * in_mem, GstBuffer ** out);
 void afet_base_queue_output (GstAfetBase * self, GstBuffer * buf, gint64 n);
 GstFlowReturn afet_base_push_queued (GstAfetBase * self);
+/* The next queued buffer, for GstBaseTransform to push (nullptr: none);
+ * the events that go before it are pushed first. */
+GstBuffer *afet_base_pop_output (GstAfetBase * self);
+/* A TAG or custom downstream event: pushed now when every frame before it
+ * has gone, else held until they have (TRUE: taken). */
+gboolean afet_base_hold_event (GstAfetBase * self, GstEvent * event);
+/* The held events whose frames are all out, or (all) every held event. */
+void afet_base_release_events (GstAfetBase * self, bool all);
+/* The run ended: held events go before its next frame, whatever the run
+ * still owed (a partial frame). */
+void afet_base_events_end_run (GstAfetBaseState * p);
 
 /* gstafetlanes.cc */
 void afet_base_lanes_release (GstAfetBaseState * p);

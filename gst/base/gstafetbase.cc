@@ -193,11 +193,20 @@ gst_afet_base_init (GstAfetBase * self)
 }
 
 static void
+drop_held_events (GstAfetBaseState * p)
+{
+  for (auto & h:p->held_events)
+    gst_event_unref (h.event);
+  p->held_events.clear ();
+}
+
+static void
 gst_afet_base_finalize (GObject * object)
 {
   GstAfetBase *self = GST_AFET_BASE (object);
   GstAfetBaseState *p = PRIV (self);
   afet_base_clear_queue (p);
+  drop_held_events (p);
   /* the subclass' stages went with its state already */
   p->configured = false;
   afet_base_release_all (self);
@@ -317,6 +326,7 @@ reset_stream (GstAfetBaseState * p)
   p->frames_out = 0;
   p->have_data = false;
   p->held_since = -1;
+  afet_base_events_end_run (p);
 }
 
 static void
@@ -376,6 +386,7 @@ gst_afet_base_stop (GstBaseTransform * trans)
 
   afet_base_clear_queue (p);
   reset_stream (p);
+  drop_held_events (p);
   afet_base_park (self);
   GST_OBJECT_LOCK (self);
   GstAfetContext *ctx = p->context;
@@ -602,12 +613,7 @@ gst_afet_base_submit_input_buffer (GstBaseTransform * trans,
 static GstFlowReturn
 gst_afet_base_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
 {
-  GstAfetBaseState *p = PRIV (GST_AFET_BASE (trans));
-  *outbuf = nullptr;
-  if (!p->outq.empty ()) {
-    *outbuf = p->outq.front ();
-    p->outq.pop_front ();
-  }
+  *outbuf = afet_base_pop_output (GST_AFET_BASE (trans));
   return GST_FLOW_OK;
 }
 
@@ -622,10 +628,19 @@ gst_afet_base_sink_event (GstBaseTransform * trans, GstEvent * event)
       GST_DEBUG_OBJECT (self, "EOS: draining");
       afet_base_finish_run (self, "EOS");
       reset_stream (p);
+      afet_base_release_events (self, true);
       break;
     case GST_EVENT_FLUSH_STOP:
       afet_base_clear_queue (p);
       reset_stream (p);
+      /* what they came among is gone; sticky ones stay on the sink pad */
+      drop_held_events (p);
+      break;
+    case GST_EVENT_TAG:
+    case GST_EVENT_CUSTOM_DOWNSTREAM:
+    case GST_EVENT_CUSTOM_DOWNSTREAM_STICKY:
+      if (afet_base_hold_event (self, event))
+        return TRUE;
       break;
     case GST_EVENT_GAP:
       afet_base_flush_held (self);

@@ -1838,6 +1838,88 @@ GST_START_TEST (test_kaldi_equal_keys)
 
 GST_END_TEST;
 
+/* Archive entries through elements that hold frames (afetdelta's
+ * look-ahead, afetcmvn's utterance, a sliding span): afetparse's key tag of
+ * each entry stays after the last frames of the entry before it, so every
+ * entry comes out under its own key, equal byte for byte to that entry
+ * run alone (the tag once overtook the held frames: the end of one entry
+ * went under the next key). */
+static const gchar *held_chains[] = {
+  "afetdelta",
+  "afetcmvn",
+  "afetdelta ! afetcmvn scope=sliding cmn-window=20",
+  "afetdelta order=3 ! afetcmvn device-memory=false",
+};
+
+static void
+kaldi_append_wave (GByteArray * a, const gchar * key, gint rows, gint cols,
+    gdouble phase)
+{
+  guint8 b[4];
+  g_byte_array_append (a, (const guint8 *) key, strlen (key));
+  g_byte_array_append (a, (const guint8 *) " \0BFM \4", 7);
+  const guint32 r = GUINT32_TO_LE ((guint32) rows);
+  memcpy (b, &r, 4);
+  g_byte_array_append (a, b, 4);
+  g_byte_array_append (a, (const guint8 *) "\4", 1);
+  const guint32 c = GUINT32_TO_LE ((guint32) cols);
+  memcpy (b, &c, 4);
+  g_byte_array_append (a, b, 4);
+  for (gint i = 0; i < rows * cols; i++) {
+    const guint32 u = GUINT32_TO_LE (bits_of ((gfloat) (10 * sin (phase +
+                    0.37 * i) + (i % cols))));
+    memcpy (b, &u, 4);
+    g_byte_array_append (a, b, 4);
+  }
+}
+
+static GBytes *
+through_chain (const GByteArray * ark, const gchar * chain, const gchar * tag)
+{
+  gchar *in = tmp_file (tag), *out = g_strconcat (in, ".out", NULL);
+  write_file (in, ark->data, ark->len);
+  gchar *launch = g_strdup_printf ("filesrc location=\"%s\" ! afetparse ! "
+      "%s ! afetenc format=kaldi ! filesink location=\"%s\"", in, chain,
+      out);
+  run_ok (launch, NULL);
+  GBytes *got = read_file (out);
+  g_free (launch);
+  g_free (in);
+  g_free (out);
+  return got;
+}
+
+GST_START_TEST (test_kaldi_entries_through_chain)
+{
+  const gchar *chain = held_chains[__i__];
+  const gchar *keys[] = { "utt-a", "utt-b", "utt-b", "utt-c" };
+  const gint rows[] = { 61, 37, 52, 9 };
+  GByteArray *all = g_byte_array_new ();
+  GByteArray *expected = g_byte_array_new ();
+  for (guint k = 0; k < G_N_ELEMENTS (keys); k++) {
+    GByteArray *one = g_byte_array_new ();
+    kaldi_append_wave (one, keys[k], rows[k], 13, k);
+    g_byte_array_append (all, one->data, one->len);
+    GBytes *alone = through_chain (one, chain, "entry-alone.ark");
+    g_byte_array_append (expected, (const guint8 *) g_bytes_get_data (alone,
+            NULL), g_bytes_get_size (alone));
+    g_bytes_unref (alone);
+    g_byte_array_unref (one);
+  }
+  GBytes *got = through_chain (all, chain, "entries.ark");
+  fail_unless (g_bytes_get_size (got) == expected->len &&
+      memcmp (g_bytes_get_data (got, NULL), expected->data,
+          expected->len) == 0,
+      "%s: the archive's entries differ from each entry run alone "
+      "(%" G_GSIZE_FORMAT " bytes, not %u)", chain, g_bytes_get_size (got),
+      expected->len);
+  g_bytes_unref (got);
+  g_byte_array_unref (all);
+  g_byte_array_unref (expected);
+}
+
+GST_END_TEST;
+
 /* A layout change between entries is an ERROR from afetenc, and what it
  * wrote is the entries before the change, complete (it once left the
  * entry before it with a row count of 0 over its frames). */
@@ -2285,6 +2367,8 @@ main (int argc, char **argv)
   tcase_add_test (tc, test_enc_parse_after_a_file);
   tcase_add_loop_test (tc, test_kaldi_equal_keys, 0, 2);
   tcase_add_loop_test (tc, test_kaldi_layout_change, 0, 2);
+  tcase_add_loop_test (tc, test_kaldi_entries_through_chain, 0,
+      G_N_ELEMENTS (held_chains));
   tcase_add_test (tc, test_kaldi_utf8_keys);
   tcase_add_loop_test (tc, test_htk_rates, 0, G_N_ELEMENTS (htk_rates));
   tcase_add_test (tc, test_htk_period_refused);
