@@ -30,8 +30,8 @@
  * twiddles W_L^(j m) in a table of its own (afet_g_butterfly8); bin k is
  * read at rev[k], the place where the passes leave it. A warp is a frame
  * (32 work-items at 512 points): the tables are laid out so that its
- * work-items' loads are side by side (docs/architecture.md "The group
- * front (GPUs)"), and a frame's samples are loaded once.
+ * work-items' loads are side by side (docs/internals/spectral-fronts.md
+ * "The group front (GPUs)"), and a frame's samples are loaded once.
  *
  * The kernels take vframes.cl's arguments (frontargs.cl), and are built
  * one a program the same way (AFET_GGIVEN: given frames, else audio;
