@@ -1,0 +1,130 @@
+/* afet-soak's clock: a GstSystemClock whose time runs `speed` times faster
+ * than the monotonic clock, its waits evenly paced (soak-clock.h).
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "soak-clock.h"
+
+#include <math.h>
+
+/* SoakClock: a GstSystemClock whose time runs `speed` times faster than the
+ * monotonic clock.
+ *
+ * The rate itself comes from the calibration (gst_clock_set_calibration
+ * with rate speed/1), which every GstClock applies in gst_clock_get_time().
+ * That alone is not enough: GstSystemClock's wait sleeps for the *clock*
+ * time left to the deadline as *real* time, so with a fast clock each wait
+ * overshoots by the factor `speed`, and a live source then makes up for it
+ * in bursts of about `speed` buffers pushed back to back. The wait below
+ * sleeps for (time left) / speed of real time instead, so buffers come out
+ * evenly paced at speed x their real-time rate. unschedule() wakes the
+ * sleepers. Asynchronous waits (gst_clock_id_wait_async) keep the parent's
+ * implementation; nothing in these pipelines uses them. */
+
+typedef struct
+{
+  GstSystemClock parent;
+  GMutex lock;
+  GCond cond;
+  gint rate_num, rate_denom;    /* clock time per real time */
+} SoakClock;
+
+typedef struct
+{
+  GstSystemClockClass parent_class;
+} SoakClockClass;
+
+static GType soak_clock_get_type (void);
+G_DEFINE_TYPE (SoakClock, soak_clock, GST_TYPE_SYSTEM_CLOCK);
+
+static GstClockReturn
+soak_clock_wait (GstClock * clock, GstClockEntry * entry,
+    GstClockTimeDiff * jitter)
+{
+  SoakClock *self = (SoakClock *) clock;
+  const GstClockTime target = GST_CLOCK_ENTRY_TIME (entry);
+  GstClockReturn ret;
+  gboolean waited = FALSE;
+
+  g_mutex_lock (&self->lock);
+  for (;;) {
+    if (GST_CLOCK_ENTRY_STATUS (entry) == GST_CLOCK_UNSCHEDULED) {
+      ret = GST_CLOCK_UNSCHEDULED;
+      break;
+    }
+    GstClockTime now = gst_clock_get_time (clock);
+    GstClockTimeDiff diff = GST_CLOCK_DIFF (now, target);
+    if (!waited && jitter)
+      *jitter = -diff;
+    if (diff <= 0) {
+      ret = (waited || diff == 0) ? GST_CLOCK_OK : GST_CLOCK_EARLY;
+      break;
+    }
+    /* real microseconds until the clock reaches target, rounded up */
+    gint64 real_us = (gint64) gst_util_uint64_scale_ceil ((guint64) diff,
+        (guint64) self->rate_denom, (guint64) self->rate_num * 1000);
+    g_cond_wait_until (&self->cond, &self->lock,
+        g_get_monotonic_time () + MAX (real_us, 1));
+    waited = TRUE;
+  }
+  g_mutex_unlock (&self->lock);
+  return ret;
+}
+
+static void
+soak_clock_unschedule (GstClock * clock, GstClockEntry * entry)
+{
+  SoakClock *self = (SoakClock *) clock;
+  g_mutex_lock (&self->lock);
+  GST_CLOCK_CLASS (soak_clock_parent_class)->unschedule (clock, entry);
+  g_cond_broadcast (&self->cond);
+  g_mutex_unlock (&self->lock);
+}
+
+static void
+soak_clock_finalize (GObject * object)
+{
+  SoakClock *self = (SoakClock *) object;
+  g_mutex_clear (&self->lock);
+  g_cond_clear (&self->cond);
+  G_OBJECT_CLASS (soak_clock_parent_class)->finalize (object);
+}
+
+static void
+soak_clock_class_init (SoakClockClass * klass)
+{
+  GST_CLOCK_CLASS (klass)->wait = soak_clock_wait;
+  GST_CLOCK_CLASS (klass)->unschedule = soak_clock_unschedule;
+  G_OBJECT_CLASS (klass)->finalize = soak_clock_finalize;
+}
+
+static void
+soak_clock_init (SoakClock * self)
+{
+  g_mutex_init (&self->lock);
+  g_cond_init (&self->cond);
+  self->rate_num = self->rate_denom = 1;
+}
+
+/* A monotonic clock running speed x real time from now on. */
+GstClock *
+soak_clock_new (gdouble speed, gboolean plain)
+{
+  const gint num = (gint) llround (speed * 1000.0), denom = 1000;
+  GstClock *clock;
+  if (plain) {
+    clock = g_object_new (GST_TYPE_SYSTEM_CLOCK, "name", "afet-soak-clock",
+        "clock-type", GST_CLOCK_TYPE_MONOTONIC, NULL);
+  } else {
+    SoakClock *self = g_object_new (soak_clock_get_type (), "name",
+        "afet-soak-clock", "clock-type", GST_CLOCK_TYPE_MONOTONIC, NULL);
+    self->rate_num = num;
+    self->rate_denom = denom;
+    clock = GST_CLOCK (self);
+  }
+  gst_object_ref_sink (clock);
+  GstClockTime now = gst_clock_get_internal_time (clock);
+  gst_clock_set_calibration (clock, now, now, num, denom);
+  return clock;
+}
