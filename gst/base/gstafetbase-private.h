@@ -13,7 +13,7 @@
  * and RowHistory). Not installed; elements use gstafetbase.h only. */
 
 #include "gstafetbase.h"
-#include "gstafetcontext.h"
+#include "gstafetdevice.h"
 
 #include "clhandle.h"
 #include "lanes.h"

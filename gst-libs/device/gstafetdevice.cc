@@ -6,7 +6,7 @@
 #include "config.h"
 #endif
 
-#include "gstafetcontext.h"
+#include "gstafetdevice.h"
 #include "gstafetdebug.h"
 
 #include <mutex>
