@@ -120,9 +120,9 @@ struct GstAfetBaseState
   std::vector<OutputMemo> output_memo;
   std::mutex memo_lock;
 
-  /* the shared device context (set by the application, found through a
-   * neighbour, or made in start), object lock */
-  GstAfetContext *context = nullptr;
+  /* the shared device (set by the application, found through a neighbour,
+   * or made in start), object lock */
+  GstAfetDevice *shared_device = nullptr;
 
   /* from start to stop (kept after it with the engine) */
   std::shared_ptr<afet::Device> device;
