@@ -67,7 +67,7 @@ enum
   PROP_FRAMING_LAST = PROP_PRESET,
   /* every afet element that takes part in an HCopy chain */
   PROP_HTK_CONFIG = 0x1800,
-  /* the elements that combine live streams (gstafetlanes.cc) */
+  /* the elements that combine live streams (gstafetbase-lanes.cc) */
   PROP_COMBINE_STREAMS,
   PROP_MERGED_BATCHES,
   /* every element (gst_afet_base_class_set_element) */
@@ -147,9 +147,9 @@ struct GstAfetBaseState
   afet::RowHistory::Extent extent;
   afet::RowHistory history;
   /* live, rows in system memory: a lane of the process' combiner for the
-   * stage instead (gstafetlanes.cc) */
+   * stage instead (gstafetbase-lanes.cc) */
   const afet::ContextStage *lane_stage = nullptr;
-  std::shared_ptr<afet::LaneCombiner> lanes;
+  std::shared_ptr<afet::ContextCombiner> combiner;
   int lane = -1;
   gint64 lane_rows = 0;              /* rows of the run sent to the lane */
   bool lanes_checked = false;
@@ -261,7 +261,7 @@ GstFlowReturn afet_base_compute (GstAfetBase * self, gint64 n,
 void afet_base_queue_output (GstAfetBase * self, GstBuffer * buf, gint64 n);
 GstFlowReturn afet_base_push_queued (GstAfetBase * self);
 
-/* gstafetlanes.cc */
+/* gstafetbase-lanes.cc */
 void afet_base_lanes_release (GstAfetBaseState * p);
 bool afet_base_lanes_active (GstAfetBase * self);
 GstFlowReturn afet_base_lanes_push (GstAfetBase * self, const float *rows,
