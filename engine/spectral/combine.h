@@ -20,10 +20,11 @@ namespace afet {
  * call it): the way SpectralCombiner and ContextCombiner share a device
  * among streams. A caller's request joins those waiting; the first caller
  * to find the device idle takes every waiting request and runs them at
- * once, and the others sleep until theirs is done. Whatever arrives during a run goes in
- * the next one; nothing waits for a timer. Each request sleeps on its own
- * condition, so a run wakes its own callers and one waiting caller to lead
- * the next run, not every thread (a thousand live streams). */
+ * once, and the others sleep until theirs is done. Whatever arrives during
+ * a run goes in the next one; nothing waits for a timer. Each request
+ * sleeps on its own condition, so a run wakes its own callers and one
+ * waiting caller to lead the next run, not every thread (a thousand live
+ * streams). */
 class Combiner
 {
 public:
