@@ -215,7 +215,7 @@ main ()
     c.mask[5] = 0;
     c.mode = center ? afet::CmvnMode::MEANVAR : afet::CmvnMode::MEAN;
     c.scope = afet::CmvnScope::SLIDING;
-    c.window = center ? 61 : 300;
+    c.cmn_window = center ? 61 : 300;
     c.center = center;
     c.min_window = 25;
     auto s = std::make_unique<afet::CmvnStage> ();
