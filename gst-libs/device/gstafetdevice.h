@@ -17,8 +17,8 @@ G_BEGIN_DECLS
  * holds it in the field "context" (a GstAfetDevice). Applications may set
  * one on a pipeline to choose the device of every afet element in it; the
  * elements also find each other's through context queries and need-context /
- * have-context. The type string and the field name are GStreamer's names
- * for it, kept as they were when this object was GstAfetContext, for the
+ * have-context. The GstContext's type string and its field name stay as
+ * they were when this object was called GstAfetContext, for the
  * applications that set or query them. */
 #define GST_AFET_DEVICE_CONTEXT_TYPE "afet.cl.context"
 
