@@ -114,12 +114,12 @@ afet_cmvn_apply (__global const float *block, uint row_stride, long first_row,
   out[out_offset + (size_t) t * dims + c] = y;
 }
 
-/* Kaldi's sliding window (apply-cmvn-sliding): frame g uses the frames
- * [start, end) below; total < 0: the end is not known yet (the caller has
- * the look-ahead in the rows). */
+/* Kaldi's sliding span (apply-cmvn-sliding, cmn_window frames): frame g
+ * uses the frames [start, end) below; total < 0: the end is not known yet
+ * (the caller has the look-ahead in the rows). */
 static float
 afet_sliding_value (__global const float *rows, uint row_stride, afet_view v,
-    long g, uint c, __global const int *mask, int mode, int window,
+    long g, uint c, __global const int *mask, int mode, int cmn_window,
     int center, int min_window)
 {
   float x = rows[afet_row_of (v, g) * row_stride + c];
@@ -127,10 +127,10 @@ afet_sliding_value (__global const float *rows, uint row_stride, afet_view v,
     return x;
   long start, end;
   if (center) {
-    start = g - window / 2;
-    end = start + window;
+    start = g - cmn_window / 2;
+    end = start + cmn_window;
   } else {
-    start = g - window;
+    start = g - cmn_window;
     end = g + 1;
   }
   if (start < 0) {
@@ -146,7 +146,7 @@ afet_sliding_value (__global const float *rows, uint row_stride, afet_view v,
       start = 0;
   }
   /* only the statistics the mode reads (a live stream computes this for
-   * every value it outputs: the window's rows are read again each time);
+   * every value it outputs: the span's rows are read again each time);
    * each is summed in the same order whichever else is */
   acc_t a = 0, b = 0;
   float mn = INFINITY, mx = -INFINITY;
@@ -177,7 +177,7 @@ __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
 void
 afet_cmvn_sliding (__global const float *block, uint row_stride,
     long first_row, long total, long out_first, uint n, uint dims,
-    __global const int *mask, int mode, int window, int center,
+    __global const int *mask, int mode, int cmn_window, int center,
     int min_window, __global float *out, uint out_offset)
 {
   uint gid = get_global_id (0);
@@ -187,7 +187,7 @@ afet_cmvn_sliding (__global const float *block, uint row_stride,
     return;
   out[out_offset + (size_t) t * dims + c] = afet_sliding_value (block,
       row_stride, afet_block_view (first_row, total), out_first + t, c, mask,
-      mode, window, center, min_window);
+      mode, cmn_window, center, min_window);
 }
 
 /* the same over lanes (rows.cl): output row t is frame desc[3 t] of the
@@ -196,7 +196,7 @@ __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
 void
 afet_cmvn_sliding_lanes (__global const float *lanes, uint row_stride,
     uint ring, __global const long *desc, uint n, uint dims,
-    __global const int *mask, int mode, int window, int center,
+    __global const int *mask, int mode, int cmn_window, int center,
     int min_window, __global float *out)
 {
   uint gid = get_global_id (0);
@@ -207,7 +207,7 @@ afet_cmvn_sliding_lanes (__global const float *lanes, uint row_stride,
   long g;
   afet_view v = afet_lane_view (desc, t, ring, &g);
   out[(size_t) t * dims + c] = afet_sliding_value (lanes, row_stride, v, g, c,
-      mask, mode, window, center, min_window);
+      mask, mode, cmn_window, center, min_window);
 }
 
 /* Running statistics from the start (plus initial ones): one work-item per

@@ -7,9 +7,9 @@
  * embed.py pastes this file where they #include it. Filter c (0-based)
  * covers bins [first[c], first[c] + count[c]) with weights
  * weights[offset[c] + i]; the sum is over power |X|^2 (use_power) or
- * magnitude |X|. vframes.cl computes the same sums for frames in vector
- * lanes with the two macros below, which are written once for a float and
- * a vector of floats.
+ * magnitude |X|. vframes.cl computes the same sums for a vector of frames
+ * (one frame an element) with the two macros below, which are written
+ * once for a float and a vector of floats.
  */
 
 /* What one bin adds to a channel, given its power p = |X|^2. */

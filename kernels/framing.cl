@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Framing stage for GPUs: one work-group of AFET_LSZ work-items per frame
- * (vframes.cl does the same for CPUs, frames in vector lanes).
+ * (vframes.cl does the same for CPUs, a frame in each vector element).
  *
  * afet_frame: frame t is samples[origin + t*S .. origin + t*S + W) (origin:
  * where the batch starts in the buffer, 0 but for samples already on the

@@ -14,8 +14,8 @@
  * of three.
  *
  * The steps are vframes.cl's, with a frame's points spread over its
- * work-items instead of a work-item's frames over vector lanes: a sample
- * by sample.cl's afet_load, then DC removal, energy, in-frame
+ * work-items instead of a work-item's frames over a vector's elements: a
+ * sample by sample.cl's afet_load, then DC removal, energy, in-frame
  * pre-emphasis and window as framing.cl's afet_frame (the sums through
  * group.cl's afet_segment_sum); the N-point complex FFT of the real frame
  * (imaginary parts 0); a channel by filterbank.cl's AFET_BIN_VALUE and

@@ -4,7 +4,7 @@
  *
  * What every framing kernel does to a sample and to a frame's energy, in
  * one place: framing.cl (a work-group per frame, for GPUs) and vframes.cl
- * (frames in the lanes of a vector, for CPUs) #include it, and
+ * (a frame in each element of a vector, for CPUs) #include it, and
  * kernels/embed.py pastes it there.
  *
  * A sample (the host's 16-bit integer, or a float in 16-bit scale) is

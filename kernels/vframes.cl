@@ -2,14 +2,15 @@
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The spectral front for CPUs: frames in the lanes of a vector. One
- * work-item computes AFET_VW consecutive frames t0 .. t0 + AFET_VW - 1
- * (t0 = its global id * AFET_VW), frame t0 + f in lane f of floatAFET_VW
- * values, from its samples to its spectrum (or to its features) without
- * leaving the work-item: every loop has the same bounds for every lane, so
- * the vector units of the CPU do AFET_VW frames at once, and a frame's data
- * stays in the cache. Lanes past the batch repeat its last frame and are
- * not written. GPUs run framing.cl, VkFFT and melbank.cl instead, a
+ * The spectral front for CPUs: a frame in each element of a vector, as
+ * many frames as the vector width (AFET_VW). One work-item computes
+ * AFET_VW consecutive frames t0 .. t0 + AFET_VW - 1 (t0 = its global id *
+ * AFET_VW), frame t0 + f in element f of floatAFET_VW values, from its
+ * samples to its spectrum (or to its features) without leaving the
+ * work-item: every loop has the same bounds for every element, so the
+ * vector units of the CPU do AFET_VW frames at once, and a frame's data
+ * stays in the cache. Elements past the batch repeat its last frame and
+ * are not written. GPUs run framing.cl, VkFFT and melbank.cl instead, a
  * work-group per frame (engine/spectral/spectral.h says which runs where).
  *
  * The steps and their formulas are the GPU path's: a sample is loaded by
@@ -64,34 +65,35 @@ typedef AFET_CAT (float, AFET_VW) afet_v;
 #define AFET_N AFET_FFT
 #define AFET_BINS (AFET_FFT / 2 + 1)
 
-/* Frame of lane f: t0 + f, or the batch's last. */
+/* Frame of vector element f: t0 + f, or the batch's last. */
 static uint
-afet_lane_frame (uint t0, uint f, uint n_frames)
+afet_element_frame (uint t0, uint f, uint n_frames)
 {
   uint t = t0 + f;
   return t < n_frames ? t : n_frames - 1;
 }
 
-/* AFET_LANES (e): e (0), e (1), .. e (AFET_VW - 1), for a vector literal */
-#define AFET_L2(e, f) e (f), e (f + 1)
-#define AFET_L4(e, f) AFET_L2 (e, f), AFET_L2 (e, f + 2)
-#define AFET_L8(e, f) AFET_L4 (e, f), AFET_L4 (e, f + 4)
-#define AFET_L16(e, f) AFET_L8 (e, f), AFET_L8 (e, f + 8)
-#define AFET_LANES(e) AFET_CAT (AFET_L, AFET_VW) (e, 0)
+/* AFET_ELEMENTS (e): e (0), e (1), .. e (AFET_VW - 1), for a vector
+ * literal */
+#define AFET_E2(e, f) e (f), e (f + 1)
+#define AFET_E4(e, f) AFET_E2 (e, f), AFET_E2 (e, f + 2)
+#define AFET_E8(e, f) AFET_E4 (e, f), AFET_E4 (e, f + 4)
+#define AFET_E16(e, f) AFET_E8 (e, f), AFET_E8 (e, f + 8)
+#define AFET_ELEMENTS(e) AFET_CAT (AFET_E, AFET_VW) (e, 0)
 
 static afet_v afet_v_dither (afet_v v, const int *off, int i, float dither,
     ulong seed, long first_pos);
 
-/* Sample i of every lane's frame, lane f's starting at samples[off[f]]:
- * afet_load's value. The loads are a vector literal of one base and
- * signed 32-bit offsets (vector gathers, nothing through memory); the
- * dither (rare, and long) is a call of its own. */
-#define AFET_LANE_SAMPLE(f) ((float) samples[off[f] + i])
+/* Sample i of every element's frame, element f's starting at
+ * samples[off[f]]: afet_load's value. The loads are a vector literal of one
+ * base and signed 32-bit offsets (vector gathers, nothing through memory);
+ * the dither (rare, and long) is a call of its own. */
+#define AFET_ELEMENT_SAMPLE(f) ((float) samples[off[f] + i])
 static inline __attribute__ ((always_inline)) afet_v
 afet_v_sample (__global const afet_sample *samples, const int *off, int i,
     float scale, float dither, ulong seed, long first_pos)
 {
-  afet_v v = (afet_v) (AFET_LANES (AFET_LANE_SAMPLE)) * scale;
+  afet_v v = (afet_v) (AFET_ELEMENTS (AFET_ELEMENT_SAMPLE)) * scale;
   if (dither != 0.0f)
     v = afet_v_dither (v, off, i, dither, seed, first_pos);
   return v;
@@ -108,8 +110,8 @@ afet_v_dither (afet_v v, const int *off, int i, float dither, ulong seed,
   return afet_vload (0, a);
 }
 
-/* Lane values v to out[offset + t * stride] of each lane's frame t in the
- * batch. */
+/* Element values v to out[offset + t * stride] of each element's frame t
+ * in the batch. */
 static void
 afet_v_store (afet_v v, __global float *out, uint offset, uint stride,
     uint t0, uint n_frames)
@@ -133,7 +135,7 @@ afet_v_frame_audio (afet_v *re, afet_v *im,
 {
   int off[AFET_VW];
   for (uint f = 0; f < AFET_VW; f++)
-    off[f] = (int) (afet_lane_frame (t0, f, n_frames) * S);
+    off[f] = (int) (afet_element_frame (t0, f, n_frames) * S);
   afet_v mean = 0.0f;
   if (remove_dc) {
     afet_v sum = 0.0f;
@@ -176,8 +178,8 @@ afet_v_frame_given (afet_v *re, afet_v *im, __global const float *in,
 {
   __global const float *x[AFET_VW];
   for (uint f = 0; f < AFET_VW; f++)
-    x[f] = in + in_offset + (size_t) afet_lane_frame (t0, f, n_frames) *
-        in_stride;
+    x[f] = in + in_offset +
+        (size_t) afet_element_frame (t0, f, n_frames) * in_stride;
   for (uint i = 0; i < AFET_N; i++) {
     float a[AFET_VW];
     for (uint f = 0; f < AFET_VW; f++)

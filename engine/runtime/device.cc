@@ -545,8 +545,9 @@ Status
 acquire_device (const std::string &request, std::shared_ptr<Device> *out,
     bool *created)
 {
-  /* Process-wide: one context per device, kept until exit so that compiled
-   * programs and CLBlast's in-memory kernel cache survive element restarts. */
+  /* Process-wide: one Device per OpenCL device, kept until exit so that
+   * compiled programs and CLBlast's in-memory kernel cache survive element
+   * restarts. */
   static std::mutex lock;
   static std::map<cl_device_id, std::shared_ptr<Device>> registry;
 

@@ -48,10 +48,11 @@ struct DeviceInfo
   std::string describe () const;
 };
 
-/* One OpenCL context on one device, shared by every element and pipeline of
- * the process (see acquire_device()). It also keeps the compiled programs, so
- * that a second element does not compile the same source again. Queues,
- * kernels and FFT plans are not shared: each user creates its own. */
+/* One OpenCL device (with its cl_context), shared by every element and
+ * pipeline of the process (see acquire_device()). It also keeps the
+ * compiled programs, so that a second element does not compile the same
+ * source again. Queues, kernels and FFT plans are not shared: each user
+ * creates its own. */
 class Device
 {
 public:
@@ -141,7 +142,7 @@ private:
 Status list_devices (std::vector<DeviceInfo> *out);
 
 /* Resolves a device request and returns the process-wide shared Device for
- * it, creating its context on first use.
+ * it, creating it (and its cl_context) on first use.
  *
  * request: "auto" (or empty) = AFET_DEVICE from the environment if set, else
  * the first GPU, else the first CPU device; "gpu"; "cpu"; "P:D" (platform and
@@ -149,8 +150,8 @@ Status list_devices (std::vector<DeviceInfo> *out);
  * case-insensitively as a substring of the device name, then of the platform
  * name.
  *
- * created is set to true when this call created the context (so the caller
- * can log the choice exactly once). Contexts live until process exit. */
+ * created is set to true when this call created the Device (so the caller
+ * can log the choice exactly once). Devices live until process exit. */
 Status acquire_device (const std::string &request,
     std::shared_ptr<Device> *out, bool *created = nullptr);
 

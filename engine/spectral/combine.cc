@@ -11,7 +11,7 @@
 namespace afet {
 
 Status
-GroupCommit::submit (Slot *r, const Run &run, bool *merged)
+Combiner::submit (Slot *r, const Run &run, bool *combined)
 {
   std::unique_lock<std::mutex> l (lock_);
   pending_.push_back (r);
@@ -30,7 +30,7 @@ GroupCommit::submit (Slot *r, const Run &run, bool *merged)
     busy_ = false;
     for (Slot *s : batch) {
       s->status = st;
-      s->merged = batch.size () > 1;
+      s->combined = batch.size () > 1;
       s->done = true;
       if (s != r)
         s->wake.notify_one ();
@@ -39,19 +39,20 @@ GroupCommit::submit (Slot *r, const Run &run, bool *merged)
     if (!pending_.empty ())
       pending_.front ()->wake.notify_one ();
   }
-  if (merged)
-    *merged = r->merged;
+  if (combined)
+    *combined = r->combined;
   return r->status;
 }
 
-struct StageCombiner::Request : GroupCommit::Slot
+struct SpectralCombiner::Request : Combiner::Slot
 {
   const void *frames;
   int n;
   float *out;
 };
 
-StageCombiner::StageCombiner (std::unique_ptr<SpectralStage> stage, int dims)
+SpectralCombiner::SpectralCombiner (std::unique_ptr<SpectralStage> stage,
+    int dims)
   : stage_ (std::move (stage)), dims_ (dims)
 {
   const FramingConfig &f = stage_->spectral ().framing;
@@ -59,14 +60,14 @@ StageCombiner::StageCombiner (std::unique_ptr<SpectralStage> stage, int dims)
 }
 
 Status
-StageCombiner::get (const std::shared_ptr<Device> &device,
+SpectralCombiner::get (const std::shared_ptr<Device> &device,
     const std::string &key, const MakeStage &make,
-    std::shared_ptr<StageCombiner> *out)
+    std::shared_ptr<SpectralCombiner> *out)
 {
   /* weak: a combiner lives as long as a stream uses it */
   static std::mutex registry_lock;
   static std::map<std::pair<Device *, std::string>,
-      std::weak_ptr<StageCombiner>> registry;
+      std::weak_ptr<SpectralCombiner>> registry;
   std::lock_guard<std::mutex> guard (registry_lock);
   auto k = std::make_pair (device.get (), key);
   auto found = registry.find (k);
@@ -81,7 +82,7 @@ StageCombiner::get (const std::shared_ptr<Device> &device,
     return Status (Status::BAD_CONFIG, "a combined stage takes whole "
         "frames of audio (S = W)");
   int dims = stage->dims ();
-  out->reset (new StageCombiner (std::move (stage), dims));
+  out->reset (new SpectralCombiner (std::move (stage), dims));
   registry[k] = *out;
   /* drop the entries of combiners that are gone */
   for (auto it = registry.begin (); it != registry.end ();)
@@ -90,7 +91,8 @@ StageCombiner::get (const std::shared_ptr<Device> &device,
 }
 
 Status
-StageCombiner::compute (const void *frames, int n, float *out, bool *merged)
+SpectralCombiner::compute (const void *frames, int n, float *out,
+    bool *combined)
 {
   if (n <= 0)
     return Status::Ok ();
@@ -98,17 +100,17 @@ StageCombiner::compute (const void *frames, int n, float *out, bool *merged)
   self.frames = frames;
   self.n = n;
   self.out = out;
-  return commit_.submit (&self, [this] (const std::vector<GroupCommit::
-              Slot *> &batch) { return run (batch); }, merged);
+  return combiner_.submit (&self, [this] (const std::vector<Combiner::
+              Slot *> &batch) { return run (batch); }, combined);
 }
 
 /* Runs in the leader: in_ and out_ are its own. */
 Status
-StageCombiner::run (const std::vector<GroupCommit::Slot *> &slots)
+SpectralCombiner::run (const std::vector<Combiner::Slot *> &slots)
 {
   std::vector<const Request *> batch;
   int total = 0;
-  for (GroupCommit::Slot *s : slots) {
+  for (Combiner::Slot *s : slots) {
     batch.push_back (static_cast<const Request *> (s));
     total += batch.back ()->n;
   }

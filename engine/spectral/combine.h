@@ -16,28 +16,30 @@
 
 namespace afet {
 
-/* Group commit, the way the combiners share a device among streams: a
- * caller's request joins those waiting; the first caller to find the
- * device idle takes every waiting request and runs them at once, and the
- * others sleep until theirs is done. Whatever arrives during a run goes in
- * the next one; nothing waits for a timer. Each request sleeps on its own
- * condition, so a run wakes its own callers and one waiting caller to lead
- * the next run, not every thread (a thousand live streams). */
-class GroupCommit
+/* Requests that arrive together run as one (group commit, as databases
+ * call it): the way SpectralCombiner and ContextCombiner share a device
+ * among streams. A caller's request joins those waiting; the first caller
+ * to find the device idle takes every waiting request and runs them at
+ * once, and the others sleep until theirs is done. Whatever arrives during
+ * a run goes in the next one; nothing waits for a timer. Each request
+ * sleeps on its own condition, so a run wakes its own callers and one
+ * waiting caller to lead the next run, not every thread (a thousand live
+ * streams). */
+class Combiner
 {
 public:
   struct Slot
   {
     bool done = false;
-    bool merged = false;        /* the run served other requests too */
+    bool combined = false;      /* the run served other requests too */
     Status status;
     std::condition_variable wake;
   };
   using Run = std::function<Status (const std::vector<Slot *> &batch)>;
 
   /* Blocks until r has run (in this thread or another); its status.
-   * merged (if not null): whether the run served other requests too. */
-  Status submit (Slot *r, const Run &run, bool *merged);
+   * combined (if not null): whether the run served other requests too. */
+  Status submit (Slot *r, const Run &run, bool *combined);
 
 private:
   std::mutex lock_;
@@ -50,7 +52,7 @@ private:
  * ready at a time; computed alone, each costs its own upload, four or five
  * kernel launches and a download, and a GPU driver runs such calls from
  * all threads one after the other (an H100 fell behind at 50-100 live
- * MFCC streams). The streams of one configuration share a StageCombiner:
+ * MFCC streams). The streams of one configuration share a SpectralCombiner:
  * a caller's frames join those of the callers waiting at that moment, and
  * one of them (the first to find the stage idle) computes the lot while
  * the others wait; what arrives meanwhile goes in the next launch. Nothing
@@ -60,7 +62,7 @@ private:
  * them with S = W, so each frame's result is the one it gets in its own
  * stream, bit for bit (pre-emphasis is inside the frame, every row is
  * transformed on its own). */
-class StageCombiner
+class SpectralCombiner
 {
 public:
   /* What a stage is made of: its config key (equal keys: the same
@@ -72,25 +74,25 @@ public:
   /* The process' combiner for this device and key, made on first use. */
   static Status get (const std::shared_ptr<Device> &device,
       const std::string &key, const MakeStage &make,
-      std::shared_ptr<StageCombiner> *out);
+      std::shared_ptr<SpectralCombiner> *out);
 
   /* n frames of W samples (the stage's sample format), one after the
    * other, to n rows of dims () floats at out. Blocks until done; any
-   * thread. merged: set when the launch held other callers' frames too. */
-  Status compute (const void *frames, int n, float *out, bool *merged);
+   * thread. combined: set when the launch held other callers' frames too. */
+  Status compute (const void *frames, int n, float *out, bool *combined);
 
   int dims () const { return dims_; }
 
 private:
   struct Request;
 
-  StageCombiner (std::unique_ptr<SpectralStage> stage, int dims);
-  Status run (const std::vector<GroupCommit::Slot *> &batch);
+  SpectralCombiner (std::unique_ptr<SpectralStage> stage, int dims);
+  Status run (const std::vector<Combiner::Slot *> &batch);
 
   std::unique_ptr<SpectralStage> stage_;
   int dims_ = 0;
   size_t frame_bytes_ = 0;
-  GroupCommit commit_;
+  Combiner combiner_;
   std::vector<uint8_t> in_;     /* the leader's, while it runs */
   std::vector<float> out_;
 };

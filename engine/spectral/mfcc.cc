@@ -86,7 +86,7 @@ MfccStage::init_kind ()
   const bool fuse = front_.one_kernel () && (cfg.num_ceps == 0 ||
       cfg.dct == DctMode::FUSED);
   if (fuse && front_.plan () == FrontPlan::GROUP)
-    AFET_RETURN_IF_ERROR (bank_.upload_pieces (ctx, fb, front_.lanes ()));
+    AFET_RETURN_IF_ERROR (bank_.upload_pieces (ctx, fb, front_.work_items ()));
   else
     AFET_RETURN_IF_ERROR (bank_.upload (ctx, fb));
   if (fuse)

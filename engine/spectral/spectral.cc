@@ -32,14 +32,14 @@ FilterBankBuffers::upload (cl_context ctx, const FilterBank &fb)
 }
 
 std::vector<int>
-piece_counts (const FilterBank &fb, int lanes)
+piece_counts (const FilterBank &fb, int work_items)
 {
   const size_t M = fb.count.size ();
   int widest = 1;
   for (int n : fb.count)
     widest = std::max (widest, n);
   std::vector<int> k (M, 1);
-  /* pieces of at most P bins, P as small as lanes allow */
+  /* pieces of at most P bins, P as small as work_items allow */
   for (int P = widest - 1; P >= 1; P--) {
     std::vector<int> next (M);
     size_t np = 0;
@@ -47,7 +47,7 @@ piece_counts (const FilterBank &fb, int lanes)
       next[c] = (fb.count[c] + P - 1) / P;
       np += (size_t) next[c];
     }
-    if (np > (size_t) lanes)
+    if (np > (size_t) work_items)
       break;
     k.swap (next);
   }
@@ -56,9 +56,9 @@ piece_counts (const FilterBank &fb, int lanes)
 
 Status
 FilterBankBuffers::upload_pieces (cl_context ctx, const FilterBank &fb,
-    int lanes)
+    int work_items)
 {
-  const std::vector<int> k = piece_counts (fb, lanes);
+  const std::vector<int> k = piece_counts (fb, work_items);
   std::vector<int> pfirst, pcount, chan;
   std::vector<size_t> from;     /* each piece's first weight in fb */
   for (size_t c = 0; c < k.size (); c++) {

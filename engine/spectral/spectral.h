@@ -19,10 +19,10 @@ namespace afet {
  *
  * Three plans (choose_front, vframes.h): one kernel that takes the
  * frames from samples to spectra or, for a kind that fuses its own steps
- * into it (a KindKernel), to its features: on CPUs frames in vector lanes
- * (vframes.cl), on GPUs a work-group a frame (gframes.cl); and, for FFT
- * sizes those do not take, a work-group a frame (framing.cl) and VkFFT's
- * batched FFT. */
+ * into it (a KindKernel), to its features: on CPUs a frame in each element
+ * of a vector (vframes.cl), on GPUs a work-group a frame (gframes.cl);
+ * and, for FFT sizes those do not take, a work-group a frame (framing.cl)
+ * and VkFFT's batched FFT. */
 class SpectrumFront
 {
 public:
@@ -66,7 +66,7 @@ public:
   /* rows of stride () floats: N / 2 + 1 complex bins */
   cl_mem spectra () const { return spec_.get (); }
   /* the group front's work-items a frame */
-  int lanes () const { return kfront_.threads_a_frame (); }
+  int work_items () const { return kfront_.threads_a_frame (); }
   /* audio uploads on their own queue (FramingKernel::set_copy_queue) */
   void set_copy_queue (cl_command_queue cq) { framing_.set_copy_queue (cq); }
   int stride () const { return fft_size_ + 2; }
@@ -103,20 +103,21 @@ struct FilterBankBuffers
   Status upload (cl_context ctx, const FilterBank &fb);
   /* The same bank as the group front's MFCC kernels read it (gframes.cl):
    * each channel cut into pieces of near-equal length (piece_counts), so
-   * that a frame's lanes work-items take a piece each instead of a
+   * that a frame's work_items work-items take a piece each instead of a
    * channel each, and wait for the longest piece instead of the widest
    * channel (26 channels for 512 points: 27 bins against 47). first and
    * count: each piece's bins; offset: channel c's first piece (M + 1
    * entries, the last the number of pieces np); weights: piece p's i-th
    * at i np + p, so that the work-items' loads are side by side (0 past
    * its count). */
-  Status upload_pieces (cl_context ctx, const FilterBank &fb, int lanes);
+  Status upload_pieces (cl_context ctx, const FilterBank &fb,
+      int work_items);
 };
 
 /* How many pieces each channel of fb is cut into for upload_pieces: the
  * shortest pieces (each channel's of near-equal length) with at most
- * lanes in all; one a channel where the channels alone are more. */
-std::vector<int> piece_counts (const FilterBank &fb, int lanes);
+ * work_items in all; one a channel where the channels alone are more. */
+std::vector<int> piece_counts (const FilterBank &fb, int work_items);
 
 /* What every spectral kind (MFCC and filter banks, PLP, and the kinds to
  * come) shares: how its frames arrive, the band of its filter bank, the

@@ -30,7 +30,7 @@ void
 FrameStream::reset ()
 {
   held_.clear ();
-  front_ = 0;
+  start_ = 0;
   partial_.clear ();
   consumed_ = 0;
   skip_ = 0;
@@ -59,17 +59,17 @@ FrameStream::settle () const
   if (skip_ == 0 || have == 0)
     return;
   size_t drop = std::min (skip_, have);
-  front_ += drop * unit;
+  start_ += drop * unit;
   skip_ -= drop;
 }
 
 void
 FrameStream::compact () const
 {
-  if (front_ == 0)
+  if (start_ == 0)
     return;
-  held_.erase (held_.begin (), held_.begin () + front_);
-  front_ = 0;
+  held_.erase (held_.begin (), held_.begin () + start_);
+  start_ = 0;
 }
 
 size_t
@@ -146,10 +146,10 @@ FrameStream::consume (long long n)
 {
   settle ();
   const size_t want = (size_t) n * step_bytes ();
-  size_t used = std::min (held_.size () - front_, want);
+  size_t used = std::min (held_.size () - start_, want);
   /* dropped from the front lazily (compact): erasing here would move the
    * rest of a long buffer once a batch */
-  front_ += used;
+  start_ += used;
   /* frames start every S samples: with S > W the last frame was complete
    * before the next one's start arrived */
   skip_ += (want - used) / (size_t) shape_.unit;

@@ -71,7 +71,7 @@ public:
   const void *at (long long i) const
   {
     settle ();
-    return held_.data () + front_ + (size_t) i * step_bytes ();
+    return held_.data () + start_ + (size_t) i * step_bytes ();
   }
   size_t step_bytes () const;
   /* The first n held frames were computed: drop their input (audio keeps
@@ -85,7 +85,7 @@ public:
   /* Anything held, partial rows included. */
   bool empty () const
   {
-    return held_.size () == front_ && partial_.empty ();
+    return held_.size () == start_ && partial_.empty ();
   }
   /* Frames consumed since the run started. */
   unsigned long long consumed () const { return consumed_; }
@@ -95,8 +95,8 @@ private:
   unsigned long long consumed_ = 0;
   size_t units () const;
   /* Drops the samples a consume () could not drop yet (see skip_), and
-   * puts the samples before the run's start in front once enough have
-   * arrived. */
+   * puts the samples before the run's start ahead of the run once enough
+   * have arrived. */
   void settle () const;
   bool pad_tail ();
   bool finish_edges ();
@@ -106,15 +106,15 @@ private:
 
   /* floats or 16-bit samples; mutable for settle () */
   mutable std::vector<uint8_t> held_;
-  /* bytes at held_'s front already consumed, erased by compact () before
+  /* bytes at held_'s start already consumed, erased by compact () before
    * anything is appended */
-  mutable size_t front_ = 0;
+  mutable size_t start_ = 0;
   void compact () const;
-  /* samples or row floats held past front_, as they stand (units ()
+  /* samples or row floats held past start_, as they stand (units ()
    * settles first) */
   size_t held_units () const
   {
-    return (held_.size () - front_) / (size_t) shape_.unit;
+    return (held_.size () - start_) / (size_t) shape_.unit;
   }
   /* audio with S > W: the samples between the last computed frame and the
    * next frame's start that had not arrived when the frame was consumed;

@@ -82,9 +82,9 @@ pick_width (const DeviceInfo &info, int fft_size)
   int vw = 8;
   while (vw > 2 && vw > (int) info.float_vector_width)
     vw /= 2;
-  const size_t per_lane = sizeof (float) * (2 * (size_t) fft_size +
+  const size_t per_frame = sizeof (float) * (2 * (size_t) fft_size +
       (size_t) fft_size / 2 + 1 + kMaxFilters);
-  while (vw > 2 && vw * per_lane > 256 * 1024)
+  while (vw > 2 && vw * per_frame > 256 * 1024)
     vw /= 2;
   return vw;
 }

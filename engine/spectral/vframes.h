@@ -4,8 +4,8 @@
  */
 #pragma once
 
-/* The spectral front in one kernel: on CPUs kernels/vframes.cl (frames in
- * the lanes of a vector, a work-item taking them from samples to spectra,
+/* The spectral front in one kernel: on CPUs kernels/vframes.cl (a frame in
+ * each element of a vector, a work-item taking them from samples to spectra,
  * or to the features of a kind that fuses its steps: MFCC, filter banks),
  * on GPUs kernels/gframes.cl (a work-group a frame, the FFT in local
  * memory). Which devices run which plan, how a plan's kernels are built
@@ -47,8 +47,8 @@ constexpr int kMaxGroupFft = 2048;
  * benchmarks run every plan on one device); a plan the device or size
  * cannot take gives VKFFT. No GPU takes VECTOR: NVIDIA's OpenCL compiler
  * (H100, driver 580.159.04) turns afet_vframe_mfcc for FFTs of 64 points
- * or fewer into a kernel that writes zeros, and vector lanes are no plan
- * for GPUs anyway. */
+ * or fewer into a kernel that writes zeros, and a frame a vector element is
+ * no plan for GPUs anyway. */
 FrontPlan choose_front (const DeviceInfo &info, int fft_size,
     size_t batch_samples = 0);
 

@@ -18,7 +18,7 @@ CmvnConfig::validate () const
 {
   if (dims < 1 || row_stride < dims || (int) mask.size () != dims)
     return Status (Status::BAD_CONFIG, "no columns to normalise");
-  if (scope == CmvnScope::SLIDING && (window < 1 || min_window < 1))
+  if (scope == CmvnScope::SLIDING && (cmn_window < 1 || min_window < 1))
     return Status (Status::BAD_CONFIG, "cmn-window and min-window must be "
         "at least 1");
   if (energy_normalise && (scope != CmvnScope::UTTERANCE ||
@@ -56,10 +56,10 @@ CmvnConfig::key () const
 {
   char buf[256];
   snprintf (buf, sizeof buf, "cmvn dims=%d stride=%d mode=%d scope=%d "
-      "window=%d center=%d min=%d ecol=%d enorm=%d escale=%.9g floor=%.9g "
-      "count=%.17g mask=", dims, row_stride, (int) mode, (int) scope, window,
-      center ? 1 : 0, min_window, energy_column, energy_normalise ? 1 : 0,
-      energy_scale, silence_floor, initial_count);
+      "cmn_window=%d center=%d min=%d ecol=%d enorm=%d escale=%.9g "
+      "floor=%.9g count=%.17g mask=", dims, row_stride, (int) mode,
+      (int) scope, cmn_window, center ? 1 : 0, min_window, energy_column,
+      energy_normalise ? 1 : 0, energy_scale, silence_floor, initial_count);
   std::string k = buf;
   for (int m : mask)
     k += m ? '1' : '0';
@@ -74,14 +74,14 @@ CmvnConfig::key () const
 int
 CmvnConfig::back () const
 {
-  return scope == CmvnScope::SLIDING ? window : 0;
+  return scope == CmvnScope::SLIDING ? cmn_window : 0;
 }
 
 int
 CmvnConfig::ahead () const
 {
   if (scope == CmvnScope::SLIDING && center)
-    return window - window / 2 - 1;
+    return cmn_window - cmn_window / 2 - 1;
   return 0;
 }
 
@@ -91,7 +91,7 @@ CmvnConfig::start_need () const
   if (scope == CmvnScope::UTTERANCE)
     return -1;
   if (scope == CmvnScope::SLIDING)
-    return center ? window : min_window;
+    return center ? cmn_window : min_window;
   return 0;
 }
 
@@ -214,7 +214,8 @@ void
 CmvnStage::kernel_args (ArgSetter &a) const
 {
   const CmvnConfig &c = cfg_;
-  a ((cl_uint) c.dims) (mask_.get ()) ((cl_int) c.mode) ((cl_int) c.window)
-      ((cl_int) (c.center ? 1 : 0)) ((cl_int) c.min_window);
+  a ((cl_uint) c.dims) (mask_.get ()) ((cl_int) c.mode)
+      ((cl_int) c.cmn_window) ((cl_int) (c.center ? 1 : 0))
+      ((cl_int) c.min_window);
 }
 }  /* namespace afet */

@@ -11,7 +11,7 @@
 namespace afet {
 
 /* Cepstral mean / variance / min-max normalisation (CMN, CVN, thesis eq.
- * 4.3) over the whole stream (utterance), Kaldi's sliding window, or
+ * 4.3) over the whole stream (utterance), Kaldi's sliding span, or
  * running statistics from the stream's start; HTK's energy normalisation
  * (ENORMALISE) of one column in utterance scope. */
 enum class CmvnMode
@@ -36,7 +36,7 @@ struct CmvnConfig
   std::vector<int> mask;        /* dims: 1 = normalise this column */
   CmvnMode mode = CmvnMode::MEAN;
   CmvnScope scope = CmvnScope::UTTERANCE;
-  int window = 600;             /* sliding: frames */
+  int cmn_window = 600;         /* sliding: the span in frames */
   bool center = false;
   int min_window = 100;
   int energy_column = -1;       /* utterance: HTK energy normalisation */

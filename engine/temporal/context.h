@@ -27,7 +27,7 @@ struct ContextBlock
   long long total = -1;
 };
 
-/* The input of a launch for many live streams at once (LaneCombiner):
+/* The input of a launch for many live streams at once (ContextCombiner):
  * each stream's recent rows in a lane of ring rows (a power of two) of one
  * buffer, frame g of the lane from row base at row base + g mod ring
  * (kernels/rows.cl). Output row t (of n) is frame desc[3 t] of the stream

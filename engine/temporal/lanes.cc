@@ -15,7 +15,7 @@
 
 namespace afet {
 
-struct LaneCombiner::Request : GroupCommit::Slot
+struct ContextCombiner::Request : Combiner::Slot
 {
   int lane;
   const float *rows;
@@ -27,7 +27,7 @@ struct LaneCombiner::Request : GroupCommit::Slot
   float *out;
 };
 
-LaneCombiner::LaneCombiner (std::shared_ptr<Device> device,
+ContextCombiner::ContextCombiner (std::shared_ptr<Device> device,
     std::unique_ptr<ContextStage> stage, const RowHistory::Extent &extent,
     int dims)
   : device_ (std::move (device)), stage_ (std::move (stage)),
@@ -44,16 +44,16 @@ LaneCombiner::LaneCombiner (std::shared_ptr<Device> device,
 }
 
 Status
-LaneCombiner::get (const std::shared_ptr<Device> &device,
+ContextCombiner::get (const std::shared_ptr<Device> &device,
     const ContextStage &stage, const RowHistory::Extent &extent, int dims,
-    std::shared_ptr<LaneCombiner> *out)
+    std::shared_ptr<ContextCombiner> *out)
 {
   if (!stage.has_lanes () || extent.start_need < 0)
     return Status (Status::BAD_CONFIG, "this stage computes each stream on "
         "its own (it keeps statistics of the whole stream)");
   static std::mutex registry_lock;
   static std::map<std::tuple<Device *, std::string, int, int>,
-      std::weak_ptr<LaneCombiner>> registry;
+      std::weak_ptr<ContextCombiner>> registry;
   std::lock_guard<std::mutex> guard (registry_lock);
   /* the extent follows from the key, the row width need not */
   auto k = std::make_tuple (device.get (), stage.key (), extent.row_dims,
@@ -63,8 +63,8 @@ LaneCombiner::get (const std::shared_ptr<Device> &device,
     return Status::Ok ();
   std::unique_ptr<ContextStage> twin;
   AFET_RETURN_IF_ERROR (stage.twin (&twin));
-  std::shared_ptr<LaneCombiner> c (new LaneCombiner (device, std::move (twin),
-          extent, dims));
+  std::shared_ptr<ContextCombiner> c (new ContextCombiner (device,
+          std::move (twin), extent, dims));
   c->lsz_ = pick_local_size (*device);
   AFET_RETURN_IF_ERROR (make_kernel (*device, "context", kernels::context,
           kernels::context_sha256, "-DAFET_LSZ=" + std::to_string (c->lsz_),
@@ -77,7 +77,7 @@ LaneCombiner::get (const std::shared_ptr<Device> &device,
 }
 
 int
-LaneCombiner::join ()
+ContextCombiner::join ()
 {
   std::lock_guard<std::mutex> l (lanes_lock_);
   if (!free_lanes_.empty ()) {
@@ -89,16 +89,16 @@ LaneCombiner::join ()
 }
 
 void
-LaneCombiner::leave (int lane)
+ContextCombiner::leave (int lane)
 {
   std::lock_guard<std::mutex> l (lanes_lock_);
   free_lanes_.push_back (lane);
 }
 
 Status
-LaneCombiner::compute (int lane, const float *rows, int m,
+ContextCombiner::compute (int lane, const float *rows, int m,
     long long first_row, long long out_first, int n, long long total,
-    float *out, bool *merged)
+    float *out, bool *combined)
 {
   if (m < 0 || m > kMaxRows || n < 0 || out_first + n > first_row + m ||
       first_row + m - std::max (0LL, out_first - extent_.back) > ring_)
@@ -118,14 +118,14 @@ LaneCombiner::compute (int lane, const float *rows, int m,
   self.n = n;
   self.total = total;
   self.out = out;
-  return commit_.submit (&self, [this] (const std::vector<GroupCommit::
-              Slot *> &batch) { return run (batch); }, merged);
+  return combiner_.submit (&self, [this] (const std::vector<Combiner::
+              Slot *> &batch) { return run (batch); }, combined);
 }
 
 /* Device buffers for this many lanes, new rows and output rows; lanes
  * keep their rows when they grow. Runs in the leader. */
 Status
-LaneCombiner::fit (int lanes, size_t rows, size_t outs)
+ContextCombiner::fit (int lanes, size_t rows, size_t outs)
 {
   cl_context ctx = device_->context ();
   cl_command_queue q = stage_->queue ();
@@ -168,10 +168,10 @@ LaneCombiner::fit (int lanes, size_t rows, size_t outs)
 
 /* Runs in the leader: the device and host buffers are its own. */
 Status
-LaneCombiner::run (const std::vector<GroupCommit::Slot *> &slots)
+ContextCombiner::run (const std::vector<Combiner::Slot *> &slots)
 {
   std::vector<const Request *> batch;
-  for (GroupCommit::Slot *s : slots)
+  for (Combiner::Slot *s : slots)
     batch.push_back (static_cast<const Request *> (s));
   int lanes;
   {

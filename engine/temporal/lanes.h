@@ -24,14 +24,14 @@ namespace afet {
  * Each stream owns a lane: ring rows (a power of two: the look-back, the
  * look-ahead or the rows needed before the first output, and one call's
  * rows) of one device buffer shared by the streams of a configuration.
- * compute () is group commit (GroupCommit): a caller's new rows and
+ * compute () goes through a Combiner: a caller's new rows and
  * wanted output frames join those of the callers waiting at that moment,
  * and the first caller to find the combiner idle launches them all: one
  * upload of the rows and their places, one scatter into the lanes, the
  * stage's lane kernel, one download. The lane kernels read a frame through
  * the same arithmetic as a stream's own block (kernels/rows.cl), so every
  * value equals the stream's own run, bit for bit. */
-class LaneCombiner
+class ContextCombiner
 {
 public:
   /* rows a call may bring */
@@ -42,7 +42,7 @@ public:
    * its own. The stage must have lanes (has_lanes ()). */
   static Status get (const std::shared_ptr<Device> &device,
       const ContextStage &stage, const RowHistory::Extent &extent, int dims,
-      std::shared_ptr<LaneCombiner> *out);
+      std::shared_ptr<ContextCombiner> *out);
 
   /* A lane for a stream, and its release (no call of the stream in
    * flight). */
@@ -54,9 +54,10 @@ public:
    * (the run has total frames, -1 while unknown) into out (n rows of dims ()
    * floats). The lane must hold what they read: every frame from
    * out_first - back on (see ready ()). Blocks until done; any thread.
-   * merged: set when the launch served other streams too. */
+   * combined: set when the launch served other streams too. */
   Status compute (int lane, const float *rows, int m, long long first_row,
-      long long out_first, int n, long long total, float *out, bool *merged);
+      long long out_first, int n, long long total, float *out,
+      bool *combined);
 
   int dims () const { return dims_; }
   const RowHistory::Extent &extent () const { return extent_; }
@@ -66,10 +67,10 @@ public:
 private:
   struct Request;
 
-  LaneCombiner (std::shared_ptr<Device> device,
+  ContextCombiner (std::shared_ptr<Device> device,
       std::unique_ptr<ContextStage> stage, const RowHistory::Extent &extent,
       int dims);
-  Status run (const std::vector<GroupCommit::Slot *> &batch);
+  Status run (const std::vector<Combiner::Slot *> &batch);
   Status fit (int lanes, size_t rows, size_t outs);
 
   std::shared_ptr<Device> device_;
@@ -78,7 +79,7 @@ private:
   int dims_ = 0;
   int ring_ = 0;
 
-  GroupCommit commit_;
+  Combiner combiner_;
   std::mutex lanes_lock_;       /* next_lane_, free_lanes_ */
   int next_lane_ = 0;
   std::vector<int> free_lanes_;

@@ -17,7 +17,7 @@
  * The device: --device D (auto, gpu, cpu, P:D or part of a name, as the
  * elements' device property) goes to the first pipeline's afetmfcc; the
  * other afet elements of that pipeline find it through a context query,
- * and the application takes that shared context (GstContext
+ * and the application takes that shared device (a GstContext of type
  * "afet.cl.context") from afetmfcc once the first pipeline has started
  * and sets it on every later pipeline, so every file runs on the same
  * device without naming it again. Errors from the bus (a file that does
@@ -211,7 +211,7 @@ main (int argc, char **argv)
     if (status == 0 && report_error (pipe, argv[f]))
       status = 1;
     if (status == 0 && !shared) {
-      /* the device context the first pipeline's afet elements share */
+      /* the device the first pipeline's afet elements share (GstContext) */
       GstQuery *q = gst_query_new_context (AFET_CONTEXT_TYPE);
       if (gst_element_query (mfcc, q))
         gst_query_parse_context (q, &shared);

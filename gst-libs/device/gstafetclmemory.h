@@ -12,7 +12,7 @@
 #include <memory>
 
 /* Device memory for buffers exchanged between afet elements: a GstMemory
- * backed by an OpenCL buffer of the shared context, with a host copy made on
+ * backed by an OpenCL buffer of the shared device, with a host copy made on
  * demand. Caps feature: memory:AfetCLMemory (AFET_CAPS_FEATURE_MEMORY_CL).
  *
  * Mapping with GST_MAP_AFET_CL gives the cl_mem (map.data is the handle),

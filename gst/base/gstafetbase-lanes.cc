@@ -6,10 +6,10 @@
 /* GstAfetBase: streams combined. The combine-streams and merged-batches
  * properties, and the path of live context elements (afetdelta, afettraps,
  * afetcmvn scope=sliding) whose rows arrive in system memory: a lane of the
- * process' LaneCombiner for their configuration instead of a device
+ * process' ContextCombiner for their configuration instead of a device
  * history of their own, so that many live streams share each launch
- * (engine/temporal/lanes.h; the spectral elements combine through the engine's
- * StageCombiner, see gstafetspectral.cc). */
+ * (engine/temporal/lanes.h; the spectral elements combine through the
+ * engine's SpectralCombiner, see gstafetspectral.cc). */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -55,7 +55,7 @@ gst_afet_base_combine_streams (GstAfetBase * self)
 }
 
 void
-gst_afet_base_count_merged (GstAfetBase * self)
+gst_afet_base_count_combined (GstAfetBase * self)
 {
   GST_OBJECT_LOCK (self);
   PRIV (self)->merged_batches++;
@@ -65,9 +65,9 @@ gst_afet_base_count_merged (GstAfetBase * self)
 void
 afet_base_lanes_release (GstAfetBaseState * p)
 {
-  if (p->lanes && p->lane >= 0)
-    p->lanes->leave (p->lane);
-  p->lanes.reset ();
+  if (p->combiner && p->lane >= 0)
+    p->combiner->leave (p->lane);
+  p->combiner.reset ();
   p->lane = -1;
   p->lane_stage = nullptr;
   p->lanes_checked = false;
@@ -80,26 +80,26 @@ afet_base_lanes_active (GstAfetBase * self)
 {
   GstAfetBaseState *p = PRIV (self);
   if (p->lanes_checked)
-    return p->lanes != nullptr;
+    return p->combiner != nullptr;
   p->lanes_checked = true;
   if (!p->live || !p->lane_stage || p->in.audio || p->in_device ||
       p->out_device || !gst_afet_base_combine_streams (self))
     return false;
-  afet::Status st = afet::LaneCombiner::get (p->device, *p->lane_stage,
-      p->extent, p->out.dims, &p->lanes);
+  afet::Status st = afet::ContextCombiner::get (p->device, *p->lane_stage,
+      p->extent, p->out.dims, &p->combiner);
   if (!st.ok ()) {
     GST_DEBUG_OBJECT (self, "computing alone: %s", st.message ().c_str ());
-    p->lanes.reset ();
+    p->combiner.reset ();
     return false;
   }
-  p->lane = p->lanes->join ();
+  p->lane = p->combiner->join ();
   p->lane_rows = 0;
   /* the element's own history (made at caps time, before the live query)
    * is not used: its device memory goes back (2.7 MB for a 39-column
    * sliding CMVN, a thousand streams' worth matters) */
   p->history.release ();
   GST_DEBUG_OBJECT (self, "live: lane %d of %d rows in the process' "
-      "combined launches", p->lane, p->lanes->ring ());
+      "combined launches", p->lane, p->combiner->ring ());
   return true;
 }
 
@@ -114,7 +114,7 @@ afet_base_lanes_push (GstAfetBase * self, const float *rows, gint64 m,
   const gsize row_bytes = (gsize) p->out.dims * sizeof (float);
   gint64 done = 0;
   do {
-    gint64 take = MIN (m - done, (gint64) afet::LaneCombiner::kMaxRows);
+    gint64 take = MIN (m - done, (gint64) afet::ContextCombiner::kMaxRows);
     gint64 received = p->lane_rows + take;
     bool last = end && done + take == m;
     gint64 n = afet::RowHistory::ready_of (x, received, p->frames_out, last);
@@ -128,11 +128,11 @@ afet_base_lanes_push (GstAfetBase * self, const float *rows, gint64 m,
         return GST_FLOW_ERROR;
       }
     }
-    bool merged = false;
-    afet::Status st = p->lanes->compute (p->lane, rows ? rows + done *
+    bool combined = false;
+    afet::Status st = p->combiner->compute (p->lane, rows ? rows + done *
         x.row_dims : nullptr, (int) take, p->lane_rows,
         (long long) p->frames_out, (int) n, last ? received : -1,
-        (float *) map.data, &merged);
+        (float *) map.data, &combined);
     if (buf)
       gst_buffer_unmap (buf, &map);
     if (!st.ok ()) {
@@ -150,8 +150,8 @@ afet_base_lanes_push (GstAfetBase * self, const float *rows, gint64 m,
       p->stats->downloads++;
       p->stats->download_bytes += (guint64) n * row_bytes;
     }
-    if (merged)
-      gst_afet_base_count_merged (self);
+    if (combined)
+      gst_afet_base_count_combined (self);
     if (buf)
       afet_base_queue_output (self, buf, n);
     done += take;

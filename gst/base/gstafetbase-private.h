@@ -13,7 +13,7 @@
  * and RowHistory). Not installed; elements use gstafetbase.h only. */
 
 #include "gstafetbase.h"
-#include "gstafetcontext.h"
+#include "gstafetdevice.h"
 
 #include "clhandle.h"
 #include "lanes.h"
@@ -67,7 +67,7 @@ enum
   PROP_FRAMING_LAST = PROP_PRESET,
   /* every afet element that takes part in an HCopy chain */
   PROP_HTK_CONFIG = 0x1800,
-  /* the elements that combine live streams (gstafetlanes.cc) */
+  /* the elements that combine live streams (gstafetbase-lanes.cc) */
   PROP_COMBINE_STREAMS,
   PROP_MERGED_BATCHES,
   /* every element (gst_afet_base_class_set_element) */
@@ -120,9 +120,9 @@ struct GstAfetBaseState
   std::vector<OutputMemo> output_memo;
   std::mutex memo_lock;
 
-  /* the shared device context (set by the application, found through a
-   * neighbour, or made in start), object lock */
-  GstAfetContext *context = nullptr;
+  /* the shared device (set by the application, found through a neighbour,
+   * or made in start), object lock */
+  GstAfetDevice *shared_device = nullptr;
 
   /* from start to stop (kept after it with the engine) */
   std::shared_ptr<afet::Device> device;
@@ -147,9 +147,9 @@ struct GstAfetBaseState
   afet::RowHistory::Extent extent;
   afet::RowHistory history;
   /* live, rows in system memory: a lane of the process' combiner for the
-   * stage instead (gstafetlanes.cc) */
+   * stage instead (gstafetbase-lanes.cc) */
   const afet::ContextStage *lane_stage = nullptr;
-  std::shared_ptr<afet::LaneCombiner> lanes;
+  std::shared_ptr<afet::ContextCombiner> combiner;
   int lane = -1;
   gint64 lane_rows = 0;              /* rows of the run sent to the lane */
   bool lanes_checked = false;
@@ -286,7 +286,7 @@ void afet_base_release_events (GstAfetBase * self, bool all);
  * still owed (a partial frame). */
 void afet_base_events_end_run (GstAfetBaseState * p);
 
-/* gstafetlanes.cc */
+/* gstafetbase-lanes.cc */
 void afet_base_lanes_release (GstAfetBaseState * p);
 bool afet_base_lanes_active (GstAfetBase * self);
 GstFlowReturn afet_base_lanes_push (GstAfetBase * self, const float *rows,

@@ -93,7 +93,7 @@ afet_base_park (GstAfetBase * self)
   GstAfetBaseState *p = PRIV (self);
   /* a live stream in a lane gave its own history back; after an OpenCL
    * error nothing is trusted: build again */
-  if (!p->configured || p->lanes || p->engine_failed) {
+  if (!p->configured || p->combiner || p->engine_failed) {
     p->engine_failed = false;
     afet_base_release_all (self);
     return;

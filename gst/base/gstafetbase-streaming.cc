@@ -214,7 +214,7 @@ afet_base_drain (GstAfetBase * self)
   if (ret == GST_FLOW_OK && p->have_data && p->stream.finish ())
     ret = afet_base_process_pending (self, true);
   if (ret == GST_FLOW_OK && p->context_mode)
-    ret = p->lanes ? afet_base_lanes_push (self, nullptr, 0, true) :
+    ret = p->combiner ? afet_base_lanes_push (self, nullptr, 0, true) :
         context_emit (self, true, false);
   if (ret != GST_FLOW_OK)
     return ret;
@@ -547,7 +547,7 @@ afet_base_take_on_device (GstAfetBase * self, GstBuffer * input)
 {
   GstAfetBaseState *p = PRIV (self);
   if (p->in.audio || !p->stream.empty () || gst_buffer_n_memory (input) != 1
-      || p->lanes)
+      || p->combiner)
     return false;
   GstMemory *mem = gst_buffer_peek_memory (input, 0);
   return gst_is_afet_cl_memory (mem) && mem->offset == 0 &&

@@ -211,7 +211,7 @@ gst_afet_base_finalize (GObject * object)
   p->configured = false;
   afet_base_release_all (self);
   afet_base_forget_output_caps (p, 0);
-  gst_clear_object (&p->context);
+  gst_clear_object (&p->shared_device);
   delete p;
   G_OBJECT_CLASS (gst_afet_base_parent_class)->finalize (object);
 }
@@ -333,12 +333,12 @@ static void
 gst_afet_base_set_context (GstElement * element, GstContext * context)
 {
   GstAfetBase *self = GST_AFET_BASE (element);
-  gst_afet_handle_set_context (element, context, &PRIV (self)->context);
+  gst_afet_handle_set_context (element, context, &PRIV (self)->shared_device);
   GST_ELEMENT_CLASS (gst_afet_base_parent_class)->set_context (element,
       context);
 }
 
-/* Device precedence: an explicit device property, then a context set by the
+/* Device precedence: an explicit device property, then a device set by the
  * application (or shared by a neighbour), then AFET_DEVICE, then auto. */
 static gboolean
 gst_afet_base_start (GstBaseTransform * trans)
@@ -351,12 +351,12 @@ gst_afet_base_start (GstBaseTransform * trans)
   bool explicit_device = p->device_explicit;
   GST_OBJECT_UNLOCK (self);
 
-  if (!gst_afet_acquire_element_context (GST_ELEMENT (self), request,
-          explicit_device, &p->context))
+  if (!gst_afet_acquire_element_device (GST_ELEMENT (self), request,
+          explicit_device, &p->shared_device))
     return FALSE;
 
   std::shared_ptr<afet::Device> device =
-      gst_afet_context_get_device (p->context);
+      gst_afet_device_get_device (p->shared_device);
   afet_base_keep_for (self, device);
   afet::Status st = p->queue ? afet::Status::Ok () :
       device->create_queue (&p->queue);
@@ -389,13 +389,13 @@ gst_afet_base_stop (GstBaseTransform * trans)
   drop_held_events (p);
   afet_base_park (self);
   GST_OBJECT_LOCK (self);
-  GstAfetContext *ctx = p->context;
-  p->context = nullptr;
+  GstAfetDevice *shared = p->shared_device;
+  p->shared_device = nullptr;
   GST_OBJECT_UNLOCK (self);
-  /* an application-set context is set again by the application; ours and a
+  /* an application-set device is set again by the application; ours and a
    * neighbour's are found again at the next start */
-  if (ctx)
-    gst_object_unref (ctx);
+  if (shared)
+    gst_object_unref (shared);
   return TRUE;
 }
 
@@ -691,13 +691,13 @@ gst_afet_base_query (GstBaseTransform * trans, GstPadDirection direction,
   switch (GST_QUERY_TYPE (query)) {
     case GST_QUERY_CONTEXT:{
       GST_OBJECT_LOCK (self);
-      GstAfetContext *ctx = p->context ? (GstAfetContext *)
-          gst_object_ref (p->context) : nullptr;
+      GstAfetDevice *shared = p->shared_device ? (GstAfetDevice *)
+          gst_object_ref (p->shared_device) : nullptr;
       GST_OBJECT_UNLOCK (self);
       gboolean answered = gst_afet_handle_context_query (GST_ELEMENT (self),
-          query, ctx);
-      if (ctx)
-        gst_object_unref (ctx);
+          query, shared);
+      if (shared)
+        gst_object_unref (shared);
       if (answered)
         return TRUE;
       break;

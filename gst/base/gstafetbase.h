@@ -230,7 +230,7 @@ void gst_afet_needs_context (GstAfetNeeds * needs, gint back, gint ahead,
     gint row_dims, gint start_need = 0);
 /* Context elements whose stage has lanes (afet::ContextStage::has_lanes):
  * live streams with rows in system memory go through a lane of the
- * process' afet::LaneCombiner for the stage's configuration (results
+ * process' afet::ContextCombiner for the stage's configuration (results
  * unchanged); the stage lives until release. */
 void gst_afet_needs_lanes (GstAfetNeeds * needs,
     const afet::ContextStage * stage);
@@ -241,5 +241,5 @@ void gst_afet_needs_lanes (GstAfetNeeds * needs,
  * batch that shared its launch. */
 void gst_afet_base_class_install_combine (GObjectClass * klass);
 gboolean gst_afet_base_combine_streams (GstAfetBase * self);
-void gst_afet_base_count_merged (GstAfetBase * self);
+void gst_afet_base_count_combined (GstAfetBase * self);
 

@@ -7,8 +7,9 @@
 #include <gst/gst.h>
 
 /* A debug category made on first use, for code that runs before (or
- * without) plugin_init: the device memory and the shared context, which
- * applications may use through the GstContext alone. Defines
+ * without) plugin_init: the device memory and the shared device
+ * (GstAfetDevice), which applications may use through the GstContext
+ * alone. Defines
  * static GstDebugCategory *fn (void). */
 #define GST_AFET_DEBUG_CATEGORY_LAZY(fn, name, description)               \
   static GstDebugCategory *                                               \

@@ -116,7 +116,7 @@ struct GstAfetSpectralState
   std::unique_ptr<afet::ClampStage> clamp_stage;  /* clamp != none */
   /* audio input: small batches through the process' combiner for this
    * configuration (whole frames copied into frames) */
-  std::shared_ptr<afet::StageCombiner> combiner;
+  std::shared_ptr<afet::SpectralCombiner> combiner;
   std::vector<guint8> frames;
   afet::TransferStats *stats = nullptr;
 };
@@ -350,7 +350,7 @@ gst_afet_spectral_describe_analysis (GstAfetBase * base,
 static afet::Status
 get_combiner (GstAfetSpectral * self, const GstAfetInput * in,
     GstAfetPreset preset, const GstAfetEnv * env,
-    std::shared_ptr<afet::StageCombiner> *out)
+    std::shared_ptr<afet::SpectralCombiner> *out)
 {
   GstAfetSpectralClass *klass = GST_AFET_SPECTRAL_GET_CLASS (self);
   afet::SpectralConfig c = common_config (self, in, preset);
@@ -366,7 +366,7 @@ get_combiner (GstAfetSpectral * self, const GstAfetInput * in,
       sizeof (float), COMBINE_LAUNCH_FRAMES);
   GstAfetEnv own;
   own.device = env->device;
-  return afet::StageCombiner::get (env->device, o.key,
+  return afet::SpectralCombiner::get (env->device, o.key,
       [&](std::unique_ptr<afet::SpectralStage> *stage) {
         GstAfetSpectralOutput unused;
         return klass->setup (self, c, &unused, &own, stage);
@@ -444,7 +444,7 @@ gst_afet_spectral_process_host (GstAfetBase * base, const GstAfetBatch * in,
     gint n, float *out, gboolean * handled, gchar ** why)
 {
   GstAfetSpectralState *p = STATE (base);
-  afet::StageCombiner *combiner = p->combiner.get ();
+  afet::SpectralCombiner *combiner = p->combiner.get ();
   if (!combiner || n > COMBINE_MAX_FRAMES)
     return TRUE;
   const afet::FramingConfig & f = p->stage->spectral ().framing;
@@ -454,8 +454,8 @@ gst_afet_spectral_process_host (GstAfetBase * base, const GstAfetBatch * in,
   for (gint t = 0; t < n; t++)
     memcpy (p->frames.data () + (size_t) t * frame_bytes,
         (const guint8 *) in->host + (size_t) t * f.S * unit, frame_bytes);
-  bool merged = false;
-  afet::Status st = combiner->compute (p->frames.data (), n, out, &merged);
+  bool combined = false;
+  afet::Status st = combiner->compute (p->frames.data (), n, out, &combined);
   if (!st.ok ()) {
     *why = g_strdup (st.message ().c_str ());
     return FALSE;
@@ -468,8 +468,8 @@ gst_afet_spectral_process_host (GstAfetBase * base, const GstAfetBatch * in,
     p->stats->download_bytes += (uint64_t) n * combiner->dims () *
         sizeof (float);
   }
-  if (merged)
-    gst_afet_base_count_merged (base);
+  if (combined)
+    gst_afet_base_count_combined (base);
   *handled = TRUE;
   return TRUE;
 }

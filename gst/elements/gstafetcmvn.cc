@@ -13,7 +13,7 @@
  *
  * - the whole stream (scope=utterance, output at EOS or DISCONT; with
  *   columns=htk this is HTK's _Z; refused on a live source),
- * - Kaldi's sliding window (scope=sliding: apply-cmvn-sliding with
+ * - Kaldi's sliding span (scope=sliding: apply-cmvn-sliding with
  *   cmn-window, center and min-window),
  * - or everything from the stream's start (scope=running, optionally
  *   starting from statistics read from stats-file), for live use with no
@@ -89,7 +89,7 @@ GST_AFET_DEFINE_ENUM (gst_afet_cmvn_mode_get_type, "GstAfetCmvnMode",
 GST_AFET_DEFINE_ENUM (gst_afet_cmvn_scope_get_type, "GstAfetCmvnScope",
     {GST_AFET_CMVN_SCOPE_UTTERANCE, "The whole stream (up to EOS or DISCONT)",
         "utterance"},
-    {GST_AFET_CMVN_SCOPE_SLIDING, "Kaldi's sliding window", "sliding"},
+    {GST_AFET_CMVN_SCOPE_SLIDING, "Kaldi's sliding span", "sliding"},
     {GST_AFET_CMVN_SCOPE_RUNNING, "Everything from the stream's start",
         "running"});
 GST_AFET_DEFINE_ENUM (gst_afet_cmvn_columns_get_type, "GstAfetCmvnColumns",
@@ -172,7 +172,7 @@ make_config (GstAfetCmvn * self, const GstAfetInput * in,
   GST_OBJECT_LOCK (self);
   c->mode = (afet::CmvnMode) p->mode;
   c->scope = (afet::CmvnScope) p->scope;
-  c->window = (int) p->cmn_window;
+  c->cmn_window = (int) p->cmn_window;
   c->center = p->center;
   c->min_window = (int) p->min_window;
   c->energy_normalise = p->energy_normalise;
@@ -406,15 +406,15 @@ gst_afet_cmvn_class_init (GstAfetCmvnClass * klass)
           gst_afet_cmvn_scope_get_type (), DEFAULT_SCOPE, flags));
   g_object_class_install_property (gobject_class, PROP_CMN_WINDOW,
       g_param_spec_uint ("cmn-window", "CMN window",
-          "Sliding window in frames (Kaldi --cmn-window)", 1, 100000,
+          "Frames of the sliding span (Kaldi --cmn-window)", 1, 100000,
           DEFAULT_CMN_WINDOW, flags));
   g_object_class_install_property (gobject_class, PROP_CENTER,
       g_param_spec_boolean ("center", "Center",
-          "Centre the sliding window on the frame (look-ahead of half the "
-          "window; Kaldi --center)", DEFAULT_CENTER, flags));
+          "Centre the sliding span on the frame (look-ahead of half the "
+          "span; Kaldi --center)", DEFAULT_CENTER, flags));
   g_object_class_install_property (gobject_class, PROP_MIN_WINDOW,
       g_param_spec_uint ("min-window", "Minimum window",
-          "Frames the sliding window spans at a stream's start, looking ahead "
+          "Frames the sliding span covers at a stream's start, looking ahead "
           "if needed (Kaldi --min-cmn-window)", 1, 100000,
           DEFAULT_MIN_WINDOW, flags));
   g_object_class_install_property (gobject_class, PROP_COLUMNS,

@@ -554,7 +554,7 @@ device_cases ()
   st = afet::acquire_device ("0:0", &a);
   afet::Status st2 = afet::acquire_device (all[0].device_name, &b);
   check (st.ok () && st2.ok () && a == b,
-      "P:D and name select the same shared context");
+      "P:D and name select the same shared device");
   st = afet::acquire_device ("no-such-device-xyz", &a);
   check (st.code () == afet::Status::NO_DEVICE &&
       st.message ().find ("no-such-device-xyz") != std::string::npos,

@@ -65,8 +65,8 @@ own_run (afet::ContextStage &stage, const Kind &k,
 /* One live stream through its lane: rows in pieces of 1..64, outputs as
  * their look-ahead arrives, the rest at the end. */
 static bool
-live_run (afet::LaneCombiner &c, const std::vector<float> &rows,
-    long long len, std::mt19937 &rng, std::vector<float> *out, int *merged)
+live_run (afet::ContextCombiner &c, const std::vector<float> &rows,
+    long long len, std::mt19937 &rng, std::vector<float> *out, int *combined)
 {
   const afet::RowHistory::Extent &x = c.extent ();
   int lane = c.join ();
@@ -75,7 +75,7 @@ live_run (afet::LaneCombiner &c, const std::vector<float> &rows,
   bool ok = true;
   while (ok) {
     long long take = std::min<long long> (len - received,
-        1 + rng () % afet::LaneCombiner::kMaxRows);
+        1 + rng () % afet::ContextCombiner::kMaxRows);
     bool last = received + take == len;
     long long limit = last ? received + take : received + take - x.ahead;
     if (!last && received + take < x.start_need)
@@ -88,7 +88,7 @@ live_run (afet::LaneCombiner &c, const std::vector<float> &rows,
     ok = st.ok ();
     if (!ok)
       std::printf ("%s\n", st.message ().c_str ());
-    *merged += m;
+    *combined += m;
     received += take;
     frames_out += n;
     if (last)
@@ -103,15 +103,15 @@ live_run (afet::LaneCombiner &c, const std::vector<float> &rows,
 static void
 lanes_case (Kind &k)
 {
-  std::shared_ptr<afet::LaneCombiner> c;
-  afet::Status st = afet::LaneCombiner::get (device, *k.stage, k.extent,
+  std::shared_ptr<afet::ContextCombiner> c;
+  afet::Status st = afet::ContextCombiner::get (device, *k.stage, k.extent,
       k.dims, &c);
   check (st.ok (), k.name + ": combiner (" + st.message () + ")");
   if (!st.ok ())
     return;
   /* a second element of the same config gets the same combiner */
-  std::shared_ptr<afet::LaneCombiner> again;
-  st = afet::LaneCombiner::get (device, *k.stage, k.extent, k.dims, &again);
+  std::shared_ptr<afet::ContextCombiner> again;
+  st = afet::ContextCombiner::get (device, *k.stage, k.extent, k.dims, &again);
   check (st.ok () && again == c, k.name + ": one combiner a configuration");
 
   enum { THREADS = 4, PER_THREAD = 9 };
@@ -128,7 +128,7 @@ lanes_case (Kind &k)
       v = d (gen);
   }
   std::vector<std::vector<float>> got (rows.size ());
-  std::vector<int> ok (rows.size (), 0), merged (THREADS, 0);
+  std::vector<int> ok (rows.size (), 0), combined (THREADS, 0);
   std::vector<std::thread> threads;
   for (int t = 0; t < THREADS; t++)
     threads.emplace_back ([&, t] {
@@ -138,7 +138,7 @@ lanes_case (Kind &k)
           for (int i = 0; i < PER_THREAD; i++) {
             size_t s = (size_t) t * PER_THREAD + i;
             ok[s] = live_run (*c, rows[s], lens[s], rng, &got[s],
-                &merged[t]);
+                &combined[t]);
           }
         });
   for (std::thread &th : threads)
@@ -152,7 +152,7 @@ lanes_case (Kind &k)
         sizeof (float)) == 0;
   }
   int m = 0;
-  for (int v : merged)
+  for (int v : combined)
     m += v;
   check (all_ok == (int) rows.size (), k.name + ": every stream ran (" +
       std::to_string (all_ok) + "/" + std::to_string (rows.size ()) + ")");
@@ -160,7 +160,7 @@ lanes_case (Kind &k)
       "run, bit for bit (" + std::to_string (same) + "/" +
       std::to_string (rows.size ()) + ")");
   check (m > 0, k.name + ": launches shared by streams (" +
-      std::to_string (m) + " merged)");
+      std::to_string (m) + " combined)");
 
   /* what a lane cannot hold is refused, not computed wrong */
   int lane = c->join ();
@@ -215,7 +215,7 @@ main ()
     c.mask[5] = 0;
     c.mode = center ? afet::CmvnMode::MEANVAR : afet::CmvnMode::MEAN;
     c.scope = afet::CmvnScope::SLIDING;
-    c.window = center ? 61 : 300;
+    c.cmn_window = center ? 61 : 300;
     c.center = center;
     c.min_window = 25;
     auto s = std::make_unique<afet::CmvnStage> ();
@@ -235,9 +235,10 @@ main ()
   r.scope = afet::CmvnScope::RUNNING;
   afet::CmvnStage running;
   st = running.init (device, r);
-  std::shared_ptr<afet::LaneCombiner> none;
-  check (st.ok () && !running.has_lanes () && !afet::LaneCombiner::get (device,
-          running, { 0, 0, 0, 13 }, 13, &none).ok (),
+  std::shared_ptr<afet::ContextCombiner> none;
+  check (st.ok () && !running.has_lanes () &&
+      !afet::ContextCombiner::get (device, running, { 0, 0, 0, 13 }, 13,
+          &none).ok (),
       "running cmvn: computed per stream");
   return enginecheck::finish ();
 }

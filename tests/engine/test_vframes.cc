@@ -13,9 +13,9 @@
  * DCT (after its spectra), audio in float and 16-bit samples, given frames
  * with and without energy, every framing option (DC removal, dither,
  * energy formulas, windowed energy, sample scale), FFT sizes 8 .. 8192,
- * batches that end inside a work-item's lanes. The one-kernel fronts'
- * spectra are also checked against a double-precision DFT, and which plan
- * runs where (choose_front).
+ * batches that end inside a work-item's vector of frames. The one-kernel
+ * fronts' spectra are also checked against a double-precision DFT, and
+ * which plan runs where (choose_front).
  */
 #include "enginecheck.h"
 #include "mfcc.h"
@@ -184,7 +184,7 @@ mfcc_cases ()
   agree<afet::MfccStage> ("mfcc HTK 16k +E", c, 300);
   c.framing.samples = afet::SampleFormat::S16;
   agree<afet::MfccStage> ("mfcc 16-bit samples +E", c, 300);
-  c.max_batch = 17;             /* batches end inside a work-item's lanes */
+  c.max_batch = 17;             /* batches end inside a work-item's vector */
   agree<afet::MfccStage> ("mfcc batches of 17", c, 100);
   c.max_batch = 1;
   agree<afet::MfccStage> ("mfcc batches of 1", c, 20);
@@ -333,13 +333,13 @@ dft_case (const char *plan, int N)
 }
 
 /* How the group front cuts a filter bank into pieces (upload_pieces):
- * every channel in at least one piece, at most lanes pieces (or one a
+ * every channel in at least one piece, at most work_items pieces (or one a
  * channel, where the channels are more), and no shorter pieces would
- * do: pieces of at most longest - 1 bins would be more than lanes. */
+ * do: pieces of at most longest - 1 bins would be more than work_items. */
 static void
 piece_cases ()
 {
-  struct Case { int rate, N, M, lanes; };
+  struct Case { int rate, N, M, work_items; };
   /* HTK's 26 channels at 512 points (widest 47 bins) for 32 work-items;
    * 8 kHz at 256 points for 16; 48 kHz at 2048 for 128; 80 channels */
   for (const Case &k : { Case { 16000, 512, 26, 32 },
@@ -351,7 +351,7 @@ piece_cases ()
     md.num_filters = k.M;
     afet::FilterBank fb;
     afet::Status st = afet::design_melbank (md, &fb);
-    const std::vector<int> pieces = afet::piece_counts (fb, k.lanes);
+    const std::vector<int> pieces = afet::piece_counts (fb, k.work_items);
     int np = 0, widest = 0, longest = 0;
     bool each = st.ok () && pieces.size () == (size_t) k.M;
     for (int c = 0; each && c < k.M; c++) {
@@ -364,13 +364,13 @@ piece_cases ()
     int shorter = 0;            /* pieces of at most longest - 1 bins */
     for (int c = 0; each && longest > 1 && c < k.M; c++)
       shorter += (fb.count[c] + longest - 2) / (longest - 1);
-    const bool fits = k.M > k.lanes ? np == k.M :
-        np <= k.lanes && (longest == 1 || shorter > k.lanes);
+    const bool fits = k.M > k.work_items ? np == k.M :
+        np <= k.work_items && (longest == 1 || shorter > k.work_items);
     char msg[200];
     std::snprintf (msg, sizeof msg, "pieces: %d channels at %d points, %d "
         "work-items: %d pieces, longest %d bins (widest channel %d)", k.M,
-        k.N, k.lanes, np, longest, widest);
-    check (each && fits && (k.M > k.lanes || longest < widest), msg);
+        k.N, k.work_items, np, longest, widest);
+    check (each && fits && (k.M > k.work_items || longest < widest), msg);
   }
 }
 

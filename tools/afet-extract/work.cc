@@ -241,7 +241,8 @@ worker (Shared * sh, int w)
       sh->devices[w % sh->devices.size ()];
   Runner files (o, dev), commands (o, dev), decoder (o, dev), segs (o, dev),
       wavs (o, dev);
-  const size_t window = 4 * (size_t) o.jobs + 4;
+  /* items a worker may be ahead of the archive writer */
+  const size_t backlog = 4 * (size_t) o.jobs + 4;
   bool first = true;
   for (;;) {
     const size_t i = sh->next++;
@@ -251,7 +252,7 @@ worker (Shared * sh, int w)
       /* keep the archive writer's backlog bounded */
       std::unique_lock < std::mutex > l (sh->lock);
       sh->cond.wait (l, [&] {
-            return i < sh->written + window || sh->stop;
+            return i < sh->written + backlog || sh->stop;
           });
       if (sh->stop)
         break;

@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * afetcmvn against double-precision references of every mode and scope
- * written here (Kaldi's sliding-window rule restated from its
+ * written here (Kaldi's sliding-span rule restated from its
  * documentation), buffer splitting, DISCONT, live refusal of the utterance
  * scope, and a live four-element chain on a test clock.
  */
@@ -45,10 +45,10 @@ norm1 (gdouble x, gint mode, const gdouble * w, gint n, gint stride)
   }
 }
 
-/* scope: 0 utterance, 1 sliding (window, center, minw), 2 running */
+/* scope: 0 utterance, 1 sliding (cmn_window, center, minw), 2 running */
 static gdouble *
 reference (const gfloat * x, gint T, gint d, gint mode, gint scope,
-    gint window, gboolean center, gint minw, const gint * mask)
+    gint cmn_window, gboolean center, gint minw, const gint * mask)
 {
   gdouble *xd = g_new (gdouble, (gsize) T * d);
   gdouble *out = g_new (gdouble, (gsize) T * d);
@@ -64,10 +64,10 @@ reference (const gfloat * x, gint T, gint d, gint mode, gint scope,
       gint a = 0, b = T;
       if (scope == 1) {
         if (center) {
-          a = t - window / 2;
-          b = a + window;
+          a = t - cmn_window / 2;
+          b = a + cmn_window;
         } else {
-          a = t - window;
+          a = t - cmn_window;
           b = t + 1;
         }
         if (a < 0) {
@@ -116,7 +116,7 @@ set_caps (GstHarness * h, gint d, gint statics, gint eidx, gint order)
 }
 
 static void
-check (const gchar * props, gint mode, gint scope, gint window,
+check (const gchar * props, gint mode, gint scope, gint cmn_window,
     gboolean center, gint minw, gint T, gint columns, const gint * sizes,
     gint n_sizes)
 {
@@ -126,7 +126,8 @@ check (const gchar * props, gint mode, gint scope, gint window,
   for (gint c = 0; c < d; c++)
     mask[c] = columns == 0 || (c < statics && !(columns == 2 && c == eidx));
   gfloat *f = random_features (T, d, 60 + T + mode * 7 + scope);
-  gdouble *ref = reference (f, T, d, mode, scope, window, center, minw, mask);
+  gdouble *ref = reference (f, T, d, mode, scope, cmn_window, center, minw,
+      mask);
   gchar *launch = g_strdup_printf ("afetcmvn %s", props);
   GstHarness *h = gst_harness_new_parse (launch);
   if (scope == 0)
@@ -176,7 +177,7 @@ GST_START_TEST (test_sliding)
       100, 300, 0, sizes, 30);
   check ("scope=sliding cmn-window=41 center=true mode=minmax columns=htk",
       MODE_MINMAX, 1, 41, TRUE, 100, 300, 2, sizes, 30);
-  /* shorter than min-window: the window is the whole stream */
+  /* shorter than min-window: the span is the whole stream */
   check ("scope=sliding cmn-window=50 min-window=30", MODE_MEAN, 1, 50, FALSE,
       30, 12, 0, NULL, 0);
   g_free (sizes);

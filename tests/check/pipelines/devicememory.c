@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Device memory between afet elements, transfer counts, tee, and the shared
- * device context (GstContext).
+ * device (GstAfetDevice, carried in a GstContext).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -325,9 +325,10 @@ GST_START_TEST (test_tee)
 
 GST_END_TEST;
 
-/* The afet context an element uses, from a context query on its src pad. */
+/* The shared afet device (GstAfetDevice) an element uses, from a context
+ * query on its src pad. */
 static GObject *
-element_context (GstElement * bin, const gchar * name)
+element_device (GstElement * bin, const gchar * name)
 {
   GstElement *e = gst_bin_get_by_name (GST_BIN (bin), name);
   GstPad *pad = gst_element_get_static_pad (e, "src");
@@ -347,10 +348,10 @@ element_context (GstElement * bin, const gchar * name)
 }
 
 static gpointer
-cl_context_of (GObject * ctx)
+cl_context_of (GObject * shared)
 {
   gpointer p = NULL;
-  g_object_get (ctx, "cl-context", &p, NULL);
+  g_object_get (shared, "cl-context", &p, NULL);
   return p;
 }
 
@@ -367,20 +368,20 @@ paused (const gchar * launch)
 }
 
 /* Two pipelines of one process, and every afet element in each, use one
- * OpenCL context. */
-GST_START_TEST (test_shared_context)
+ * OpenCL device (one cl_context). */
+GST_START_TEST (test_shared_device)
 {
   GstElement *p1 = paused ("audiotestsrc ! audio/x-raw,rate=16000,channels=1 "
       "! afetframer name=a ! afetmfcc name=b ! fakesink");
   GstElement *p2 = paused ("audiotestsrc ! audio/x-raw,rate=8000,channels=1 "
       "! afetmfcc name=c ! fakesink");
-  GObject *a = element_context (p1, "a");
-  GObject *b = element_context (p1, "b");
-  GObject *c = element_context (p2, "c");
+  GObject *a = element_device (p1, "a");
+  GObject *b = element_device (p1, "b");
+  GObject *c = element_device (p2, "c");
   fail_unless (cl_context_of (a) != NULL);
   fail_unless (cl_context_of (a) == cl_context_of (b));
   fail_unless (cl_context_of (a) == cl_context_of (c));
-  /* the two neighbours share the context object itself */
+  /* the two neighbours share the GstAfetDevice object itself */
   fail_unless (a == b);
   g_object_unref (a);
   g_object_unref (b);
@@ -393,13 +394,13 @@ GST_START_TEST (test_shared_context)
 
 GST_END_TEST;
 
-/* Precedence: a context set by the application beats AFET_DEVICE; an
- * explicit device property beats both. */
-GST_START_TEST (test_context_precedence)
+/* Precedence: a device set by the application (a GstContext) beats
+ * AFET_DEVICE; an explicit device property beats both. */
+GST_START_TEST (test_device_precedence)
 {
   GstElement *p1 = paused ("audiotestsrc ! audio/x-raw,rate=16000,channels=1 "
       "! afetmfcc name=a ! fakesink");
-  GObject *a = element_context (p1, "a");
+  GObject *a = element_device (p1, "a");
   GstElement *e = gst_bin_get_by_name (GST_BIN (p1), "a");
   GstPad *pad = gst_element_get_static_pad (e, "src");
   GstQuery *q = gst_query_new_context ("afet.cl.context");
@@ -420,7 +421,7 @@ GST_START_TEST (test_context_precedence)
   gst_element_set_state (bad, GST_STATE_NULL);
   gst_object_unref (bad);
 
-  /* with the application's context: it is used */
+  /* with the application's device: it is used */
   GstElement *p2 = gst_parse_launch ("audiotestsrc ! "
       "audio/x-raw,rate=16000,channels=1 ! afetmfcc name=b ! fakesink", NULL);
   gst_element_set_context (p2, ctx);
@@ -428,7 +429,7 @@ GST_START_TEST (test_context_precedence)
       GST_STATE_CHANGE_FAILURE);
   fail_unless (gst_element_get_state (p2, NULL, NULL, 60 * GST_SECOND) ==
       GST_STATE_CHANGE_SUCCESS);
-  GObject *b = element_context (p2, "b");
+  GObject *b = element_device (p2, "b");
   fail_unless (cl_context_of (a) == cl_context_of (b));
 
   /* an explicit device property wins over AFET_DEVICE */
@@ -460,8 +461,8 @@ devicememory_suite (void)
   tcase_add_test (tc, test_transfer_counts_chain);
   tcase_add_test (tc, test_chains_same_output);
   tcase_add_test (tc, test_tee);
-  tcase_add_test (tc, test_shared_context);
-  tcase_add_test (tc, test_context_precedence);
+  tcase_add_test (tc, test_shared_device);
+  tcase_add_test (tc, test_device_precedence);
   return s;
 }
 

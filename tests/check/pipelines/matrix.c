@@ -889,7 +889,7 @@ typedef struct
   gboolean live;
   gfloat *data;
   gsize n;
-  guint64 merged;
+  guint64 combined;
 } LiveJob;
 
 /* afetmfcc (two configurations) and afetplp on live 10 ms buffers:
@@ -917,7 +917,7 @@ run_live_job (gpointer user_data)
   GstElement *e = gst_bin_get_by_name (GST_BIN (pipe), "e");
   gst_element_set_state (pipe, GST_STATE_PLAYING);
   job->data = pull_floats (sink, &job->n);
-  g_object_get (e, "merged-batches", &job->merged, NULL);
+  g_object_get (e, "merged-batches", &job->combined, NULL);
   gst_element_set_state (pipe, GST_STATE_NULL);
   gst_object_unref (e);
   gst_object_unref (sink);
@@ -942,20 +942,20 @@ GST_START_TEST (test_live_streams_combined)
     threads[i] = g_thread_new ("live", run_live_job, &together[i]);
   for (gint i = 0; i < N; i++)
     g_thread_join (threads[i]);
-  guint64 merged = 0;
+  guint64 combined = 0;
   for (gint i = 0; i < N; i++) {
     fail_unless (alone[i].n > 0);
-    fail_unless_equals_uint64 (alone[i].merged, 0);
+    fail_unless_equals_uint64 (alone[i].combined, 0);
     fail_unless_equals_uint64 (together[i].n, alone[i].n);
     fail_unless (memcmp (together[i].data, alone[i].data,
             alone[i].n * sizeof (gfloat)) == 0,
         "live stream %d differs from its own run", i);
-    merged += together[i].merged;
+    combined += together[i].combined;
     g_free (alone[i].data);
     g_free (together[i].data);
   }
-  GST_INFO ("%" G_GUINT64_FORMAT " batches merged", merged);
-  fail_unless (merged > 0, "no batch of %d live streams was merged", N);
+  GST_INFO ("%" G_GUINT64_FORMAT " batches combined", combined);
+  fail_unless (combined > 0, "no batch of %d live streams was combined", N);
 }
 
 GST_END_TEST;
@@ -985,7 +985,7 @@ typedef struct
   gboolean live;
   gfloat *data[2];
   gsize n[2];
-  guint64 merged;
+  guint64 combined;
 } LaneJob;
 
 static gpointer
@@ -1003,17 +1003,17 @@ run_lane_job (gpointer user_data)
       "appsink name=sink sync=false", job->live ? "true" : "false",
       1 + 8000 / spb[job->index % 5], spb[job->index % 5], job->index % 4,
       300 + 70 * job->index, 1 + job->index % 9, chain);
-  job->merged = 0;
+  job->combined = 0;
   for (gint run = 0; run < 2; run++) {
     GstElement *pipe = gst_parse_launch (launch, NULL);
     GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
     gst_element_set_state (pipe, GST_STATE_PLAYING);
     job->data[run] = pull_floats (sink, &job->n[run]);
     for (gint k = 0; k < 2; k++) {
-      guint64 merged = 0;
+      guint64 combined = 0;
       GstElement *e = gst_bin_get_by_name (GST_BIN (pipe), k ? "f" : "e");
-      g_object_get (e, "merged-batches", &merged, NULL);
-      job->merged += merged;
+      g_object_get (e, "merged-batches", &combined, NULL);
+      job->combined += combined;
       gst_object_unref (e);
     }
     gst_element_set_state (pipe, GST_STATE_NULL);
@@ -1038,8 +1038,8 @@ GST_START_TEST (test_live_context_lanes)
   }
   /* whether two streams' batches meet in one launch depends on timing (a
    * fast GPU may serve them one by one): rounds until some did */
-  guint64 merged = 0;
-  for (gint round = 0; round < 5 && merged == 0; round++) {
+  guint64 combined = 0;
+  for (gint round = 0; round < 5 && combined == 0; round++) {
     GThread *threads[N];
     for (gint i = 0; i < N; i++)
       threads[i] = g_thread_new ("lanes", run_lane_job, &together[i]);
@@ -1053,21 +1053,21 @@ GST_START_TEST (test_live_context_lanes)
             "live stream %d (run %d) differs from its own run", i, run);
         g_free (together[i].data[run]);
       }
-      merged += together[i].merged;
+      combined += together[i].combined;
     }
-    GST_INFO ("round %d: %" G_GUINT64_FORMAT " context batches merged",
-        round, merged);
+    GST_INFO ("round %d: %" G_GUINT64_FORMAT " context batches combined",
+        round, combined);
   }
   for (gint i = 0; i < N; i++) {
-    fail_unless_equals_uint64 (alone[i].merged, 0);
+    fail_unless_equals_uint64 (alone[i].combined, 0);
     for (gint run = 0; run < 2; run++) {
       fail_unless (alone[i].n[run] > 0);
       fail_unless_equals_uint64 (alone[i].n[run], alone[i].n[0]);
       g_free (alone[i].data[run]);
     }
   }
-  fail_unless (merged > 0, "no context batch of %d live streams was merged "
-      "in 5 rounds", N);
+  fail_unless (combined > 0, "no context batch of %d live streams was "
+      "combined in 5 rounds", N);
 }
 
 GST_END_TEST;

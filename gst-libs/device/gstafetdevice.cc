@@ -6,13 +6,13 @@
 #include "config.h"
 #endif
 
-#include "gstafetcontext.h"
+#include "gstafetdevice.h"
 #include "gstafetdebug.h"
 
 #include <mutex>
 
-GST_AFET_DEBUG_CATEGORY_LAZY (ensure_debug_category, "afetcontext",
-    "afet device context sharing");
+GST_AFET_DEBUG_CATEGORY_LAZY (ensure_debug_category, "afetdevice",
+    "afet device sharing");
 #define GST_CAT_DEFAULT ensure_debug_category ()
 
 enum
@@ -23,33 +23,34 @@ enum
 };
 
 /* *INDENT-OFF* */
-struct GstAfetContextState
+struct GstAfetDeviceState
 {
   std::shared_ptr<afet::Device> device;
 };
 /* *INDENT-ON* */
 
-struct _GstAfetContext
+struct _GstAfetDevice
 {
   GstObject parent;
-  GstAfetContextState *state;
+  GstAfetDeviceState *state;
 };
 
-G_DEFINE_TYPE (GstAfetContext, gst_afet_context, GST_TYPE_OBJECT);
+G_DEFINE_TYPE (GstAfetDevice, gst_afet_device, GST_TYPE_OBJECT);
 
 static void
-gst_afet_context_get_property (GObject * object, guint prop_id,
+gst_afet_device_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
 {
-  GstAfetContext *self = GST_AFET_CONTEXT (object);
-  auto &dev = self->state->device;
+  GstAfetDevice *self = GST_AFET_DEVICE (object);
+  auto &device = self->state->device;
   switch (prop_id) {
     case PROP_DEVICE_NAME:
-      g_value_set_string (value, dev ? dev->info ().device_name.c_str () :
-          nullptr);
+      g_value_set_string (value,
+          device ? device->info ().device_name.c_str () : nullptr);
       break;
     case PROP_CL_CONTEXT:
-      g_value_set_pointer (value, dev ? (gpointer) dev->context () : nullptr);
+      g_value_set_pointer (value,
+          device ? (gpointer) device->context () : nullptr);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -58,18 +59,18 @@ gst_afet_context_get_property (GObject * object, guint prop_id,
 }
 
 static void
-gst_afet_context_finalize (GObject * object)
+gst_afet_device_finalize (GObject * object)
 {
-  delete GST_AFET_CONTEXT (object)->state;
-  G_OBJECT_CLASS (gst_afet_context_parent_class)->finalize (object);
+  delete GST_AFET_DEVICE (object)->state;
+  G_OBJECT_CLASS (gst_afet_device_parent_class)->finalize (object);
 }
 
 static void
-gst_afet_context_class_init (GstAfetContextClass * klass)
+gst_afet_device_class_init (GstAfetDeviceClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  gobject_class->get_property = gst_afet_context_get_property;
-  gobject_class->finalize = gst_afet_context_finalize;
+  gobject_class->get_property = gst_afet_device_get_property;
+  gobject_class->finalize = gst_afet_device_finalize;
   g_object_class_install_property (gobject_class, PROP_DEVICE_NAME,
       g_param_spec_string ("device-name", "Device name",
           "Name of the OpenCL device", nullptr,
@@ -81,63 +82,64 @@ gst_afet_context_class_init (GstAfetContextClass * klass)
 }
 
 static void
-gst_afet_context_init (GstAfetContext * self)
+gst_afet_device_init (GstAfetDevice * self)
 {
-  self->state = new GstAfetContextState ();
+  self->state = new GstAfetDeviceState ();
 }
 
-GstAfetContext *
-gst_afet_context_new (const std::shared_ptr<afet::Device> &device)
+GstAfetDevice *
+gst_afet_device_new (const std::shared_ptr<afet::Device> &device)
 {
-  GstAfetContext *ctx = (GstAfetContext *) g_object_new
-      (GST_TYPE_AFET_CONTEXT, nullptr);
-  gst_object_ref_sink (ctx);
-  ctx->state->device = device;
-  return ctx;
+  GstAfetDevice *shared = (GstAfetDevice *) g_object_new
+      (GST_TYPE_AFET_DEVICE, nullptr);
+  gst_object_ref_sink (shared);
+  shared->state->device = device;
+  return shared;
 }
 
 std::shared_ptr<afet::Device>
-gst_afet_context_get_device (GstAfetContext * ctx)
+gst_afet_device_get_device (GstAfetDevice * shared)
 {
-  return ctx->state->device;
+  return shared->state->device;
 }
 
 GstContext *
-gst_afet_context_to_gst (GstAfetContext * ctx)
+gst_afet_device_to_gst (GstAfetDevice * shared)
 {
-  GstContext *context = gst_context_new (GST_AFET_CONTEXT_TYPE, TRUE);
+  GstContext *context = gst_context_new (GST_AFET_DEVICE_CONTEXT_TYPE, TRUE);
   GstStructure *s = gst_context_writable_structure (context);
-  gst_structure_set (s, "context", GST_TYPE_AFET_CONTEXT, ctx,
+  gst_structure_set (s, "context", GST_TYPE_AFET_DEVICE, shared,
       "device-name", G_TYPE_STRING,
-      ctx->state->device->info ().device_name.c_str (), nullptr);
+      shared->state->device->info ().device_name.c_str (), nullptr);
   return context;
 }
 
-static GstAfetContext *
-context_from_gst (GstContext * context)
+static GstAfetDevice *
+device_from_gst (GstContext * context)
 {
   if (g_strcmp0 (gst_context_get_context_type (context),
-          GST_AFET_CONTEXT_TYPE) != 0)
+          GST_AFET_DEVICE_CONTEXT_TYPE) != 0)
     return nullptr;
   const GstStructure *s = gst_context_get_structure (context);
-  GstAfetContext *ctx = nullptr;
-  if (!gst_structure_get (s, "context", GST_TYPE_AFET_CONTEXT, &ctx, nullptr))
+  GstAfetDevice *shared = nullptr;
+  if (!gst_structure_get (s, "context", GST_TYPE_AFET_DEVICE, &shared,
+          nullptr))
     return nullptr;
-  return ctx;                   /* a new reference */
+  return shared;                /* a new reference */
 }
 
 void
 gst_afet_handle_set_context (GstElement * element, GstContext * context,
-    GstAfetContext ** ctx)
+    GstAfetDevice ** shared)
 {
-  GstAfetContext *other = context_from_gst (context);
+  GstAfetDevice *other = device_from_gst (context);
   if (!other)
     return;
   GST_OBJECT_LOCK (element);
-  if (!*ctx) {
-    GST_DEBUG_OBJECT (element, "using the context set on us (%s)",
+  if (!*shared) {
+    GST_DEBUG_OBJECT (element, "using the device set on us (%s)",
         other->state->device->info ().device_name.c_str ());
-    *ctx = other;
+    *shared = other;
     other = nullptr;
   }
   GST_OBJECT_UNLOCK (element);
@@ -147,13 +149,13 @@ gst_afet_handle_set_context (GstElement * element, GstContext * context,
 
 gboolean
 gst_afet_handle_context_query (GstElement * element, GstQuery * query,
-    GstAfetContext * ctx)
+    GstAfetDevice * shared)
 {
   const gchar *type;
-  if (!ctx || !gst_query_parse_context_type (query, &type) ||
-      g_strcmp0 (type, GST_AFET_CONTEXT_TYPE) != 0)
+  if (!shared || !gst_query_parse_context_type (query, &type) ||
+      g_strcmp0 (type, GST_AFET_DEVICE_CONTEXT_TYPE) != 0)
     return FALSE;
-  GstContext *context = gst_afet_context_to_gst (ctx);
+  GstContext *context = gst_afet_device_to_gst (shared);
   gst_query_set_context (query, context);
   gst_context_unref (context);
   GST_LOG_OBJECT (element, "answered a context query");
@@ -162,7 +164,7 @@ gst_afet_handle_context_query (GstElement * element, GstQuery * query,
 
 static gboolean
 query_pads (GstElement * element, GstPadDirection direction,
-    GstAfetContext ** ctx)
+    GstAfetDevice ** shared)
 {
   GstIterator *it = direction == GST_PAD_SRC ?
       gst_element_iterate_src_pads (element) :
@@ -171,14 +173,14 @@ query_pads (GstElement * element, GstPadDirection direction,
   gboolean found = FALSE;
   while (!found && gst_iterator_next (it, &item) == GST_ITERATOR_OK) {
     GstPad *pad = (GstPad *) g_value_get_object (&item);
-    GstQuery *q = gst_query_new_context (GST_AFET_CONTEXT_TYPE);
+    GstQuery *q = gst_query_new_context (GST_AFET_DEVICE_CONTEXT_TYPE);
     if (gst_pad_peer_query (pad, q)) {
       GstContext *context = nullptr;
       gst_query_parse_context (q, &context);
       if (context) {
-        GstAfetContext *other = context_from_gst (context);
+        GstAfetDevice *other = device_from_gst (context);
         if (other) {
-          *ctx = other;
+          *shared = other;
           found = TRUE;
           gst_element_set_context (element, context);
         }
@@ -193,22 +195,22 @@ query_pads (GstElement * element, GstPadDirection direction,
 }
 
 gboolean
-gst_afet_ensure_element_context (GstElement * element, const char *request,
-    GstAfetContext ** ctx, afet::Status * err)
+gst_afet_ensure_element_device (GstElement * element, const char *request,
+    GstAfetDevice ** shared, afet::Status * err)
 {
   /* two elements starting at once must not both create one */
   static std::mutex lock;
   std::lock_guard<std::mutex> guard (lock);
 
-  if (*ctx)
+  if (*shared)
     return TRUE;
-  GstAfetContext *found = nullptr;
+  GstAfetDevice *found = nullptr;
   if (query_pads (element, GST_PAD_SRC, &found) ||
       query_pads (element, GST_PAD_SINK, &found)) {
-    GST_DEBUG_OBJECT (element, "sharing a neighbour's context");
+    GST_DEBUG_OBJECT (element, "sharing a neighbour's device");
     GST_OBJECT_LOCK (element);
-    if (!*ctx)
-      *ctx = found;
+    if (!*shared)
+      *shared = found;
     else
       gst_object_unref (found);
     GST_OBJECT_UNLOCK (element);
@@ -217,10 +219,10 @@ gst_afet_ensure_element_context (GstElement * element, const char *request,
 
   /* ask the application; it may call gst_element_set_context () on us */
   GstMessage *msg = gst_message_new_need_context (GST_OBJECT (element),
-      GST_AFET_CONTEXT_TYPE);
+      GST_AFET_DEVICE_CONTEXT_TYPE);
   gst_element_post_message (element, msg);
-  if (*ctx) {
-    GST_DEBUG_OBJECT (element, "the application gave a context");
+  if (*shared) {
+    GST_DEBUG_OBJECT (element, "the application gave a device");
     return TRUE;
   }
 
@@ -230,14 +232,14 @@ gst_afet_ensure_element_context (GstElement * element, const char *request,
   if (!err->ok ())
     return FALSE;
   if (created)
-    GST_INFO_OBJECT (element, "created the shared OpenCL context on %s "
+    GST_INFO_OBJECT (element, "created the shared OpenCL device on %s "
         "(request \"%s\", resolved as \"%s\")",
         device->info ().describe ().c_str (), request,
         afet::effective_device_request (request).c_str ());
-  GstAfetContext *mine = gst_afet_context_new (device);
-  GstContext *context = gst_afet_context_to_gst (mine);
+  GstAfetDevice *mine = gst_afet_device_new (device);
+  GstContext *context = gst_afet_device_to_gst (mine);
   GST_OBJECT_LOCK (element);
-  *ctx = mine;
+  *shared = mine;
   GST_OBJECT_UNLOCK (element);
   gst_element_set_context (element, context);
   gst_element_post_message (element,
@@ -268,12 +270,14 @@ post_device_error (GstElement * element, const std::string & request,
 }
 
 gboolean
-gst_afet_acquire_element_context (GstElement * element,
-    const std::string & request, bool explicit_device, GstAfetContext ** ctx)
+gst_afet_acquire_element_device (GstElement * element,
+    const std::string & request, bool explicit_device,
+    GstAfetDevice ** shared)
 {
   afet::Status st;
   if (!explicit_device) {
-    if (gst_afet_ensure_element_context (element, request.c_str (), ctx, &st))
+    if (gst_afet_ensure_element_device (element, request.c_str (), shared,
+            &st))
       return TRUE;
     post_device_error (element, request, st);
     return FALSE;
@@ -286,13 +290,13 @@ gst_afet_acquire_element_context (GstElement * element,
     return FALSE;
   }
   if (created)
-    GST_INFO_OBJECT (element, "created the shared OpenCL context on %s "
+    GST_INFO_OBJECT (element, "created the shared OpenCL device on %s "
         "(request \"%s\")", device->info ().describe ().c_str (),
         request.c_str ());
-  GstAfetContext *fresh = gst_afet_context_new (device);
+  GstAfetDevice *fresh = gst_afet_device_new (device);
   GST_OBJECT_LOCK (element);
-  GstAfetContext *old = *ctx;
-  *ctx = fresh;
+  GstAfetDevice *old = *shared;
+  *shared = fresh;
   GST_OBJECT_UNLOCK (element);
   if (old)
     gst_object_unref (old);
