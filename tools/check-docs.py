@@ -13,12 +13,9 @@ import re
 import subprocess
 import sys
 
-# A file the table may name by its new name while the rename is in flight
-# (new name -> the tracked name it stands for).
-ALIASES = {
-    'gst-libs/device/gstafetdevice.h': 'gst-libs/device/gstafetcontext.h',
-    'gst-libs/device/gstafetdevice.cc': 'gst-libs/device/gstafetcontext.cc',
-}
+# A file the table may name by a new name while a rename is in flight
+# (new name -> the tracked name it stands for); none now.
+ALIASES = {}
 
 SOURCE_EXT = ('.c', '.cc', '.h', '.cl', '.py', '.sh')
 FILE_TABLE = 'docs/architecture.md'

@@ -1,6 +1,6 @@
 #!/bin/bash
 # afet-embed on two recordings (both on the first one's device, through the
-# shared context) and on a file that does not exist (an error, exit 1).
+# shared device) and on a file that does not exist (an error, exit 1).
 #   test-embed.sh AFET_EMBED SOURCE_ROOT
 set -u
 bin=$1
