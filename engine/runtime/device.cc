@@ -15,6 +15,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <unistd.h>
+
 namespace afet {
 
 const char *
@@ -137,9 +139,32 @@ struct Enumerated
   DeviceInfo info;
 };
 
+/* The process that first used OpenCL through the engine (0: none yet); a
+ * fork() copies it into the child, where getpid () then differs. */
+static std::atomic<pid_t> opencl_pid { 0 };
+
+Status
+check_not_forked ()
+{
+  const pid_t first = opencl_pid.load ();
+  if (first == 0 || first == getpid ())
+    return Status::Ok ();
+  return Status (Status::FORKED, "This process was forked from process " +
+      std::to_string ((long) first) + " after that process had used OpenCL "
+      "(afet's device context): OpenCL does not survive fork() (the "
+      "driver's threads are not copied), and using it here would hang. "
+      "Start worker processes with the 'spawn' or 'forkserver' method "
+      "(Python: multiprocessing.get_context('spawn')), or run afet only in "
+      "the workers, not in the parent before it forks.");
+}
+
 static Status
 enumerate (std::vector<Enumerated> *out)
 {
+  AFET_RETURN_IF_ERROR (check_not_forked ());
+  pid_t none = 0;
+  opencl_pid.compare_exchange_strong (none, getpid ());
+
   /* one thread at a time: ICD loaders and drivers (PoCL) are not safe when
    * two threads list the platforms for the first time at once (pipelines
    * started together on threads with an explicit device failed to find a

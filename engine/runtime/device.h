@@ -137,6 +137,14 @@ private:
   size_t pinned_bytes_ = 0;
 };
 
+/* Fails with FORKED in a process forked (fork() without exec) from one that
+ * had already used OpenCL here: the driver's contexts and queues are copied
+ * into the child but not its threads (PoCL's workers), so the child's first
+ * command would wait for them forever. OK in the process that used OpenCL
+ * first, and in a child forked before any use. list_devices() and
+ * acquire_device() check it before touching OpenCL. */
+Status check_not_forked ();
+
 /* Lists every OpenCL device of every platform. Fails with NO_PLATFORM when no
  * ICD is installed. */
 Status list_devices (std::vector<DeviceInfo> *out);

@@ -24,6 +24,7 @@ public:
     OPENCL,           /* an OpenCL call failed */
     FFT,              /* VkFFT failed */
     GEMM,             /* CLBlast failed */
+    FORKED,           /* OpenCL was used before this process was forked */
   };
 
   Status () = default;

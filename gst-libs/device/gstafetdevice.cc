@@ -252,7 +252,10 @@ post_device_error (GstElement * element, const std::string & request,
     const afet::Status & st)
 {
   const gchar *env = g_getenv ("AFET_DEVICE");
-  if (st.code () == afet::Status::NO_PLATFORM)
+  if (st.code () == afet::Status::FORKED)
+    GST_ELEMENT_ERROR (element, RESOURCE, FAILED, ("%s",
+            st.message ().c_str ()), (nullptr));
+  else if (st.code () == afet::Status::NO_PLATFORM)
     GST_ELEMENT_ERROR (element, RESOURCE, NOT_FOUND,
         ("No OpenCL platform found: install an OpenCL driver (ICD), "
             "e.g. the pocl-opencl-icd package for the CPU."),
@@ -274,7 +277,13 @@ gst_afet_acquire_element_device (GstElement * element,
     const std::string & request, bool explicit_device,
     GstAfetDevice ** shared)
 {
-  afet::Status st;
+  /* also when the element, a neighbour or the application already holds a
+   * context: one made before a fork() hangs in the child */
+  afet::Status st = afet::check_not_forked ();
+  if (!st.ok ()) {
+    post_device_error (element, request, st);
+    return FALSE;
+  }
   if (!explicit_device) {
     if (gst_afet_ensure_element_device (element, request.c_str (), shared,
             &st))

@@ -31,6 +31,7 @@ import fractions
 import math
 import os
 import re
+import stat
 import threading
 import time
 
@@ -53,6 +54,7 @@ FEATURES_MEDIA_TYPE = "application/x-afet-features"
 _SINK = "afet_sink"
 _SRC = "filesrc"
 _POLL_NS = 50 * Gst.MSECOND      # how long one pull waits before the bus is read
+_STOP_GRACE = 2.0   # seconds a stop after a timeout may take before it is left
 _CLOCK_NONE = Gst.CLOCK_TIME_NONE
 
 
@@ -94,6 +96,11 @@ class NotFoundError(Error, FileNotFoundError):
 class NoFramesError(Error):
     """The pipeline ran to its end without producing a single frame (e.g.
     a recording shorter than one analysis window)."""
+
+
+class _Abandoned(Error):
+    """Timed out in a state change that is still blocked: the pipeline was
+    left to a thread of its own (_set_state) and must not be used again."""
 
 
 def _detail(debug):
@@ -550,6 +557,37 @@ class Block(Features):
 
 # ---------------------------------------------------------------- running
 
+def _set_state(pipeline, state, deadline):
+    """pipeline.set_state(state), waited for until deadline (time.monotonic;
+    None: as long as it takes).  A state change can block in the calling
+    thread (filesrc opens a FIFO that no process writes to): with a
+    deadline it runs in a thread of its own, and when the deadline passes
+    first that thread keeps the pipeline, takes it to NULL once the change
+    returns, and None is returned."""
+    if deadline is None:
+        return pipeline.set_state(state)
+    lock = threading.Lock()
+    result = []
+    abandoned = []
+
+    def change():
+        ret = pipeline.set_state(state)
+        with lock:
+            if not abandoned:
+                result.append(ret)
+                return
+        pipeline.set_state(Gst.State.NULL)
+
+    t = threading.Thread(target=change, name="afet-set-state", daemon=True)
+    t.start()
+    t.join(max(0.0, deadline - time.monotonic()))
+    with lock:
+        if result:
+            return result[0]
+        abandoned.append(True)
+    return None
+
+
 class _Session:
     """One run of a built pipeline ending in our appsink: start it, pull
     its samples in order while reading the bus, stop it."""
@@ -561,8 +599,10 @@ class _Session:
         self.sink = sink
         self.bus = pipeline.get_bus()
         self.warnings = []
+        self.timeout = timeout
         self.deadline = time.monotonic() + timeout if timeout else None
         self.drain_deadline = None     # set by Stream.stop: end quietly
+        self.abandoned = False         # left to _set_state's thread
         self._keys = []           # (buffers seen before it, key)
         self._key_next = 0
         self._key = None
@@ -631,7 +671,15 @@ class _Session:
                         "('spawn'), DataLoader(multiprocessing_context="
                         "'spawn')), or use afet only in the workers")
         _ran = True
-        ret = self.pipeline.set_state(Gst.State.PLAYING)
+        ret = _set_state(self.pipeline, Gst.State.PLAYING, self.deadline)
+        if ret is None:
+            self.abandoned = True
+            self._remove_probe()
+            raise _Abandoned(
+                "timed out: the pipeline did not start within the %g s "
+                "given (an element blocked in its state change, e.g. "
+                "filesrc opening a FIFO that no process writes to)" %
+                self.timeout)
         if ret == Gst.StateChangeReturn.FAILURE:
             msg = self.bus.timed_pop_filtered(2 * Gst.SECOND,
                                               Gst.MessageType.ERROR)
@@ -659,9 +707,15 @@ class _Session:
                 return
             if self.deadline is not None and \
                     time.monotonic() > self.deadline:
-                self.stop(failed=True)
-                raise Error("timed out: no end of stream after the time "
-                            "given")
+                # the streaming thread may be blocked too (a read from a
+                # pipe): the stop gets a grace, not forever
+                if not self.stop(failed=True, deadline=time.monotonic() +
+                                 _STOP_GRACE):
+                    raise _Abandoned("timed out: no end of stream within "
+                                     "the %g s given, and the pipeline did "
+                                     "not stop" % self.timeout)
+                raise Error("timed out: no end of stream within the %g s "
+                            "given" % self.timeout)
 
     def send_eos(self):
         self.pipeline.send_event(Gst.Event.new_eos())
@@ -674,14 +728,25 @@ class _Session:
         except Error:
             return None
 
-    def stop(self, failed=False):
+    def stop(self, failed=False, deadline=None):
+        """False when the state change did not end by deadline (the
+        pipeline is then left to _set_state's thread)."""
+        if self.abandoned:
+            return False
         # after a failure everything goes (NULL), the next run builds afresh
-        self.pipeline.set_state(Gst.State.NULL if failed else
-                                self.stop_state)
+        if _set_state(self.pipeline, Gst.State.NULL if failed else
+                      self.stop_state, deadline) is None:
+            self.abandoned = True
+            self._remove_probe()
+            return False
         if not failed and self.stop_state != Gst.State.NULL:
             # appsink keeps its end of stream through READY: only NULL
             # starts it afresh (GStreamer 1.22)
             self.sink.set_state(Gst.State.NULL)
+        self._remove_probe()
+        return True
+
+    def _remove_probe(self):
         if self._probe is not None:
             pad, pid = self._probe
             pad.remove_probe(pid)
@@ -837,6 +902,43 @@ class _Closing:
             pass
 
 
+def _check_regular(path):
+    """Refuses what is not a regular file: filesrc would block opening a
+    FIFO until a writer comes, and read a device without end."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return          # missing or unreadable: filesrc's error says so
+    if stat.S_ISREG(mode):
+        return
+    what = ("a directory" if stat.S_ISDIR(mode) else
+            "a FIFO (named pipe)" if stat.S_ISFIFO(mode) else
+            "a character device" if stat.S_ISCHR(mode) else
+            "a block device" if stat.S_ISBLK(mode) else
+            "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+    raise Error("%s is %s: afet.extract() and Extractor read regular files "
+                "(a pipe or a device would block or never end); for live "
+                "data use afet.stream() with a source, e.g. "
+                "afet.stream('filesrc location=%s ! decodebin', timeout=...)"
+                % (path, what, path), source=_SRC)
+
+
+def _link_audio(dec, pad, conv):
+    """decodebin's pad-added: links the audio pad to audioconvert.  A
+    plain function given the element, not a bound method: a handler that
+    holds the Extractor keeps it, its pipeline and the bus's two fds alive
+    for ever (the cycle runs through the GObject side, where Python's
+    collector cannot see it)."""
+    sinkpad = conv.get_static_pad("sink")
+    if sinkpad.is_linked():
+        return
+    caps = pad.get_current_caps() or pad.query_caps(None)
+    if caps is not None and caps.get_size() and \
+            not caps.get_structure(0).get_name().startswith("audio/"):
+        return
+    pad.link(sinkpad)
+
+
 class Extractor(_Closing):
     """Extracts features from audio files with one pipeline, built once and
     reused from file to file (afet-extract's way)::
@@ -846,8 +948,10 @@ class Extractor(_Closing):
 
     ``ex = Extractor("afetmfcc ! afetdelta"); feats = ex("a.wav")``.
     Calling it returns :class:`Features`; it raises :class:`Error` for a
-    file that fails (the next call starts afresh).  Not for use from two
-    threads at once: make one per thread or worker process.
+    file that fails (the next call starts afresh).  Calls from several
+    threads are safe and take turns (a lock): for files in parallel, make
+    one per thread or worker process.  :meth:`close` (or leaving a
+    ``with`` block, or dropping the last reference) frees the pipeline.
     """
 
     def __init__(self, pipeline="afetmfcc", rate=None, timeout=None):
@@ -855,60 +959,80 @@ class Extractor(_Closing):
         self.description = pipeline
         self.rate = rate
         self.timeout = timeout
+        self._lock = threading.Lock()
+        self._closed = False
+        self._pipeline = None
+        self._build()
+
+    def _build(self):
+        pipeline = self.description
         try:
             chain = Gst.parse_bin_from_description(pipeline, True)
         except GLib.Error as e:
             raise _parse_error(e, pipeline) from None
-        self._pipeline = Gst.Pipeline.new("afet-extractor")
-        self._src = _make("filesrc", _SRC)
-        self._dec = _make("decodebin")
-        self._conv = _make("audioconvert")
+        p = Gst.Pipeline.new("afet-extractor")
+        src = _make("filesrc", _SRC)
+        dec = _make("decodebin")
+        conv = _make("audioconvert")
         res = _make("audioresample")
         cf = _make("capsfilter")
         cf.set_property("caps", Gst.Caps.from_string(
-            "audio/x-raw,channels=1" + (",rate=%d" % rate if rate else "")))
-        self._sink = _appsink()
-        for e in (self._src, self._dec, self._conv, res, cf, chain,
-                  self._sink):
-            self._pipeline.add(e)
-        ok = self._src.link(self._dec) and self._conv.link(res) and \
-            res.link(cf)
+            "audio/x-raw,channels=1" + (",rate=%d" % self.rate
+                                        if self.rate else "")))
+        sink = _appsink()
+        for e in (src, dec, conv, res, cf, chain, sink):
+            p.add(e)
+        ok = src.link(dec) and conv.link(res) and res.link(cf)
         if not ok:
             raise Error("could not link the audio front")
         if not cf.link(chain):
             raise Error("'%s' does not take audio" % pipeline)
-        if not chain.link(self._sink):
+        if not chain.link(sink):
             raise Error("'%s' does not end in a feature stream (%s): "
                         "its last element cannot link to the appsink" %
                         (pipeline, FEATURES_MEDIA_TYPE))
-        self._dec.connect("pad-added", self._on_pad)
-
-    def _on_pad(self, dec, pad):
-        sinkpad = self._conv.get_static_pad("sink")
-        if sinkpad.is_linked():
-            return
-        caps = pad.get_current_caps() or pad.query_caps(None)
-        if caps is not None and caps.get_size() and \
-                not caps.get_structure(0).get_name().startswith("audio/"):
-            return
-        pad.link(sinkpad)
+        dec.connect("pad-added", _link_audio, conv)
+        self._pipeline, self._src, self._sink = p, src, sink
 
     def __call__(self, path, allow_empty=False):
         path = os.fspath(path)
-        # READY between files: the elements keep their device work (queue,
-        # kernels, buffers) for the next file of the same format
-        self._pipeline.set_state(Gst.State.READY)
-        bus = self._pipeline.get_bus()
-        while bus.pop() is not None:      # what the last run left
-            pass
-        self._src.set_property("location", path)
-        results, info = _run_pipeline(self._pipeline, self._sink, path,
-                                      timeout=self.timeout,
-                                      stop_state=Gst.State.READY)
+        _check_regular(path)
+        # two threads on one pipeline got each other's frames: one call at
+        # a time
+        with self._lock:
+            if self._closed:
+                raise Error("the Extractor is closed")
+            if self._pipeline is None:      # left to a blocked thread
+                self._build()
+            # READY between files: the elements keep their device work
+            # (queue, kernels, buffers) for the next file of the same format
+            self._pipeline.set_state(Gst.State.READY)
+            bus = self._pipeline.get_bus()
+            while bus.pop() is not None:      # what the last run left
+                pass
+            self._src.set_property("location", path)
+            try:
+                results, info = _run_pipeline(
+                    self._pipeline, self._sink, path, timeout=self.timeout,
+                    stop_state=Gst.State.READY)
+            except _Abandoned:
+                # a thread still blocks in its state change: the next call
+                # builds a new pipeline
+                self._pipeline = self._src = self._sink = None
+                raise
         return _one(results, path, allow_empty, info)
 
     def close(self):
-        self._pipeline.set_state(Gst.State.NULL)
+        """Stops and frees the pipeline; later calls raise Error."""
+        lock = getattr(self, "_lock", None)
+        if lock is None:             # __init__ failed before it
+            return
+        with lock:
+            self._closed = True
+            p = self._pipeline
+            self._pipeline = self._src = self._sink = None
+        if p is not None:
+            p.set_state(Gst.State.NULL)
 
 
 def extract(path, pipeline="afetmfcc", rate=None, allow_empty=False,

@@ -296,6 +296,198 @@ class Errors(unittest.TestCase):
                 pass
 
 
+def run_child(code, timeout=60):
+    """Runs code in a fresh /usr/bin/python3 (the environment's plugin and
+    module; WAV and TOP defined); fails the test if it has not ended within
+    timeout seconds (a hang), returns (exit status, output)."""
+    prologue = "import os, sys\nWAV = %r\nTOP = %r\n" % (WAV, TOP)
+    try:
+        p = subprocess.run([sys.executable, "-c", prologue + code],
+                           capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired as e:
+        raise AssertionError("hung: no end after %d s\n%s%s" % (
+            timeout, e.stdout or "", e.stderr or "")) from None
+    return p.returncode, p.stdout + p.stderr
+
+
+class Robustness(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="afet-py-")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_fifo_refused(self):
+        # filesrc opens a FIFO in set_state, which blocks until a writer
+        # comes: extract() refuses what is not a regular file up front
+        fifo = os.path.join(self.tmp, "in.fifo")
+        os.mkfifo(fifo)
+        rc, out = run_child(
+            "import afet\n"
+            "for p in (%r, TOP, '/dev/null'):\n"
+            "    try:\n"
+            "        afet.extract(p, timeout=3)\n"
+            "        print('no error for', p)\n"
+            "    except afet.Error as e:\n"
+            "        print('Error:', e)\n" % fifo)
+        self.assertEqual(rc, 0, out)
+        lines = out.strip().split("\n")
+        self.assertEqual(len(lines), 3, out)
+        for line, what in zip(lines, ("a FIFO", "a directory",
+                                      "a character device")):
+            self.assertTrue(line.startswith("Error: "), out)
+            self.assertIn(what, line)
+            self.assertIn("regular file", line)
+            self.assertIn("stream(", line)
+
+    def test_timeout_bounds_start(self):
+        # a source that blocks in its state change (a FIFO without a
+        # writer) ends with the timeout, not never
+        fifo = os.path.join(self.tmp, "run.fifo")
+        os.mkfifo(fifo)
+        rc, out = run_child(
+            "import afet\n"
+            "try:\n"
+            "    afet.run('filesrc location=%s ! decodebin ! audioconvert ! "
+            "audioresample ! audio/x-raw,channels=1 ! afetmfcc', timeout=3)\n"
+            "    print('no error')\n"
+            "except afet.Error as e:\n"
+            "    print('Error:', e)\n"
+            "sys.stdout.flush()\n"
+            "os._exit(0)\n" % fifo)
+        self.assertEqual(rc, 0, out)
+        self.assertTrue(out.startswith("Error: timed out"), out)
+
+    def test_fork_after_gst_use(self):
+        # afet run through Gst directly, not through the module, then
+        # fork: the child's first pipeline gets an error, not a hang
+        rc, out = run_child(
+            "import afet\n"
+            "from gi.repository import Gst\n"
+            "afet.init()\n"
+            "p = Gst.parse_launch('audiotestsrc num-buffers=10 ! afetmfcc ! "
+            "fakesink')\n"
+            "p.set_state(Gst.State.PLAYING)\n"
+            "p.get_bus().timed_pop_filtered(30 * Gst.SECOND, "
+            "Gst.MessageType.EOS | Gst.MessageType.ERROR)\n"
+            "pid = os.fork()\n"
+            "if pid == 0:\n"
+            "    try:\n"
+            "        afet.extract(WAV)\n"
+            "        print('child: ok')\n"
+            "    except afet.Error as e:\n"
+            "        print('child: Error:', e)\n"
+            "    sys.stdout.flush()\n"
+            "    os._exit(0)\n"
+            "import time\n"
+            "for _ in range(400):\n"
+            "    if os.waitpid(pid, os.WNOHANG)[0]:\n"
+            "        break\n"
+            "    time.sleep(0.1)\n"
+            "else:\n"
+            "    os.kill(pid, 9)\n"
+            "    os.waitpid(pid, 0)\n"
+            "    print('child: hung')\n"
+            "p.set_state(Gst.State.NULL)\n", timeout=60)
+        self.assertEqual(rc, 0, out)
+        self.assertIn("child: Error:", out)
+        self.assertIn("fork", out)
+        self.assertIn("spawn", out)
+
+    def test_extractor_threads(self):
+        # one Extractor from 8 threads: every result is the file's own
+        # (before the fix: 2-4 of 8 wrong, a double free or a hang; so in
+        # a child)
+        import wave
+        with wave.open(WAV, "rb") as w:
+            params = w.getparams()
+            pcm = w.readframes(w.getnframes())
+        paths = []
+        for i in range(6):           # six files of different lengths
+            path = os.path.join(self.tmp, "part%d.wav" % i)
+            n = (12000 + 9000 * i) * params.sampwidth
+            with wave.open(path, "wb") as w:
+                w.setparams(params)
+                w.writeframes(pcm[i * 2000:i * 2000 + n])
+            paths.append(path)
+        rc, out = run_child(
+            "import threading, afet, numpy as np\n"
+            "paths = %r\n"
+            "wrong, errors = [], []\n"
+            "with afet.Extractor('afetmfcc ! afetdelta') as ex:\n"
+            "    want = {p: ex(p).data for p in paths}\n"
+            "    def work(k):\n"
+            "        try:\n"
+            "            for j in range(12):\n"
+            "                p = paths[(k + j) %% len(paths)]\n"
+            "                got = ex(p).data\n"
+            "                if got.shape != want[p].shape or not "
+            "np.array_equal(got.view('u4'), want[p].view('u4')):\n"
+            "                    wrong.append((k, p, got.shape))\n"
+            "        except Exception as e:\n"
+            "            errors.append(repr(e))\n"
+            "    threads = [threading.Thread(target=work, args=(k,)) "
+            "for k in range(8)]\n"
+            "    for t in threads:\n"
+            "        t.start()\n"
+            "    for t in threads:\n"
+            "        t.join()\n"
+            "print('wrong', len(wrong), 'errors', errors)\n" % paths,
+            timeout=120)
+        self.assertEqual(rc, 0, out)
+        self.assertTrue(out.startswith("wrong 0 errors []"), out)
+
+    def test_no_leak(self):
+        # extract() and Extractor free their pipeline (its bus holds two
+        # fds): no fd or pipeline left behind
+        import gc
+
+        def fds():
+            return len(os.listdir("/proc/self/fd"))
+
+        finalized, refs = [], []
+        afet.extract(WAV)
+        gc.collect()
+        before = fds()
+        for _ in range(300):
+            afet.extract(WAV)
+        gc.collect()
+        self.assertLessEqual(fds() - before, 4)
+        before = fds()
+        for i in range(50):
+            ex = afet.Extractor("afetmfcc")
+            refs.append(ex._pipeline.weak_ref(finalized.append, i))
+            if i % 2:
+                ex(WAV)
+            if i % 3 == 0:
+                ex.close()
+            elif i % 3 == 1:
+                with ex:
+                    pass
+            del ex
+        gc.collect()
+        self.assertLessEqual(fds() - before, 4)
+        self.assertEqual(len(finalized), 50, "pipelines left alive")
+
+    def test_fd_limit(self):
+        # a training loop at a low fd limit: 600 files
+        rc, out = run_child(
+            "import resource, afet\n"
+            "resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))\n"
+            "for i in range(600):\n"
+            "    afet.extract(WAV)\n"
+            "print('done', len(os.listdir('/proc/self/fd')))\n",
+            timeout=300)
+        self.assertEqual(rc, 0, out)
+        # before the fix it ran out of fds: GStreamer's bus polls failed
+        # (CRITICALs), then sources could not open their files
+        self.assertFalse("CRITICAL" in out, out[:1000])
+        self.assertTrue(out.startswith("done "), out)
+        self.assertLess(int(out.split()[1]), 64, out)
+
+
 class Live(unittest.TestCase):
     # 20 buffers of 800 samples at 16 kHz: one second, live
     SOURCE = ("audiotestsrc is-live=true num-buffers=20 samplesperbuffer=800"
