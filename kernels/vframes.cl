@@ -1,9 +1,9 @@
-/* afet — speech features on OpenCL
+/* The spectral front for CPUs in one kernel: a work-item takes AFET_VW frames
+ * side by side in a vector from their samples to their spectra or features.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The spectral front for CPUs: frames in the lanes of a vector. One
- * work-item computes AFET_VW consecutive frames t0 .. t0 + AFET_VW - 1
+ * One work-item computes AFET_VW consecutive frames t0 .. t0 + AFET_VW - 1
  * (t0 = its global id * AFET_VW), frame t0 + f in lane f of floatAFET_VW
  * values, from its samples to its spectrum (or to its features) without
  * leaving the work-item: every loop has the same bounds for every lane, so
