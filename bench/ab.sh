@@ -1,11 +1,10 @@
 #!/bin/bash
-# afet — speech features on OpenCL
+# Benchmarks two builds of the plugin side by side in one run: the same
+# pipelines over SECONDS of 16 kHz audio, each build in turn.
 # Copyright (C) 2026 the afet authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# Two builds of the plugin side by side in one run: the same pipelines over
-# SECONDS of 16 kHz audio from audiotestsrc (not live), each build in turn,
-# best of REPEATS, warm caches (one untimed run of each first). For checking
+# Best of REPEATS, warm caches (one untimed run of each first). For checking
 # that a change leaves pipeline speed alone.
 #   bash bench/ab.sh OLD_BUILD NEW_BUILD [SECONDS] [REPEATS]
 # (OLD_BUILD / NEW_BUILD: meson build folders; their gst/ is the plugin.)

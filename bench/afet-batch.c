@@ -1,11 +1,11 @@
-/* afet — speech features on OpenCL
+/* afet-batch: runs "filesrc ! wavparse ! ELEMENT ! filesink" once per file,
+ * for many files, in ONE process, so that the OpenCL context that afet shares
+ * per process is created once.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
-/* afet-batch: run "filesrc ! wavparse ! ELEMENT ! filesink" once per file,
- * for many files, in ONE process, so that the OpenCL context that afet
- * shares per process is created once. Benchmark helper, not installed.
+/* Benchmark helper, not installed.
  *
  *   afet-batch [-e ELEMENT] [-s PROP=VALUE]... [-j N] LIST
  *

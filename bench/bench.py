@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-# afet — speech features on OpenCL
+# The MFCC benchmark: afetmfcc side by side with sphinx_fe, kaldi-native-fbank
+# and torchaudio on the same corpus, in the same run.
 # Copyright (C) 2026 the afet authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Benchmark afetmfcc side by side with sphinx_fe, kaldi-native-fbank and

@@ -1,5 +1,7 @@
 #!/bin/bash
-# afet — speech features on OpenCL
+# Benchmarks the longest afet chain (afetframer ! afetmfcc ! afetdelta !
+# afetcmvn) with device and system memory between the elements, beside
+# torchaudio's equivalent.
 # Copyright (C) 2026 the afet authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #

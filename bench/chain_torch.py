@@ -1,4 +1,5 @@
-# afet — speech features on OpenCL
+# torchaudio's version of afet's longest chain on CUDA, timed for
+# bench/chain.sh.
 # Copyright (C) 2026 the afet authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """torchaudio's nearest equivalent of afet's longest chain on CUDA: MFCC

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-# afet — speech features on OpenCL
+# The afet-extract benchmark: afet-extract over the seed paper's corpus shapes
+# beside the peers on this machine, a Markdown table on stdout.
 # Copyright (C) 2026 the afet authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """afet-extract over the seed paper's corpus shapes, side by side with the

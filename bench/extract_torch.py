@@ -1,4 +1,5 @@
-# afet — speech features on OpenCL
+# torchaudio's version of afet-extract with HTK's MFCC_0_D_A_Z on CUDA, timed
+# for bench/extract.py.
 # Copyright (C) 2026 the afet authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """torchaudio's nearest equivalent of `afet-extract` with HTK's

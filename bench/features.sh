@@ -1,5 +1,6 @@
 #!/bin/bash
-# afet — speech features on OpenCL
+# Benchmarks the seeds' configurations side by side: MFCC_0_D_A_Z, PLP_0_D_A_Z
+# and TRAPS, compared with afetmfcc's own cost on the same audio.
 # Copyright (C) 2026 the afet authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #

@@ -1,12 +1,11 @@
 #!/bin/bash
-# afet — speech features on OpenCL
+# Benchmarks two builds of the plugin side by side on the GPU machine, files
+# to files in one process (afet-batch).
 # Copyright (C) 2026 the afet authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# Two builds of the plugin side by side on the GPU machine, files to files
-# in one process (afet-batch, one pipeline per file on N threads): the long
-# set (LONG files of 10 min) and a short set (SHORT files of 10-20 s),
-# MFCC_0 (afetmfcc) with 16-bit WAV input, best of REPEATS after a warm-up
+# The long set (LONG files of 10 min) and a short set (SHORT files of 10-20
+# s), MFCC_0 (afetmfcc) with 16-bit WAV input, best of REPEATS after a warm-up
 # run of each. Run from the project root:
 #   bash bench/gpu-ab.sh DIR [LONG] [SHORT] [REPEATS]
 # DIR holds old/gst, new/gst (the two plugins) and afet-batch, built on the

@@ -1,10 +1,10 @@
 #!/bin/bash
-# afet — speech features on OpenCL
+# Runs one part of the 10 h benchmark on the GPU machine, small enough for its
+# 10-minute limit per command.
 # Copyright (C) 2026 the afet authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# One part of the 10 h benchmark on the GPU machine, small enough for its
-# 10-minute limit per command. Run from the project root:
+# Run from the project root:
 #
 #   bash bench/gpu-part.sh long|short-fused|short-gemm|short-torch [bench.py options]
 #

@@ -1,9 +1,9 @@
-# afet — speech features on OpenCL
+# Shared by the gst-launch benchmarks: time "SRC ! ELEMENTS ! fakesink", best
+# of $reps, and print a Markdown table row.
 # Copyright (C) 2026 the afet authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# Shared by the gst-launch benchmarks: time "SRC ! ELEMENTS ! fakesink",
-# best of $reps, and print a Markdown table row. Set src, secs and reps.
+# Set src, secs and reps.
 
 # best PIPELINE...: the best wall time in seconds of REPS runs
 best () {

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-# afet — speech features on OpenCL
+# Generates the benchmark corpus (16 kHz mono S16 WAV) from the synthetic
+# utterances of tests/data/audio.
 # Copyright (C) 2026 the afet authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Generate the benchmark corpus (16 kHz mono S16 WAV) into a folder.

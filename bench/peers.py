@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-# afet — speech features on OpenCL
+# Worker processes for bench.py: kaldi-native-fbank and torchaudio, the Python
+# peers of afetmfcc.
 # Copyright (C) 2026 the afet authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Worker processes for bench.py: the Python peers of afetmfcc.

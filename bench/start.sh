@@ -1,5 +1,6 @@
 #!/bin/bash
-# afet — speech features on OpenCL
+# Benchmarks the start-up of a one-file pipeline, whole process, with cold and
+# warm kernel caches, for this build and optionally an older one.
 # Copyright (C) 2026 the afet authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #

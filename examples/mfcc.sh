@@ -1,5 +1,5 @@
 #!/bin/bash
-# afet — the main job on the bundled example: MFCC of a 16 kHz WAV through
+# The main job on the bundled example: MFCC of a 16 kHz WAV through
 # gst-launch-1.0, written as raw float32 frames; prints the frame count, the
 # dimension and the OpenCL device used. Usage: examples/mfcc.sh [WAV] [OUT]
 set -euo pipefail

@@ -1,10 +1,9 @@
-/* afet — speech features on OpenCL
+/* Whisper's dynamic-range clamp of a log-mel stream: every value raised to at
+ * least (the largest value) - range, then (x + offset) * scale.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Whisper's dynamic-range clamp of a log-mel stream: every value is raised
- * to at least (the largest value) - range, then (x + offset) * scale. The
- * largest value is the utterance's (all its rows) or, running, that of
+ * The largest value is the utterance's (all its rows) or, running, that of
  * rows 0 .. t for row t.
  *
  * Rows of a context block: row r (index in the stream) at rows[(r -

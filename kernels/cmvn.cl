@@ -1,13 +1,13 @@
-/* afet — speech features on OpenCL
+/* Cepstral mean / variance / min-max normalisation: the statistics, and their
+ * application over the utterance, the sliding span or running.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Cepstral mean / variance / min-max normalisation. Input: a block of rows
- * (row_stride floats) holding frames first_row .. of a stream of total
- * frames (as in context.cl). mask[c] != 0: column c is normalised. Modes:
- * 0 none, 1 mean (x - mu), 2 meanvar ((x - mu) / sigma), 3 minmax
- * ((x - mu) / max (|min - mu|, |max - mu|), thesis eq. 4.3). Statistics are
- * accumulated in double where the device has it.
+ * Input: a block of rows (row_stride floats) holding frames first_row .. of a
+ * stream of total frames (as in context.cl). mask[c] != 0: column c is
+ * normalised. Modes: 0 none, 1 mean (x - mu), 2 meanvar ((x - mu) / sigma), 3
+ * minmax ((x - mu) / max (|min - mu|, |max - mu|), thesis eq. 4.3).
+ * Statistics are accumulated in double where the device has it.
  */
 
 #ifndef AFET_LSZ

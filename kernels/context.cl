@@ -1,13 +1,13 @@
-/* afet — speech features on OpenCL
+/* The kernels of the stages whose output frame t reads input frames around t
+ * (deltas, TRAPS), for a block of one stream or the lanes of many.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Stages whose output frame t reads input frames around t. The input is a
- * block of rows (row_stride floats) holding the stream's frames
- * first_row .. first_row + rows - 1; an index outside the stream is clamped
- * to it (the first or last frame repeats). total is the stream's frame
- * count, or -1 while the end is not known (then only the start clamps; the
- * caller guarantees the look-ahead is in the block). The *_lanes kernels
+ * The input is a block of rows (row_stride floats) holding the stream's
+ * frames first_row .. first_row + rows - 1; an index outside the stream is
+ * clamped to it (the first or last frame repeats). total is the stream's
+ * frame count, or -1 while the end is not known (then only the start clamps;
+ * the caller guarantees the look-ahead is in the block). The *_lanes kernels
  * compute the same values for many live streams at once, from their lanes
  * (rows.cl). One work-item per output value, 1-D, AFET_LSZ a group.
  */

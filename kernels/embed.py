@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-# afet — speech features on OpenCL
+# Embeds the OpenCL kernels into the generated header afet-kernels.h at build
+# time: each source with its name and SHA-256.
 # Copyright (C) 2026 the afet authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Embeds kernels/*.cl into one C++ header: a raw string per source, its

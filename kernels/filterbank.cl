@@ -1,10 +1,10 @@
-/* afet — speech features on OpenCL
+/* The sum of one channel of a sparse filter bank over an R2C spectrum row,
+ * shared by melbank.cl, plp.cl and vframes.cl.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The sum of one channel of a sparse filter bank over an R2C spectrum row
- * (interleaved complex bins), shared by melbank.cl and plp.cl: kernels/
- * embed.py pastes this file where they #include it. Filter c (0-based)
+ * A row holds interleaved complex bins; kernels/embed.py pastes this file
+ * where melbank.cl and plp.cl #include it. Filter c (0-based)
  * covers bins [first[c], first[c] + count[c]) with weights
  * weights[offset[c] + i]; the sum is over power |X|^2 (use_power) or
  * magnitude |X|. vframes.cl computes the same sums for a vector of frames

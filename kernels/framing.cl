@@ -1,9 +1,7 @@
-/* afet — speech features on OpenCL
+/* The framing stage for GPUs: one work-group of AFET_LSZ work-items per frame
+ * (vframes.cl does the same for CPUs, frames in a vector).
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
- *
- * Framing stage for GPUs: one work-group of AFET_LSZ work-items per frame
- * (vframes.cl does the same for CPUs, a frame in each vector element).
  *
  * afet_frame: frame t is samples[origin + t*S .. origin + t*S + W) (origin:
  * where the batch starts in the buffer, 0 but for samples already on the

@@ -1,13 +1,12 @@
-/* afet — speech features on OpenCL
+/* The arguments of the one-kernel fronts' kernels, shared by vframes.cl
+ * (CPUs) and gframes.cl (GPUs), since the same host code sets them.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The arguments of the one-kernel fronts' kernels, shared by vframes.cl
- * (CPUs) and gframes.cl (GPUs), since the same host code sets them
- * (engine/spectral/spectral.cc, FramingKernel::enqueue_kernel): the framing
- * group (audio or given frames), then the FFT tables (tw, rev), then the
- * destination (spectra rows, or the MFCC / filter-bank arguments).
- * kernels/embed.py pastes this file where they #include it.
+ * The host code (engine/spectral/spectral.cc, FramingKernel::enqueue_kernel)
+ * sets the framing group (audio or given frames), then the FFT tables (tw,
+ * rev), then the destination (spectra rows, or the MFCC / filter-bank
+ * arguments). kernels/embed.py pastes this file where they #include it.
  */
 
 #define AFET_AUDIO_ARGS \

@@ -1,17 +1,15 @@
-/* afet — speech features on OpenCL
+/* The spectral front for GPUs in one kernel: AFET_GT work-items take one
+ * frame from its samples (or its given frame) through window and FFT to its
+ * spectrum, or on to its features, in local memory.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The spectral front for GPUs in one kernel: AFET_GT work-items take one
- * frame from its samples (or its given frame) through window and FFT to
- * its spectrum, or on to its features, in local memory; a work-group of
- * AFET_LSZ work-items takes AFET_LSZ / AFET_GT consecutive frames side by
- * side (several for small FFTs, so that a group fills a warp). It
- * replaces framing.cl's afet_frame + VkFFT + melbank.cl on GPUs for FFTs
+ * A work-group of AFET_LSZ work-items takes AFET_LSZ / AFET_GT consecutive
+ * frames side by side (several for small FFTs, so that a group fills a warp).
+ * It replaces framing.cl's afet_frame + VkFFT + melbank.cl on GPUs for FFTs
  * of powers of two up to kMaxGroupFft points (engine/spectral/vframes.h), so
- * that a frame crosses global memory once, as samples in and features
- * out, instead of four times as rows of N floats, in one launch instead
- * of three.
+ * that a frame crosses global memory once, as samples in and features out,
+ * instead of four times as rows of N floats, in one launch instead of three.
  *
  * The steps are vframes.cl's, with a frame's points spread over its
  * work-items instead of a work-item's frames over a vector's elements: a

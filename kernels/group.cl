@@ -1,9 +1,8 @@
-/* afet — speech features on OpenCL
+/* Sums over a work-group's segments, shared by framing.cl and gframes.cl.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Sums over a work-group's segments, shared by framing.cl and gframes.cl
- * (kernels/embed.py pastes this file where they #include it).
+ * kernels/embed.py pastes this file where they #include it.
  */
 
 /* The sum of v over the aligned segment of seg work-items (a power of two

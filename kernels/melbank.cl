@@ -1,12 +1,13 @@
-/* afet — speech features on OpenCL
+/* The mel filter bank on the R2C spectra: log filter-bank values
+ * (afet_melbank), or with their DCT in the same kernel (afet_melbank_dct).
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Mel filter bank on the R2C spectra (rows of spec_stride floats holding
- * interleaved complex bins). The bank is sparse: filter c covers bins
- * [first[c], first[c] + count[c]) with weights[offset[c] + i]; each work-item
- * loops over its filter's span only. Magnitude |X| or power |X|^2, then
- * ln(max(v, floor)) (HTK: floor 1.0).
+ * The spectra are rows of spec_stride floats holding interleaved complex
+ * bins. The bank is sparse: filter c covers bins [first[c], first[c] +
+ * count[c]) with weights[offset[c] + i]; each work-item loops over its
+ * filter's span only. Magnitude |X| or power |X|^2, then ln(max(v, floor))
+ * (HTK: floor 1.0).
  *
  * afet_melbank: one work-item per (frame, filter), 1-D, log filter-bank
  * values written to out[out_offset + t*out_stride + c].

@@ -1,9 +1,8 @@
-/* afet — speech features on OpenCL
+/* PLP (perceptual linear prediction) after the R2C FFT, as HTK computes it or
+ * (AFET_PLP_KALDI) as Kaldi's compute-plp-feats does.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * PLP (perceptual linear prediction) after the R2C FFT, as HTK computes it
- * or (AFET_PLP_KALDI) as Kaldi's compute-plp-feats does.
  * The host (engine/spectral/plp.cc) runs, per batch of n frames:
  *
  *   afet_plp_bank    spectra -> auditory spectrum rows of M + 2 floats

@@ -1,10 +1,10 @@
-/* afet — speech features on OpenCL
+/* Where a stream's frames are, for the kernels of the stages whose output
+ * frame reads the frames around it: a block of one stream, or a lane of many.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Where a stream's frames are, for the stages whose output frame reads the
- * frames around it (context.cl, cmvn.cl; kernels/embed.py pastes this file
- * where they #include it). Two layouts, read by the same arithmetic:
+ * Used by context.cl and cmvn.cl (kernels/embed.py pastes this file where
+ * they #include it). Two layouts, read by the same arithmetic:
  *  - a block: rows first_row .. of one stream (ring 0);
  *  - a lane: many live streams in one buffer (engine/temporal/lanes.h), each in
  *    ring rows (a power of two) from row base; frame g at base + g mod ring.

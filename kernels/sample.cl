@@ -1,11 +1,7 @@
-/* afet — speech features on OpenCL
+/* What every framing kernel does to a sample and to a frame's energy, in one
+ * place (framing.cl, vframes.cl and gframes.cl #include it).
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
- *
- * What every framing kernel does to a sample and to a frame's energy, in
- * one place: framing.cl (a work-group per frame, for GPUs) and vframes.cl
- * (a frame in each element of a vector, for CPUs) #include it, and
- * kernels/embed.py pastes it there.
  *
  * A sample (the host's 16-bit integer, or a float in 16-bit scale) is
  * multiplied by scale (1, or 1/32768 for samples in [-1, 1]); with

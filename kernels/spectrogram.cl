@@ -1,10 +1,10 @@
-/* afet — speech features on OpenCL
+/* Kaldi's spectrogram (compute-spectrogram-feats) from the R2C spectra.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Kaldi's spectrogram (compute-spectrogram-feats) from the R2C spectra
- * (rows of spec_stride floats holding the interleaved complex bins
- * 0 .. nyq, nyq = N/2). One work-group of AFET_LSZ work-items per frame.
+ * The spectra are rows of spec_stride floats holding the interleaved
+ * complex bins 0 .. nyq, nyq = N/2. One work-group of AFET_LSZ work-items per
+ * frame.
  *
  * afet_spectrogram: out[out_offset + t*out_stride + k] = ln(max(|X_k|^2,
  * FLT_EPSILON)) for k = 1 .. nyq. Column 0 is left as it is: the framing

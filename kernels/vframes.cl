@@ -1,9 +1,10 @@
-/* afet — speech features on OpenCL
+/* The spectral front for CPUs in one kernel: a work-item takes AFET_VW frames
+ * side by side in a vector from their samples to their spectra or features.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The spectral front for CPUs: a frame in each element of a vector, as
- * many frames as the vector width (AFET_VW). One work-item computes
+ * A frame in each element of a vector, as many frames as the vector width
+ * (AFET_VW). One work-item computes
  * AFET_VW consecutive frames t0 .. t0 + AFET_VW - 1 (t0 = its global id *
  * AFET_VW), frame t0 + f in element f of floatAFET_VW values, from its
  * samples to its spectrum (or to its features) without leaving the

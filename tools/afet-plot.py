@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-# afet — speech features on OpenCL
+# afet-plot: renders a feature file, a recording or a pipeline's features as a
+# PNG, one panel for the statics and one for each dynamic block.
 # Copyright (C) 2026 the afet authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Renders features as a PNG: time in seconds across, coefficients or bands

@@ -1,12 +1,12 @@
 #!/bin/bash
-# afet — builds and checks afet on arm64 (aarch64) from an x86-64 Debian 12
-# host (as root): a Debian 12 arm64 chroot run through qemu-user-static,
-# made once and reused, gets a copy of the tree (HEAD plus the uncommitted
-# changes, never build folders), installs the packages (tools/install-deps.sh),
-# builds (tools/build.sh), runs the main job (examples/mfcc.sh) and a set of
-# tests, then prints a summary: device, frames, tests, time of each phase.
-# Everything runs emulated, so it is slow (an hour or more on a fresh chroot)
-# and its timings say nothing about the speed of a real arm64 machine.
+# Builds and checks afet on arm64 (aarch64) from an x86-64 Debian 12 host (as
+# root): a Debian 12 arm64 chroot run through qemu-user-static, made once and
+# reused, gets a copy of the tree (HEAD plus the uncommitted changes, never
+# build folders), installs the packages (tools/install-deps.sh), builds
+# (tools/build.sh), runs the main job (examples/mfcc.sh) and a set of tests,
+# then prints a summary: device, frames, tests, time of each phase. Everything
+# runs emulated, so it is slow (an hour or more on a fresh chroot) and its
+# timings say nothing about the speed of a real arm64 machine.
 #
 # Usage: bash tools/arm64.sh [CHROOT]
 #   CHROOT             the chroot's folder ($AFET_ARM64_ROOT, /var/tmp/afet-arm64)

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-# afet — speech features on OpenCL
+# Checks the docs against the tree: the file table of architecture.md and
+# every relative link; a test (docs).
 """Checks the docs against the tree: (a) docs/architecture.md's file table
 names every tracked source file outside tests/ (.c .cc .h .cl .py .sh) and
 no file that does not exist; (b) every relative markdown link (file and

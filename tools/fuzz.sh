@@ -1,16 +1,15 @@
 #!/bin/bash
-# afet — CI's fuzzing smoke run: builds the libFuzzer targets
-# tests/fuzz/fuzz_caps, tests/fuzz/fuzz_parse and tests/fuzz/fuzz_lists
-# (clang, ASan + UBSan) in ./build-fuzz and fuzzes them for SECONDS
-# (default 60) in all, split among them: afet_features_info_from_caps() on
-# a copy of tests/fuzz/corpus/caps, afetfile::Reader (the feature file
-# reader behind afetparse) on a copy of tests/fuzz/corpus/parse, then
-# afet-extract's list parsing (make_items) on a copy of
-# tests/fuzz/corpus/lists.  Installs what it needs on Debian 12 (as root).
-# Exits non-zero on any crash, leak, timeout or UB report in any; the
+# CI's fuzzing smoke run: builds the libFuzzer targets tests/fuzz/fuzz_caps,
+# tests/fuzz/fuzz_parse and tests/fuzz/fuzz_lists (clang, ASan + UBSan) in
+# ./build-fuzz and fuzzes them for SECONDS (default 60) in all, split among
+# them: afet_features_info_from_caps() on a copy of tests/fuzz/corpus/caps,
+# afetfile::Reader (the feature file reader behind afetparse) on a copy of
+# tests/fuzz/corpus/parse, then afet-extract's list parsing (make_items) on a
+# copy of tests/fuzz/corpus/lists.  Installs what it needs on Debian 12 (as
+# root). Exits non-zero on any crash, leak, timeout or UB report in any; the
 # failing inputs are kept in build-fuzz/fuzz-artifacts/, named after their
-# target.  Ends with "fuzz-caps: N runs, N crashes", "fuzz-parse: N runs,
-# N crashes" and "fuzz-lists: N runs, N crashes".
+# target.  Ends with "fuzz-caps: N runs, N crashes", "fuzz-parse: N runs, N
+# crashes" and "fuzz-lists: N runs, N crashes".
 #
 #   bash tools/fuzz.sh [SECONDS]
 #

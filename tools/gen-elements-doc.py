@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-# afet — speech features on OpenCL
+# Writes docs/elements.md from the plugin itself, or with --check fails when
+# the page differs from what the plugin gives now.
 # Copyright (C) 2026 the afet authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Writes docs/elements.md from the plugin itself: every element of the

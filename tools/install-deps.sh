@@ -1,6 +1,6 @@
 #!/bin/bash
-# afet — installs what building, testing and running afet needs on Debian 12
-# (as root), and the packages named as arguments; with --only, just those
+# Installs what building, testing and running afet needs on Debian 12 (as
+# root), and the packages named as arguments; with --only, just those
 # (tools/arm64.sh: the emulation's tools). Safe to run again: apt-get skips
 # what is already installed.
 set -euo pipefail

@@ -1,5 +1,5 @@
 #!/bin/bash
-# afet — CI's sanitizer job: builds afet with AddressSanitizer and
+# CI's sanitizer job: builds afet with AddressSanitizer and
 # UndefinedBehaviorSanitizer in ./build-asan and runs the test suite there,
 # with GStreamer's leaks tracer on (as in every element test) and
 # LeakSanitizer reporting every leak but those of other projects' code listed

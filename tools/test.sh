@@ -1,6 +1,6 @@
 #!/bin/bash
-# afet — the second README command: installs the dependencies, builds, and
-# runs the whole test suite. Ends with "N passed, N failed, N skipped".
+# Runs the whole test suite (the second README command): installs the
+# packages, builds, and prints "N passed, N failed, N skipped".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash tools/install-deps.sh || exit 1

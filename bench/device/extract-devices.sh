@@ -1,7 +1,7 @@
 #!/bin/bash
-# afet — afet-extract on one GPU and on every GPU of the machine (--device
-# all), 10 h of 16 kHz short and long files, MFCC_0_D_A_Z, HTK out.
-# Run from the project root on a multi-GPU machine with .devrt/.devbuild.
+# Benchmarks afet-extract on one GPU and on every GPU of the machine (--device
+# all): 10 h of 16 kHz short and long files, MFCC_0_D_A_Z, HTK out. Run from
+# the project root on a multi-GPU machine with .devrt/.devbuild.
 set -u
 . .devrt/env.sh
 export GST_PLUGIN_PATH=$PWD/.devbuild/gst

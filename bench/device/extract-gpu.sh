@@ -1,6 +1,6 @@
 #!/bin/bash
-# afet — the afet-extract benchmark on the GPU machine (docs/benchmarks.md).
-# Run from the project root with .devrt and .devbuild carried:
+# The afet-extract benchmark on the GPU machine (docs/benchmarks.md). Run from
+# the project root with .devrt and .devbuild carried:
 #   bash bench/device/extract-gpu.sh [RATES] [TOOLS] [JOBS]
 # makes 10 h of short and 10 h of long files at each rate (once, in
 # parallel; make_corpus.py skips a corpus that is up to date), then runs

@@ -1,6 +1,6 @@
 #!/bin/bash
-# afet — the host's share of the work, old and new plugin alternating in
-# one call on the GPU machine (docs/results/history-2026-11.md "Host copies"). From the
+# The host's share of the work, old and new plugin alternating in one call on
+# the GPU machine (docs/results/history-2026-11.md "Host copies"). From the
 # project root with .devrt, .devbuild (new) and .devold (old) carried:
 #   bash bench/device/host-ab.sh [ROUNDS] [JOBS]
 # Per round and build: the MFCC stage alone from pageable host memory

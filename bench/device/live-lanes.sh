@@ -1,9 +1,9 @@
 #!/bin/bash
-# afet — live streams on the GPU machine: N live 16 kHz streams (10 ms
+# Benchmarks live streams on the GPU machine: N live 16 kHz streams (10 ms
 # buffers) in one process through MFCC + deltas + sliding CMVN, in system
-# memory, with the context elements' lanes (combine-streams, the default)
-# and without (combine-streams=false on afetdelta and afetcmvn), at real
-# speed. Prints afet-soak's brief summaries. Run from the project root after
+# memory, with the context combiner's lanes (combine-streams, the default) and
+# without (combine-streams=false on afetdelta and afetcmvn), at real speed.
+# Prints afet-soak's brief summaries. Run from the project root after
 # `. .devrt/env.sh`, with BUILD naming the carried build (default build).
 #   bash bench/device/live-lanes.sh "100 300 1000" [SECONDS]
 set -u

@@ -1,5 +1,7 @@
 #!/bin/bash
-# afet — speech features on OpenCL
+# Checks a build on the GPU machine in one session: its device tests, then its
+# pipelines and MFCC stage beside an older build's (nothing slower on the
+# GPU).
 # Copyright (C) 2026 the afet authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #

@@ -1,9 +1,9 @@
 #!/bin/bash
-# afet — afet-extract before and after a change of the plugin, on the GPU
-# machine, alternating, beside torchaudio in the same run (docs/results/history-2026-11.md
-# "Files to files: the engine kept from file to file"). From the project root
-# with .devrt, .devbuild (new) and .devold (old; `bash
-# tests/device/pack-build.sh OLD_BUILD .devold`) carried:
+# Benchmarks afet-extract before and after a change of the plugin, on the GPU
+# machine, alternating, beside torchaudio in the same run
+# (docs/results/history-2026-11.md "Files to files: the engine kept from file
+# to file"). From the project root with .devrt, .devbuild (new) and .devold
+# (old; `bash tests/device/pack-build.sh OLD_BUILD .devold`) carried:
 #   bash bench/device/reuse-ab.sh [ROUNDS] [JOBS[,JOBS...]]
 # Per round and build: bench/device/setup-cost.sh (per-file set-up) and
 # bench/extract.py over 10 h of 16 kHz audio in short and long files to HTK

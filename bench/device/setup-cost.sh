@@ -1,9 +1,9 @@
 #!/bin/bash
-# afet — per-file set-up cost of afet-extract: 300 copies of a 0.1 s file
-# (one frame's worth of work each), 1 and 8 jobs, MFCC alone and the
-# MFCC_0_D_A_Z chain; minus the cost of a 10-file run. Run from the
-# project root (on the GPU machine with .devrt/.devbuild carried, or here
-# with X=build/tools/afet-extract/afet-extract and GST_PLUGIN_PATH set).
+# Per-file set-up cost of afet-extract: 300 copies of a 0.1 s file (one
+# frame's worth of work each), 1 and 8 jobs, MFCC alone and the MFCC_0_D_A_Z
+# chain; minus the cost of a 10-file run. Run from the project root (on the
+# GPU machine with .devrt/.devbuild carried, or here with
+# X=build/tools/afet-extract/afet-extract and GST_PLUGIN_PATH set).
 set -u
 if [ -f .devrt/env.sh ] && ! command -v gst-inspect-1.0 >/dev/null; then
   . .devrt/env.sh

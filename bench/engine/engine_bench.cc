@@ -1,10 +1,9 @@
-/* afet — speech features on OpenCL
+/* afet-engine-bench: throughput of the MFCC stage alone (no GStreamer, no
+ * file I/O), for comparing implementation choices on one device.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * afet-engine-bench: throughput of the MFCC stage alone (no GStreamer, no
- * file I/O), for comparing implementation choices such as the DCT method on
- * one device. Host-to-host: upload, kernels, FFT, download of each batch.
+ * Host-to-host: upload, kernels, FFT, download of each batch.
  *
  *   afet-engine-bench [--device D] [--rate R] [--seconds S] [--batch B]
  *                     [--dct fused|gemm|both] [--repeat N]

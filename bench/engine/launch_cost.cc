@@ -1,15 +1,13 @@
-/* afet — speech features on OpenCL
+/* afet-launch-cost: what one launch costs the CPU on an OpenCL device,
+ * whatever it computes (the cost a live stream pays per buffer).
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * afet-launch-cost: what one launch costs the CPU on an OpenCL device,
- * whatever it computes — the cost a live stream pays per buffer. A tiny
- * kernel (16 work-items) is launched ITERS times, each followed by a wait,
- * with the host asleep GAP_US between launches as a live element is
- * between buffers; the process' CPU time (user + sys) per launch is
- * printed for: the kernel then clFinish; a blocking upload, the kernel
- * and a blocking download; the same three enqueued without blocking and
- * one clFinish.
+ * A tiny kernel (16 work-items) is launched ITERS times, each followed by a
+ * wait, with the host asleep GAP_US between launches as a live element is
+ * between buffers; the process' CPU time (user + sys) per launch is printed
+ * for: the kernel then clFinish; a blocking upload, the kernel and a blocking
+ * download; the same three enqueued without blocking and one clFinish.
  *
  *   afet-launch-cost [GAP_US] [ITERS]     (defaults 10000, 500)
  */

@@ -1,5 +1,6 @@
 #!/bin/bash
-# afet — speech features on OpenCL
+# Benchmarks the MFCC stage alone (afet-engine-bench, host to host) over a
+# matrix of upload paths, sample formats and batch sizes.
 # Copyright (C) 2026 the afet authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #

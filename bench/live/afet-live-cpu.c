@@ -1,8 +1,9 @@
-/* afet — speech features on OpenCL
+/* afet-live-cpu: what live streams cost the CPU, afet chains against identity
+ * in one process at real speed.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * afet-live-cpu: what live streams cost the CPU. N pipelines
+ * N pipelines
  *
  *   audiotestsrc is-live=true wave=white-noise samplesperbuffer=160
  *     num-buffers=SECONDS*100 ! audio/x-raw,rate=16000,channels=1,

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-# afet — speech features on OpenCL
+# kaldi-native-fbank's online fbank on N live streams, the peer of
+# afet-live-cpu in bench/live/live.sh.
 # Copyright (C) 2026 the afet authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """The live peer of afet-live-cpu: kaldi-native-fbank's online fbank (its

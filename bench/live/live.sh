@@ -1,5 +1,6 @@
 #!/bin/bash
-# afet — speech features on OpenCL
+# Benchmarks the live CPU cost per stream, side by side in one run: afet
+# chains through afet-live-cpu and kaldi-native-fbank's online fbank.
 # Copyright (C) 2026 the afet authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #

@@ -1,11 +1,11 @@
-/* afet — speech features on OpenCL
+/* afet-soak: streams hours of audio through live-clocked afet chains and
+ * records memory, threads, file descriptors, CPU time and frame counts over
+ * time.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
-/* afet-soak: streams hours of audio through live-clocked afet chains and
- * records memory, threads, file descriptors, CPU time and frame counts over
- * time. Benchmark tool, not a test, not installed. See README.md next to
+/* Benchmark tool, not a test, not installed. See README.md next to
  * this file.
  *
  * Each of --streams pipelines is

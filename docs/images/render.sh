@@ -1,6 +1,6 @@
 #!/bin/bash
-# afet — renders the pictures of docs/pictures.md from the bundled example
-# with tools/afet-plot.py (the build tree's plugin). Run from anywhere:
+# Renders the pictures of docs/pictures.md from the bundled example with
+# tools/afet-plot.py (the build tree's plugin). Run from anywhere:
 #   bash docs/images/render.sh
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)

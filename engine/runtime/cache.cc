@@ -1,10 +1,10 @@
-/* afet — speech features on OpenCL
+/* The on-disk cache of compiled programs and FFT plans, the engine's log hook
+ * and its counters.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
-/* The on-disk cache of compiled programs and FFT plans, the engine's log
- * hook and its counters. POSIX file calls only, so that every failure is a
+/* POSIX file calls only, so that every failure is a
  * return value (no exceptions, no iostreams). */
 #include "cache.h"
 

@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* The engine's log hook, its cache counters, SHA-256 hashing and the on-disk
+ * cache of compiled programs and FFT plans (DiskCache).
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* ClHandle: OpenCL handles (memory, kernels, queues, events...) owned by a
+ * wrapper that releases them.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* Small OpenCL helpers shared by the stages (clutil.h): error statuses,
+ * buffers, kernels, queues, staged host copies and launches.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

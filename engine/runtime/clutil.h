@@ -1,10 +1,10 @@
-/* afet — speech features on OpenCL
+/* Small OpenCL helpers shared by the stages (engine-internal): error
+ * statuses, buffers, kernels, queues, staged host copies and launches.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #pragma once
 
-/* Small OpenCL helpers shared by the stages (engine-internal). */
 
 #include "device.h"
 #include "transfer.h"

@@ -1,4 +1,6 @@
-/* afet — speech features on OpenCL
+/* Devices (device.h): OpenCL devices listed and chosen from a request, their
+ * programs built or taken from the caches, pinned host memory, and the advice
+ * each OpenCL error comes with.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

@@ -1,4 +1,6 @@
-/* afet — speech features on OpenCL
+/* afet::Device, one OpenCL device shared by the whole process (its context,
+ * compiled programs and pinned host memory), and how a device request chooses
+ * one.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* Fault injection for tests (fault.h): AFET_FAULT read once, and the calls at
+ * each site counted.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

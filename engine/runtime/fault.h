@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* Fault injection, for tests: the environment variable AFET_FAULT makes
+ * chosen OpenCL calls of this process fail as a driver would.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -6,10 +7,9 @@
 
 #include <CL/cl.h>
 
-/* Fault injection, for tests: the environment variable AFET_FAULT makes
- * chosen OpenCL calls of this process fail as a driver would. Its value is
- * a comma-separated list of SITE[:N][+]: the N-th call at SITE (1 when N is
- * left out) fails, and with '+' every later one too. Sites:
+/* AFET_FAULT's value is a comma-separated list of SITE[:N][+]: the N-th
+ * call at SITE (1 when N is left out) fails, and with '+' every later one
+ * too. Sites:
  *   alloc    buffer allocations (CL_MEM_OBJECT_ALLOCATION_FAILURE)
  *   build    program builds, from source or cached binaries
  *            (CL_BUILD_PROGRAM_FAILURE)

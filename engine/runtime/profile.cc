@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* Profiling of device time (profile.h): AFET_PROFILE read once, the events
+ * noted by name and their report.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

@@ -1,13 +1,13 @@
-/* afet — speech features on OpenCL
+/* Where a stage's device time goes: with AFET_PROFILE=1, every kernel launch,
+ * upload and download is timed by its event and summed by name.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #pragma once
 
-/* Where a stage's device time goes: with AFET_PROFILE=1 in the environment,
- * queues made by Device::create_queue have CL_QUEUE_PROFILING_ENABLE, and
- * every kernel launch (launch ()), upload and download is timed by its
- * event. profile_report () sums them by name. A diagnostic for benchmarks
+/* With AFET_PROFILE=1 in the environment, queues made by
+ * Device::create_queue have CL_QUEUE_PROFILING_ENABLE, and
+ * profile_report () sums the events by name. A diagnostic for benchmarks
  * (afet-engine-bench prints it): it keeps every event until
  * profile_reset (), at most kProfileEvents of them. Copies and kernels
  * enqueued outside these helpers (VkFFT's, CLBlast's) are not named; the

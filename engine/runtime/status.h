@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* Status, the engine's errors reported by value: a code and a message naming
+ * the cause.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* Host <-> device copies (upload, download) and their counters for one
+ * element (TransferStats), which the elements show as properties.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

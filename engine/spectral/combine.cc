@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* Many streams' spectral work computed in one launch (combine.h): the
+ * combiner primitive and the spectral stages' combiner.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* Combining many streams' work in one launch: the primitive (requests that
+ * arrive together run as one) and the combiner of the spectral stages.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

@@ -1,11 +1,11 @@
-/* afet — speech features on OpenCL
+/* Batched real FFTs with VkFFT (fft.h): everything specific to VkFFT lives
+ * here, with its plans kept for the process and in the on-disk cache.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
-/* Everything specific to VkFFT (Debian 12: 1.2.26, one header) lives here.
- * Newer VkFFT releases changed the header layout and some type names: adapt
- * this file only. */
+/* Debian 12 has VkFFT 1.2.26, one header. Newer VkFFT releases changed the
+ * header layout and some type names: adapt this file only. */
 #define VKFFT_BACKEND 3
 
 /* VkFFT 1.2.26 switches the process-wide locale to "C" while it prints

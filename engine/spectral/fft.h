@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* RealFft: batched in-place real-to-complex FFTs of N-point rows on the
+ * device (VkFFT), a plan kept per context, size and capacity.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

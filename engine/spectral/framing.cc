@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* Framing on the device (framing.h): the framing kernel, samples to windowed,
+ * pre-emphasised frames and their energy, and the framer stage.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

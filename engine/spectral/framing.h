@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* Framing: how audio samples reach the device and become windowed frames with
+ * their energy (FramingKernel), and the framer stage (afetframer).
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* The MFCC stage (mfcc.h): its configuration's checks, kernels and launches
+ * (filter bank, log and DCT, fused or through a CLBlast SGEMM).
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* The MFCC stage: MFCCs or the log mel filter bank (num_ceps = 0) of the
+ * spectral front's spectra.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* Host-side design of the analysis (params.h): frame sizes, edges, windows,
+ * mel scales, filter banks and DCT matrices, in double precision.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* Host-side design of the analysis: frame sizes, windows, filter banks and
+ * DCT matrices.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -8,8 +9,7 @@
 
 #include <vector>
 
-/* Host-side design of the analysis: frame sizes, windows, filter banks and
- * DCT matrices. Everything here is computed once per configuration, in
+/* Everything here is computed once per configuration, in
  * double precision, and uploaded; the kernels only apply it. */
 
 namespace afet {

@@ -1,8 +1,8 @@
-/* afet — speech features on OpenCL
+/* The PLP stage (plp.h): its design and its device path.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The PLP stage (plp.h). Device path per batch:
+ * Device path per batch:
  *   framing (or afet_pad_frames) -> VkFFT R2C -> afet_plp_bank -> CLBlast
  *   SGEMM (autocorrelation, frame-interleaved) -> afet_plp_lpc.
  * The design (filter bank, equal loudness, inverse-DFT matrix, lifter) is

@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* The PLP stage (perceptual linear prediction) with HTK 3.4.1's conventions
+ * or Kaldi's, GStreamer-free.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -9,9 +10,8 @@
 #include <memory>
 #include <vector>
 
-/* PLP (perceptual linear prediction) with HTK 3.4.1's conventions
- * (TARGETKIND = PLP, USEPOWER = T, COMPRESSFACT, LPCORDER), or Kaldi's
- * (compute-plp-feats; PlpVariant::KALDI), GStreamer-free.
+/* HTK's conventions: TARGETKIND = PLP, USEPOWER = T, COMPRESSFACT,
+ * LPCORDER; Kaldi's: compute-plp-feats (PlpVariant::KALDI).
  *
  * Per frame: HTK framing (framing.h) -> FFT -> power spectrum -> filter bank
  * over FFT bins 1 .. N/2-1 (HTK's mel triangles, or Hermansky's Bark

@@ -1,10 +1,10 @@
-/* afet — speech features on OpenCL
+/* The presets' table (see presets.h): what htk, kaldi, whisper and lhotse
+ * set, one row each.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
-/* The presets' table (see presets.h): what htk, kaldi, whisper and lhotse
- * set, one row each; docs/compat.md's "What each preset sets" states it. */
+/* docs/compat.md's "What each preset sets" states it. */
 
 #include "presets.h"
 

@@ -1,13 +1,12 @@
-/* afet — speech features on OpenCL
+/* The presets (htk, kaldi, whisper, lhotse): every default and convention
+ * each one sets, one row a preset, in one table (presets.cc).
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #pragma once
 
-/* The presets (htk, kaldi, whisper, lhotse): every default and convention
- * each one sets, one row a preset, in one table (presets.cc) that the
- * elements read and docs/compat.md states (the compat-doc test checks the
- * page against it). GStreamer-free. */
+/* The elements read the table and docs/compat.md states (the compat-doc test
+ * checks the page against it). GStreamer-free. */
 
 #include "framing.h"
 #include "params.h"

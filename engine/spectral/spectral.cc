@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* The spectral stages' shared parts (spectral.h): the front from samples or
+ * frames to spectra, filter-bank buffers and the CLBlast SGEMM.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

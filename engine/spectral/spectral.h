@@ -1,4 +1,6 @@
-/* afet — speech features on OpenCL
+/* The spectral stages' shared parts: the front (frames to spectra, batched),
+ * the filter-bank buffers and SpectralStage, the base of MFCC, PLP and
+ * spectrogram.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* The spectrogram stage: Kaldi's compute-spectrogram-feats (log power
+ * spectra, column 0 the frame's log energy).
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* The streaming state of one element (stream.h): FrameStream, buffers cut
+ * into frames in batches, and RowHistory, the input rows kept on the device.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

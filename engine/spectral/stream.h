@@ -1,4 +1,6 @@
-/* afet — speech features on OpenCL
+/* The streaming state of one element, without GStreamer: buffers of any size
+ * cut into whole frames in batches (FrameStream), and the input rows that
+ * context elements keep on the device (RowHistory).
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -15,10 +17,7 @@
 #include <cstdint>
 #include <vector>
 
-/* The streaming state of one element, without GStreamer: what arrives in
- * buffers of any size becomes whole frames in batches (FrameStream), and
- * elements whose output frame needs its neighbours keep their input rows
- * on the device (RowHistory). A run of frames ends at EOS, a DISCONT or a
+/* A run of frames ends at EOS, a DISCONT or a
  * format change (reset); the element feeds these and computes each batch
  * they declare ready. */
 

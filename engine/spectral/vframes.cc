@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* The spectral front in one kernel (vframes.h): which plan a device runs, the
+ * kernels' work-items and vector width, and the FFT tables they read.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

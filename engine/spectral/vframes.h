@@ -1,14 +1,14 @@
-/* afet — speech features on OpenCL
+/* The spectral front in one kernel: kernels/vframes.cl on CPUs (frames in a
+ * vector), kernels/gframes.cl on GPUs (a work-group a frame).
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #pragma once
 
-/* The spectral front in one kernel: on CPUs kernels/vframes.cl (a frame in
- * each element of a vector, a work-item taking them from samples to spectra,
- * or to the features of a kind that fuses its steps: MFCC, filter banks),
- * on GPUs kernels/gframes.cl (a work-group a frame, the FFT in local
- * memory). Which devices run which plan, how a plan's kernels are built
+/* A work-item takes frames from samples to spectra, or to the features of
+ * a kind that fuses its steps (MFCC, filter banks); the group front does
+ * the FFT in local memory. Which devices run which plan, how a plan's
+ * kernels are built
  * and launched, and the FFT tables they read. */
 
 #include "device.h"

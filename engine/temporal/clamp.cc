@@ -1,4 +1,4 @@
-/* afet — speech features on OpenCL
+/* The clamp stage (clamp.h): its configuration's checks and kernel.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

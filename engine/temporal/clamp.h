@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* The clamp stage: Whisper's clamp of a log10-mel stream below its largest
+ * value, over the whole run or running.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

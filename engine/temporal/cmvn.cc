@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* The CMVN stage (cmvn.h): its configuration's checks, its statistics and
+ * kernels for each scope.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* The CMVN stage: cepstral mean, variance or min-max normalisation over the
+ * utterance, the sliding span or running from the start.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

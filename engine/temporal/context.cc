@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* Context stages' shared part (context.h): kernels built and blocks of rows
+ * launched.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

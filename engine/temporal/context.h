@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* Context stages, whose output frame reads its neighbouring frames (deltas,
+ * TRAPS, CMVN, clamp): the block of input rows and the stage's base class.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* The delta stage (delta.h): its configuration's checks and regression
+ * weights.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

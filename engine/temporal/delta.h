@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* The delta stage: regression deltas, accelerations and third order with
+ * HTK's edges.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* Many live streams through one context stage (lanes.h): each stream's rows
+ * in its lane, computed in combined launches.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

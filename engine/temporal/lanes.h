@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* The context combiner: many live streams through one context stage in few
+ * launches, each stream's rows in its lane of a shared buffer.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

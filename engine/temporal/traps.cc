@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* The TRAPS stage (traps.h): its configuration's checks and the weights of
+ * its half-window DCTs.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* The TRAPS stage: LC-RC TRAPS, each band's left and right half-trajectories
+ * weighted and reduced by a DCT.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

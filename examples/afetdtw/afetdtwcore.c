@@ -1,11 +1,9 @@
-/* afetdtw - an isolated-word recogniser on afet's feature stream
+/* afetdtw's end-pointer and DTW distance (afetdtwcore.h).
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
-/* The end-pointer and the DTW distance (afetdtwcore.h).
- *
- * End-pointer.  Each frame's level L (dB) is its c0 or log-energy value
+/* End-pointer.  Each frame's level L (dB) is its c0 or log-energy value
  * over the column's dB scale.  A noise floor follows the quietest frames:
  * F = min (L, F + rise), so it falls at once and climbs slowly (it must
  * climb: a sliding-window normalisation moves the silence level).  A frame

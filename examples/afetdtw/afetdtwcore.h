@@ -1,11 +1,11 @@
-/* afetdtw - an isolated-word recogniser on afet's feature stream
+/* The GStreamer-free part of afetdtw: the energy end-pointer that cuts a
+ * frame stream into words, and dynamic time warping of a word against a
+ * template.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
-/* The GStreamer-free part of afetdtw: the energy end-pointer that cuts a
- * frame stream into words, and dynamic time warping of a word against a
- * template.  Frames are rows of `dims` floats, as in a feature stream. */
+/* Frames are rows of `dims` floats, as in a feature stream. */
 
 #ifndef __AFET_DTW_CORE_H__
 #define __AFET_DTW_CORE_H__

@@ -1,9 +1,10 @@
-/* afetdtw - an isolated-word recogniser on afet's feature stream
+/* afetdtw's model (afetdtwmodel.h): each template's word cut out and weighed,
+ * and the search for the nearest words.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
-/* The model (afetdtwmodel.h).  A template file holds one word with some
+/* A template file holds one word with some
  * silence around it: the end-pointer cuts the word out exactly as it cuts
  * the input's (a file is one run, so it cuts only the silent edges), its
  * statics are re-centred on its own mean when the input's words will be,

@@ -1,11 +1,9 @@
-/* afetdtw - an isolated-word recogniser on afet's feature stream
+/* afetdtw's model: every template's word cut out of its file as the input's
+ * words are cut, the distance weights, and the search for the two nearest
+ * words.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-
-/* The recogniser's model: every template's word cut out of its file as
- * the input's words are cut, the distance weights, and the search for the
- * two nearest words. */
 
 #ifndef __AFET_DTW_MODEL_H__
 #define __AFET_DTW_MODEL_H__

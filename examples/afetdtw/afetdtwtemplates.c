@@ -1,9 +1,10 @@
-/* afetdtw - an isolated-word recogniser on afet's feature stream
+/* afetdtw's templates (afetdtwtemplates.h): listed, and turned into frames
+ * through the same afet elements as the input.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
-/* Templates (afetdtwtemplates.h).  A template is compared frame by frame
+/* A template is compared frame by frame
  * with the input, so it must be made of the same numbers: its file goes
  * through the same afet elements with the same settings.  When the
  * element sits behind afet elements, those are copied (factory and every

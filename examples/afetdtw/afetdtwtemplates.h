@@ -1,11 +1,9 @@
-/* afetdtw - an isolated-word recogniser on afet's feature stream
+/* afetdtw's templates: the directory listing, the feature chain they go
+ * through (copied from the afet elements upstream of the recogniser, or
+ * given), and the internal pipelines that turn each file into frames.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-
-/* Templates: the directory listing, the feature chain they go through
- * (copied from the afet elements upstream of the recogniser, or given),
- * and the internal pipelines that turn each file into frames. */
 
 #ifndef __AFET_DTW_TEMPLATES_H__
 #define __AFET_DTW_TEMPLATES_H__

@@ -1,4 +1,5 @@
-/* afetdtw - an isolated-word recogniser on afet's feature stream
+/* The afetdtw element: isolated words in an afet feature stream recognised by
+ * dynamic time warping against recorded templates.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

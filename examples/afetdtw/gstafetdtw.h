@@ -1,4 +1,4 @@
-/* afetdtw - an isolated-word recogniser on afet's feature stream
+/* The afetdtw element's type and its split and weighting enums.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

@@ -1,9 +1,9 @@
-/* afet — speech features on OpenCL
+/* afet-embed: afet inside an application, a pipeline built in code whose
+ * features are pulled through an appsink and read with the caps API.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * afet-embed: afet inside an application. For each audio file on the
- * command line it builds, in code, the pipeline
+ * For each audio file on the command line it builds, in code, the pipeline
  *
  *   filesrc ! decodebin ! audioconvert ! audioresample ! afetmfcc
  *     ! afetdelta ! afetcmvn ! appsink

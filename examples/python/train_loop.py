@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-# afet — speech features on OpenCL
+# An example of afet features in a training loop: a dataset of feature arrays,
+# padded batches and a small classifier (NumPy, PyTorch optional).
 # Copyright (C) 2026 the afet authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """afet features in a training loop: a dataset over (audio file, label)

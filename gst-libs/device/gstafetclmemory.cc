@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* GstAfetCLMemory (gstafetclmemory.h): device memory between afet elements,
+ * its allocator, maps with host copies made on demand, and its buffer pool.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

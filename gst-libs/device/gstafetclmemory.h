@@ -1,4 +1,6 @@
-/* afet — speech features on OpenCL
+/* Device memory for buffers exchanged between afet elements: a GstMemory
+ * backed by an OpenCL buffer of the shared device, with a host copy made on
+ * demand.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -11,9 +13,7 @@
 
 #include <memory>
 
-/* Device memory for buffers exchanged between afet elements: a GstMemory
- * backed by an OpenCL buffer of the shared device, with a host copy made on
- * demand. Caps feature: memory:AfetCLMemory (AFET_CAPS_FEATURE_MEMORY_CL).
+/* Caps feature: memory:AfetCLMemory (AFET_CAPS_FEATURE_MEMORY_CL).
  *
  * Mapping with GST_MAP_AFET_CL gives the cl_mem (map.data is the handle),
  * uploading first if the host copy was written. A plain GST_MAP_READ

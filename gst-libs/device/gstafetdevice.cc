@@ -1,4 +1,6 @@
-/* afet — speech features on OpenCL
+/* The device one pipeline's elements share (gstafetdevice.h): the object
+ * that holds it, its GstContext, and how elements find, set and answer for
+ * it.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

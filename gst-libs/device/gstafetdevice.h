@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* The device one pipeline's afet elements share, passed between them (or set
+ * by an application) as a GstContext.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

@@ -1,4 +1,5 @@
-/* afet - speech feature extraction for GStreamer
+/* AFET_FEATURES_API, the export mark of the gstafetfeatures library's public
+ * symbols.
  * Copyright (C) 2026 the afet authors
  *
  * This library is free software; you can redistribute it and/or

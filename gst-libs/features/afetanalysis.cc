@@ -1,13 +1,10 @@
-/* afet — speech features on OpenCL
+/* The analysis contract of application/x-afet-features: the fields that say
+ * how the numbers were made (AFET_FEATURES_ANALYSIS_FIELDS), copied by the
+ * elements that transform a stream, and the sentence naming the first field
+ * by which a stream misses what a consumer asks for.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-
-/* The analysis contract of application/x-afet-features: the fields beyond
- * the layout that say how the numbers were made (AFET_FEATURES_ANALYSIS_
- * FIELDS), passed on by the elements that transform a stream, and the
- * sentence that names the first field by which a stream misses what a
- * consumer asks for. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"

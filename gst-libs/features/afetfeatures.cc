@@ -1,4 +1,5 @@
-/* afet - speech feature extraction for GStreamer
+/* AfetFeaturesInfo: application/x-afet-features caps described, parsed,
+ * checked and written (the installed caps API).
  * Copyright (C) 2026 the afet authors
  *
  * This library is free software; you can redistribute it and/or

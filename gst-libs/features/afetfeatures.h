@@ -1,4 +1,5 @@
-/* afet - speech feature extraction for GStreamer
+/* The installed caps API (gstreamer-afet-features-1.0): AfetFeaturesInfo and
+ * the application/x-afet-features caps contract.
  * Copyright (C) 2026 the afet authors
  *
  * This library is free software; you can redistribute it and/or

@@ -1,4 +1,5 @@
-/* afet - speech feature extraction for GStreamer
+/* Feature file formats without GStreamer elements: what afetenc writes and
+ * afetparse reads (HTK, NumPy, Kaldi archives, raw float32).
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *

@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* The reader of HCopy configuration files: settings to afet's chain and
+ * its elements' properties (afethtkconfig.h).
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *

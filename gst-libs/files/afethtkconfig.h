@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* HCopy configuration files read without GStreamer: the afet chain that
+ * computes HCopy's numbers, and each element's properties.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *

@@ -1,11 +1,9 @@
-/* afet — speech features on OpenCL
+/* GstAfetBase's framing part: the framing properties of elements that frame
+ * audio, the window and preset enums and their conversions, and the check of
+ * framing properties against an incoming frames stream.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-
-/* GstAfetBase: the framing properties of elements that frame audio, the
- * window and preset enums and their conversions, and the check of framing
- * properties against an incoming frames stream. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -1,10 +1,11 @@
-/* afet — speech features on OpenCL
+/* GstAfetBase's combined streams: the combine-streams and merged-batches
+ * properties, and live context elements' rows through a lane of the context
+ * combiner.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
-/* GstAfetBase: streams combined. The combine-streams and merged-batches
- * properties, and the path of live context elements (afetdelta, afettraps,
+/* The path of live context elements (afetdelta, afettraps,
  * afetcmvn scope=sliding) whose rows arrive in system memory: a lane of the
  * process' ContextCombiner for their configuration instead of a device
  * history of their own, so that many live streams share each launch

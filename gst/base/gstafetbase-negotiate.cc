@@ -1,11 +1,9 @@
-/* afet — speech features on OpenCL
+/* GstAfetBase's negotiation: input caps parsed into GstAfetInput, the exact
+ * output caps (device memory first), caps transforms and fixation, and the
+ * refusals posted as errors naming the cause and the fix.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-
-/* GstAfetBase: negotiation. Input caps parsed into GstAfetInput, the exact
- * output caps (device memory first), caps transforms and fixation, and
- * the refusals posted as errors naming the cause and the fix. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -1,11 +1,9 @@
-/* afet — speech features on OpenCL
+/* GstAfetBase's output: buffers from our device pool or a staging buffer
+ * downloaded to system memory, completion events between queues, timestamps
+ * and offsets, and the queue of buffers for generate_output.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-
-/* GstAfetBase: output. Buffers from our device pool or a staging buffer
- * downloaded to system memory, completion events between queues,
- * timestamps and offsets, the queue of buffers for generate_output. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"

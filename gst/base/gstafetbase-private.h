@@ -1,16 +1,17 @@
-/* afet — speech features on OpenCL
+/* GstAfetBase's private state and the helpers its files share; not installed
+ * (elements use gstafetbase.h only).
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #pragma once
 
-/* GstAfetBase's private state and the helpers its files share:
+/* Its files:
  * gstafetbase.cc (type, properties, start/stop, caps, buffers, events,
  * queries), gstafetframing.cc (framing properties and the enums),
  * gstafetnegotiate.cc (input parsing, output caps, refusals),
  * gstafetoutput.cc (output buffers, completion events, timestamps) and
  * gstafetstreaming.cc (input to batches through the engine's FrameStream
- * and RowHistory). Not installed; elements use gstafetbase.h only. */
+ * and RowHistory). */
 
 #include "gstafetbase.h"
 #include "gstafetdevice.h"

@@ -1,11 +1,10 @@
-/* afet — speech features on OpenCL
+/* GstAfetBase's engine reuse: an element's engine kept from run to run when
+ * its pipeline is reused from input to input.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
-/* An element's engine kept from run to run.
- *
- * A pipeline reused from input to input (afet-extract, afet.Extractor, any
+/* A pipeline reused from input to input (afet-extract, afet.Extractor, any
  * application that sets READY between files) stops and starts its elements
  * for every file. Building the engine again each time (the element's
  * queue, its stages with their kernels, buffers and FFT plans, the device

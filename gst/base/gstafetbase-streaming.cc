@@ -1,11 +1,9 @@
-/* afet — speech features on OpenCL
+/* GstAfetBase's streaming: input buffers into the engine's FrameStream,
+ * batches computed as they fall due, context elements' rows through the
+ * device RowHistory, and runs drained at EOS, DISCONT and format changes.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-
-/* GstAfetBase: streaming. Input buffers into the engine's FrameStream,
- * batches computed as they fall due, context elements' rows through the
- * device RowHistory, runs drained at EOS, DISCONT and format changes. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"

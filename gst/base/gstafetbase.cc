@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* GstAfetBase: the base class every afet element derives from (properties,
+ * negotiation, buffers in and out); its parts are in gstafetbase-*.cc.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

@@ -1,4 +1,6 @@
-/* afet — speech features on OpenCL
+/* GstAfetBase's interface for the elements: the class and its virtual methods
+ * (describe, configure, process, release...), the shared enums, and what an
+ * element is given (input, environment, batches) and states it needs.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

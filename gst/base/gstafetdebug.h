@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* GST_AFET_DEBUG_CATEGORY_LAZY: a debug category made on first use, for code
+ * that runs before (or without) plugin_init.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -6,11 +7,8 @@
 
 #include <gst/gst.h>
 
-/* A debug category made on first use, for code that runs before (or
- * without) plugin_init: the device memory and the shared device
- * (GstAfetDevice), which applications may use through the GstContext
- * alone. Defines
- * static GstDebugCategory *fn (void). */
+/* For the device memory and the shared device, which applications may use
+ * through the GstContext alone. Defines static GstDebugCategory *fn (void). */
 #define GST_AFET_DEBUG_CATEGORY_LAZY(fn, name, description)               \
   static GstDebugCategory *                                               \
   fn (void)                                                               \

@@ -1,10 +1,8 @@
-/* afet — speech features on OpenCL
+/* GstAfetSpectral (see gstafetspectral.h): what afetmfcc, afetplp and the
+ * spectral kinds to come share, written once.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-
-/* GstAfetSpectral (see gstafetspectral.h): what afetmfcc, afetplp and the
- * spectral kinds to come share, written once. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* GstAfetSpectral, the base class of the elements on an engine spectral stage
+ * (afetmfcc, afetplp): their shared properties and what a subclass provides.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

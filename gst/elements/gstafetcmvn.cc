@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* The afetcmvn element: mean, variance or min/max normalisation of a feature
+ * stream over the utterance, the sliding span or running from the start.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

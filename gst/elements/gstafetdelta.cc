@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* The afetdelta element: regression deltas, accelerations and third order
+ * appended to a feature stream, with HTK's edges.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* afetenc: a feature stream written as a feature file (HTK, NumPy, Kaldi
+ * archive entries, raw float32).
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

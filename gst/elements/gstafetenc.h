@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* afetenc's type, and the tag that carries a Kaldi entry's key along a
+ * feature stream.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

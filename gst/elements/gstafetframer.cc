@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* The afetframer element: mono audio cut into pre-emphasised, windowed frames
+ * on the device, output as a kind=frames feature stream.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* The afetmfcc element: MFCCs, or the log mel filter bank, of mono audio on
+ * the device, with HTK's, Kaldi's or the other presets' conventions.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

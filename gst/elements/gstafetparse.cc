@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* afetparse: feature files (HTK, NumPy, Kaldi archives) read back into a
+ * feature stream.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

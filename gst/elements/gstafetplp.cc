@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* The afetplp element: PLP cepstra of mono audio on the device, as HTK's
+ * HCopy or Kaldi compute them.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* The afetspectrogram element: Kaldi's compute-spectrogram-feats (log power
+ * spectra, column 0 the log energy) of mono audio on the device.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

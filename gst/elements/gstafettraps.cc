@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* The afettraps element: LC-RC TRAPS of a log mel filter bank stream, each
+ * band's left and right half-trajectories reduced by a DCT.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* The plugin's entry point: registers every afet element and sends the
+ * engine's log messages to a debug category of ours.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

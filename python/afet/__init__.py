@@ -1,4 +1,5 @@
-# afet — speech features on OpenCL
+# The afet Python module: speech features from afet's GStreamer elements
+# as NumPy arrays.
 # Copyright (C) 2026 the afet authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Speech features from afet's GStreamer elements, as NumPy arrays.

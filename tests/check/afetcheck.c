@@ -1,4 +1,6 @@
-/* afet — speech features on OpenCL
+/* Helpers shared by the element tests (afetcheck.h): audio caps and samples
+ * pushed through a GstHarness, feature streams pulled and checked, test data
+ * found, bus errors taken.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

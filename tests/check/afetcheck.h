@@ -1,9 +1,7 @@
-/* afet — speech features on OpenCL
+/* Helpers shared by the element tests: pushing audio through a GstHarness in
+ * chosen splits, collecting and checking the feature stream.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
- *
- * Helpers shared by the element tests: pushing audio through a GstHarness in
- * chosen splits, collecting and checking the feature stream.
  */
 #pragma once
 

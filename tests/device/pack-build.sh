@@ -1,8 +1,8 @@
 #!/bin/bash
-# afet — the carried build for the GPU machine: the plugin, the features
-# library, the test, benchmark and tool programs of a build folder (ELF
-# files only, stripped, same paths) in .devbuild (git-ignored), small
-# enough for the device tool's 64 MiB. Then, there:
+# The carried build for the GPU machine: the plugin, the features library, the
+# test, benchmark and tool programs of a build folder (ELF files only,
+# stripped, same paths) in .devbuild (git-ignored), small enough for the
+# device tool's 64 MiB. Then, there:
 #   . .devrt/env.sh; BUILD=.devbuild bash tests/device/run-tests.sh
 #   bash tests/device/pack-build.sh [BUILD] [OUT]
 set -euo pipefail

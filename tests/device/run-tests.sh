@@ -1,9 +1,9 @@
 #!/bin/bash
-# afet — runs the built test programs without meson, e.g. on the GPU machine
-# (which has no meson): the engine, element and golden tests, on the device
+# Runs the built test programs without meson, e.g. on the GPU machine (which
+# has no meson): the engine, element and golden tests, on the device
 # AFET_DEVICE selects (default here: gpu). Run from the project root after
-# `. .devrt/env.sh`; BUILD (default build) names the carried build folder.
-# Set AFET_REFDATA to a copy of the shared refdata for the real recordings.
+# `. .devrt/env.sh`; BUILD (default build) names the carried build folder. Set
+# AFET_REFDATA to a copy of the shared refdata for the real recordings.
 set -u
 top=$(pwd)
 build=${BUILD:-build}

@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* Test of afetdtw (examples/afetdtw), the isolated-word recogniser, on words
+ * spoken by espeak-ng at test time, through the offline and the live chain.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *

@@ -1,9 +1,7 @@
-/* afet — speech features on OpenCL
+/* What the engine tests share: one PASS/FAIL line a check, and the closing
+ * count ("N passed, N failed") that decides the exit status.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
- *
- * What the engine tests share: one PASS/FAIL line a check, and the closing
- * count ("N passed, N failed") that decides the exit status.
  */
 #pragma once
 

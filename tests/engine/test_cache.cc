@@ -1,8 +1,6 @@
-/* afet — speech features on OpenCL
+/* Tests of the on-disk cache of compiled programs and VkFFT plans.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
- *
- * Tests of the on-disk cache of compiled programs and VkFFT plans.
  *
  * The parent process never touches OpenCL (PoCL does not survive a fork
  * after use): it runs the pure file and hash tests itself, and for each

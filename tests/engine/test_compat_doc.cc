@@ -1,10 +1,10 @@
-/* afet — speech features on OpenCL
+/* The compat-doc test: docs/compat.md's table "What each preset sets" against
+ * the engine's presets table (engine/spectral/presets.cc).
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * docs/compat.md's table "What each preset sets" against the engine's
- * presets table (engine/spectral/presets.cc): every value the page states is
- * the table's, every property the table sets has a row on the page.
+ * Every value the page states is the table's, every property the table sets
+ * has a row on the page.
  *
  * A cell's leading value is compared ("25 (WINDOWSIZE)": 25; "1, 100,
  * -500 (...)": one value each for a row of three properties; "0: Fbank":

@@ -1,9 +1,8 @@
-/* afet — speech features on OpenCL
+/* Unit tests of the GStreamer-free engine against the independent
+ * double-precision reference in tests/reference (not the kernels' maths).
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Unit tests of the GStreamer-free engine against the independent
- * double-precision reference in tests/reference (not the kernels' maths).
  * Runs on whatever device AFET_DEVICE / auto selects.
  */
 #include "enginecheck.h"

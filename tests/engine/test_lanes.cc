@@ -1,4 +1,6 @@
-/* afet — speech features on OpenCL
+/* Tests of the context combiner's lanes (engine/temporal/lanes.h), without
+ * GStreamer: every live stream's output equals the stage's own run over the
+ * whole stream, bit for bit.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *

@@ -1,9 +1,8 @@
-/* afet — speech features on OpenCL
+/* Tests of the PLP stage (engine/spectral/plp.h) and its double-precision
+ * reference, against each other and against HTK 3.4.1's files.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The PLP stage (engine/spectral/plp.h) and its double-precision reference
- * (tests/reference afetref_compute_plp):
  *  - the reference against HTK 3.4.1 PLP_0 files (relative L2 <= 1e-5 per
  *    column group),
  *  - the stage against the reference on noise and tones at 8, 16 and

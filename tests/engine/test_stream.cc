@@ -1,11 +1,9 @@
-/* afet — speech features on OpenCL
+/* Tests of the engine's streaming state without GStreamer: FrameStream
+ * (framing across buffers of any size, batches, pad, rows split inside a
+ * float) and RowHistory (rows kept on the device for context elements: the
+ * block each batch reads, dropping, growing, restarting a run).
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
- *
- * The engine's streaming state without GStreamer: FrameStream (framing
- * across buffers of any size, batches, pad, rows split inside a float) and
- * RowHistory (rows kept on the device for elements with context frames:
- * the block each batch reads, dropping, growing, restarting a run).
  */
 #include "enginecheck.h"
 #include "params.h"

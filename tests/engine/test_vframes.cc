@@ -1,4 +1,6 @@
-/* afet — speech features on OpenCL
+/* Tests of the three plans of the spectral front (engine/spectral/vframes.h):
+ * every kind and input they serve must give the same features within float
+ * rounding.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# afet — tests of the afet-extract corpus tool
+# Tests of the afet-extract corpus tool
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # Runs the installed-to-be program from the build tree over the synthetic

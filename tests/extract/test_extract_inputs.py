@@ -1,7 +1,7 @@
 #!/usr/bin/python3
-# afet — tests of afet-extract's input side: the lists (blank lines, segment
-# times, --max-overshoot), recordings cut into segments, files that are not
-# regular, the WAV reader's memory, and errors that name their cause.
+# Tests of afet-extract's input side: the lists (blank lines, segment times,
+# --max-overshoot), recordings cut into segments, files that are not regular,
+# the WAV reader's memory, and errors that name their cause.
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # Usage: test_extract_inputs.py AFET_EXTRACT DATA_DIR

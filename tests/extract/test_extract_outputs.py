@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-# afet — afet-extract's outputs: nothing overwritten, nothing lost, nothing
-# written outside the output folder (each case failed before its fix)
+# Tests of afet-extract's outputs: nothing overwritten, nothing lost, nothing
+# written outside the output folder (each case failed before its fix).
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 #   test_extract_outputs.py AFET_EXTRACT DATA_DIR

@@ -1,4 +1,4 @@
-/* afet — speech features on OpenCL
+/* libFuzzer target of the caps parser afet_features_info_from_caps ().
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

@@ -1,4 +1,4 @@
-/* afet — speech features on OpenCL
+/* libFuzzer target of afet-extract's list parsing (make_items, from memory).
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

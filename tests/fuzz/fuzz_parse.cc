@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* libFuzzer target of afetfile::Reader, the feature file reader behind
+ * afetparse.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# afet — speech features on OpenCL
+# Writes the seeds of the fuzz target fuzz_parse into corpus/parse/.
 # Copyright (C) 2026 the afet authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Writes the seeds of fuzz_parse into corpus/parse/ (next to this script).

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# afet — speech features on OpenCL
+# Tests of the Python module (python/afet) against gst-launch-1.0.
 # Copyright (C) 2026 the afet authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Tests of the Python module (python/afet) against gst-launch-1.0.

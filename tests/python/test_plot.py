@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# afet — speech features on OpenCL
+# Smoke test of tools/afet-plot.py: the bundled example drawn as a PNG.
 # Copyright (C) 2026 the afet authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Smoke test of tools/afet-plot.py: renders the bundled example's

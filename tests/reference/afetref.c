@@ -1,4 +1,5 @@
-/* afet
+/* Double-precision reference implementation of HTK-style MFCC, log mel
+ * filter-bank and PLP features.
  * Copyright (C) 2026 the afet authors
  *
  * This library is free software; you can redistribute it and/or
@@ -19,8 +20,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
-/* Double-precision reference implementation of HTK-style MFCC, log mel
- * filter-bank and PLP features.  Written from the formulas only; see afetref.h. */
+/* Written from the formulas only; see afetref.h. */
 
 #include "afetref.h"
 

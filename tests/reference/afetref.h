@@ -1,4 +1,6 @@
-/* afet
+/* afetref: an independent, double-precision reference implementation of
+ * HTK-style speech features (MFCC, log mel filter bank, PLP), used by afet's
+ * test suite to check the OpenCL implementation.
  * Copyright (C) 2026 the afet authors
  *
  * This library is free software; you can redistribute it and/or
@@ -19,9 +21,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
-/* afetref: an independent, double-precision reference implementation of
- * HTK-style speech features (MFCC, log mel filter bank, PLP), used by afet's
- * test suite to check the OpenCL implementation.  It is written from the
+/* It is written from the
  * published formulas (see tests/data/README.md and the shared refdata
  * README), not from HTK's source, and is verified against HTK 3.4.1 HCopy
  * output by tests/reference/test_reference.c.

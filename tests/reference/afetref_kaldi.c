@@ -1,4 +1,4 @@
-/* afet
+/* Double-precision references for Kaldi, lhotse and Whisper features.
  * Copyright (C) 2026 the afet authors
  *
  * This library is free software; you can redistribute it and/or
@@ -19,8 +19,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
-/* Double-precision references for Kaldi, lhotse and Whisper features,
- * written from the formulas only; see afetref_kaldi.h. */
+/* Written from the formulas only; see afetref_kaldi.h. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"

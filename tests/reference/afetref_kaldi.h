@@ -1,4 +1,5 @@
-/* afet
+/* afetref_kaldi: independent double-precision references for Kaldi's,
+ * lhotse's and Whisper's features.
  * Copyright (C) 2026 the afet authors
  *
  * This library is free software; you can redistribute it and/or
@@ -19,8 +20,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
-/* afetref_kaldi: independent double-precision references for Kaldi
- * (compute-mfcc-feats, compute-fbank-feats, compute-plp-feats,
+/* Kaldi's (compute-mfcc-feats, compute-fbank-feats, compute-plp-feats,
  * compute-spectrogram-feats), lhotse's Fbank / Mfcc extractors and
  * Whisper's log-mel spectrogram, written from the published formulas
  * (not from the tools' code) and checked by tests/reference/test_reference_kaldi.c

@@ -1,4 +1,5 @@
-/* afet
+/* Verifies the double-precision reference implementation
+ * (tests/reference/afetref.c) against HTK 3.4.1 HCopy output.
  * Copyright (C) 2026 the afet authors
  *
  * This library is free software; you can redistribute it and/or
@@ -19,10 +20,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
-/* Verifies the double-precision reference implementation (tests/reference/
- * afetref.c) against HTK 3.4.1 HCopy output.
- *
- * Data are looked up first in $AFET_REFDATA (default: the shared refdata
+/* Data are looked up first in $AFET_REFDATA (default: the shared refdata
  * directory next to the source tree), then in tests/data/, which holds
  * copies of the synthetic s0* files.  The real recordings (lv01_16k,
  * lv02_16k, en01_8k) only exist in the shared directory and are reported

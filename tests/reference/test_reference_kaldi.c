@@ -1,4 +1,5 @@
-/* afet
+/* Verifies the double-precision Kaldi, lhotse and Whisper references
+ * (tests/reference/afetref_kaldi.c) against the tools' own output.
  * Copyright (C) 2026 the afet authors
  *
  * This library is free software; you can redistribute it and/or
@@ -19,8 +20,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
-/* Verifies the double-precision Kaldi, lhotse and Whisper references
- * (tests/reference/afetref_kaldi.c) against the tools' own output:
+/* What it compares with:
  *
  *  - kaldi/{mfcc,mfcc_c0,fbank80,mfcc_nosnip}/ and whisper/{80,128}/ of the
  *    shared refdata (kaldi-native-fbank; Whisper's formula), for s01..s03_16k

@@ -1,11 +1,8 @@
-/* afet — speech features on OpenCL
+/* Tests of afetcmvn: every mode and scope against double-precision
+ * references, buffer splitting, DISCONT, live refusal of the utterance scope,
+ * and a live chain on a test clock.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
- *
- * afetcmvn against double-precision references of every mode and scope
- * written here (Kaldi's sliding-span rule restated from its
- * documentation), buffer splitting, DISCONT, live refusal of the utterance
- * scope, and a live four-element chain on a test clock.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -1,11 +1,11 @@
-/* afet — speech features on OpenCL
+/* Tests of afetdelta through GstHarness against a double-precision
+ * restatement of HTK's regression deltas.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * afetdelta through GstHarness against a double-precision restatement of
- * HTK's regression deltas (indices clamped at both ends, each order over the
- * clamped sequence of the previous one): orders 1..3, window sizes, buffer
- * splitting, timestamps, DISCONT, latency, device-memory chains.
+ * (indices clamped at both ends, each order over the clamped sequence of the
+ * previous one): orders 1..3, window sizes, buffer splitting, timestamps,
+ * DISCONT, latency, device-memory chains.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

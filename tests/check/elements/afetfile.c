@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* Tests of afetenc and afetparse: headers byte for byte against HCopy's,
+ * round trips through every format, archives and their keys.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *

@@ -1,8 +1,6 @@
-/* afet — speech features on OpenCL
+/* Tests of afetframer through GstHarness against the reference framing.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
- *
- * afetframer through GstHarness against the reference framing.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -1,10 +1,8 @@
-/* afet — speech features on OpenCL
+/* Tests of afetmfcc through GstHarness: numbers against the double-precision
+ * reference, input formats, buffer splitting, timestamps, DISCONT, padding,
+ * frames input, negotiation, latency.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
- *
- * afetmfcc through GstHarness: numbers against the double-precision
- * reference in tests/reference, input formats, buffer-splitting invariance,
- * timestamps, DISCONT, padding, frames input, negotiation, latency.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -1,9 +1,9 @@
-/* afet — speech features on OpenCL
+/* Tests of afetplp through GstHarness against the double-precision PLP
+ * reference and, with preset=kaldi, against Kaldi's own compute-plp-feats.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * afetplp through GstHarness against the double-precision PLP reference:
- * noise and speech, Bark shape, buffer splitting, timestamps, frames input,
+ * Noise and speech, Bark shape, buffer splitting, timestamps, frames input,
  * silence, latency; preset=kaldi against Kaldi's own compute-plp-feats
  * (tests/data/kaldi-gen) and the double-precision Kaldi reference, and the
  * presets without PLP refused.

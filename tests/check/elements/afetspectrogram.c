@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* Tests of afetspectrogram against Kaldi's and torchaudio's output and the
+ * double-precision reference, its caps, and afetenc's files of it.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

@@ -1,9 +1,7 @@
-/* afet — speech features on OpenCL
+/* Tests of afettraps against a double-precision LC-RC TRAPS written here from
+ * the definition (thesis 2.3.4) over tests/reference's log mel filter bank.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
- *
- * afettraps against a double-precision LC-RC TRAPS written here from the
- * definition (thesis 2.3.4) over tests/reference's log mel filter bank.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

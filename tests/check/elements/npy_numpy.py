@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-# afet — speech features on OpenCL
+# Test of NumPy files: afetenc format=npy read by NumPy, and NumPy's own .npy
+# files read by afetparse.
 # Copyright (C) 2026 the afet authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """afetenc format=npy read by NumPy, and NumPy's own .npy files read by

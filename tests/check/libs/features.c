@@ -1,4 +1,4 @@
-/* afet - speech feature extraction for GStreamer
+/* Unit test of the AfetFeaturesInfo caps API (gstafetfeatures library).
  * Copyright (C) 2026 the afet authors
  *
  * This library is free software; you can redistribute it and/or
@@ -17,8 +17,6 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-
-/* Unit test of the AfetFeaturesInfo caps API (gstafetfeatures library). */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"

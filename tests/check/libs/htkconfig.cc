@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* Tests of the HCopy configuration reader without GStreamer: reference
+ * configs, HTK's defaults, the syntax, every refusal.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *

@@ -1,4 +1,6 @@
-/* afet — speech features on OpenCL
+/* Test of the elements without any OpenCL platform: each fails its state
+ * change with an element error naming the cause and the fix, and nothing
+ * crashes.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *

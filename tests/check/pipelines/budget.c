@@ -1,13 +1,12 @@
-/* afet — speech features on OpenCL
+/* Tests of the latency budget (latency-budget): live frames held within it
+ * and computed together, with the same output as computing each buffer as it
+ * comes.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The latency budget (latency-budget, gstafetstreaming.cc): live frames are
- * held within it and computed together; what comes out equals computing
- * each buffer as it comes, bit for bit and stamp for stamp; a later buffer,
- * a GAP, a DISCONT and EOS release what is held; the latency query
- * includes the budget; the automatic budget is 50 ms for live audio on a
- * CPU device and 0 on a GPU or for feature input.
+ * A later buffer, a GAP, a DISCONT and EOS release what is held; the latency
+ * query includes the budget; the automatic budget is 50 ms for live audio on
+ * a CPU device and 0 on a GPU or for feature input.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -1,9 +1,7 @@
-/* afet — speech features on OpenCL
+/* Tests of device memory between afet elements, transfer counts, tee, and the
+ * device shared through a GstContext.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
- *
- * Device memory between afet elements, transfer counts, tee, and the shared
- * device (GstAfetDevice, carried in a GstContext).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* Tests against HTK golden files: afetmfcc and afetplp with HTK's settings
+ * must reproduce HCopy's output.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *

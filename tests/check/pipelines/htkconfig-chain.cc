@@ -1,4 +1,4 @@
-/* afet — speech features on OpenCL
+/* The C face of the HCopy configuration reader, for htkconfig.c.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *

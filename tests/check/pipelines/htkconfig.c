@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* Tests of HCopy's own configuration files through afet: each config's
+ * chain against HCopy's files, headers byte for byte.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *

@@ -1,13 +1,12 @@
-/* afet — speech features on OpenCL
+/* The bad-input and stream-event matrix (docs/reliability.md lists each case
+ * and what the user gets).
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The bad-input and stream-event matrix (docs/reliability.md lists each case
- * and what the user gets): formats and channel counts, rates, empty and
- * short streams, empty buffers, silence, clipping, non-finite and denormal
- * samples, timestamp gaps, buffers without timestamps, property changes in
- * every state, absurd values, caps changes, state cycles, many pipelines on
- * many threads.
+ * Formats and channel counts, rates, empty and short streams, empty buffers,
+ * silence, clipping, non-finite and denormal samples, timestamp gaps, buffers
+ * without timestamps, property changes in every state, absurd values, caps
+ * changes, state cycles, many pipelines on many threads.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -1,4 +1,6 @@
-/* afet — speech features on OpenCL
+/* Tests of the presets kaldi, lhotse and whisper: afetmfcc against the
+ * reference tools' files and the independent double-precision references, and
+ * the presets' properties, caps and refusals.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

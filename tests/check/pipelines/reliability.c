@@ -1,11 +1,11 @@
-/* afet — speech features on OpenCL
+/* Regression tests for failures that once lost or corrupted data silently,
+ * and for the clarity of the errors.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Regression tests for failures that once lost or corrupted data silently:
- * errors at EOS, DISCONT in chains, large frames, the application's locale,
- * non-finite samples, runs without timestamps; and the clarity of the
- * errors (once, as errors, naming the cause).
+ * Errors at EOS, DISCONT in chains, large frames, the application's locale,
+ * non-finite samples, runs without timestamps; and the clarity of the errors
+ * (once, as errors, naming the cause).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-# afet
+# Makes the torchaudio and lhotse reference sets of this directory (run where
+# torch is; checked here with NumPy alone).
 # Copyright (C) 2026 the afet authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Makes the torchaudio and lhotse reference sets of this directory.

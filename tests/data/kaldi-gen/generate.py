@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-# afet
+# Regenerates the kaldi-native-fbank reference features of this directory (and
+# checks them with --check).
 # Copyright (C) 2026 the afet authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Regenerates the kaldi-native-fbank reference features in this directory.

@@ -1,10 +1,9 @@
 #!/bin/sh
-# afet
+# Builds kaldi_drv (Kaldi's own PLP / spectrogram / MFCC computers on raw
+# float32 samples) against a Kaldi source tree, without OpenFst or a LAPACK.
 # Copyright (C) 2026 the afet authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Builds kaldi_drv (Kaldi's own PLP / spectrogram / MFCC computers on raw
-# float32 samples) against a Kaldi source tree, without OpenFst or a LAPACK:
-# only the feature code, the matrix library over a CBLAS (Debian's
+# Only the feature code, the matrix library over a CBLAS (Debian's
 # libblas-dev), and stand-ins for the LAPACK routines that the features never
 # call (they abort).
 #   sh build.sh KALDI_SRC_DIR OUT_DIR      (KALDI_SRC_DIR = kaldi/src)

@@ -1,10 +1,10 @@
-// afet
+// kaldi_drv, a test-data tool (not part of the build): runs Kaldi's own PLP,
+// spectrogram or MFCC computer on raw float32 samples and writes a float32
+// .npy.
 // Copyright (C) 2026 the afet authors
 // SPDX-License-Identifier: LGPL-2.1-or-later
 //
-// afet test-data tool (not part of the build): runs Kaldi's own PLP,
-// spectrogram or MFCC computer (compute-*-feats' library classes) on raw
-// float32 samples and writes a float32 .npy.  Built by build.sh against a
+// It uses compute-*-feats' library classes.  Built by build.sh against a
 // Kaldi source tree.
 //   kaldi_drv plp|spectrogram|mfcc RATE IN.f32 OUT.npy [--kaldi-option=value ...]
 // (dither is set to 0 before the options are read)
