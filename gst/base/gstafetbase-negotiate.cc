@@ -440,7 +440,7 @@ gst_afet_base_class_set_element (GstElementClass * klass,
   gst_element_class_set_static_metadata (klass, longname,
       "Filter/Analyzer/Audio", description, "the afet authors");
   /* every element computes; the hold is the base class'
-   * (gstafetstreaming.cc), the value goes through the framing handlers */
+   * (gstafetbase-streaming.cc), the value goes through the framing handlers */
   g_object_class_install_property (G_OBJECT_CLASS (klass),
       PROP_LATENCY_BUDGET, g_param_spec_int64 ("latency-budget",
           "Latency budget", "Live input: how long (ns of stream time) "

@@ -7,10 +7,10 @@
 
 /* Its files:
  * gstafetbase.cc (type, properties, start/stop, caps, buffers, events,
- * queries), gstafetframing.cc (framing properties and the enums),
- * gstafetnegotiate.cc (input parsing, output caps, refusals),
- * gstafetoutput.cc (output buffers, completion events, timestamps) and
- * gstafetstreaming.cc (input to batches through the engine's FrameStream
+ * queries), gstafetbase-framing.cc (framing properties and the enums),
+ * gstafetbase-negotiate.cc (input parsing, output caps, refusals),
+ * gstafetbase-output.cc (output buffers, completion events, timestamps) and
+ * gstafetbase-streaming.cc (input to batches through the engine's FrameStream
  * and RowHistory). */
 
 #include "gstafetbase.h"
@@ -46,10 +46,10 @@ GST_DEBUG_CATEGORY_EXTERN (afet_transfer_debug);
 /* latency-budget: -1 = automatic (afet_base_resolve_budget) */
 #define DEFAULT_LATENCY_BUDGET (-1)
 /* the automatic budget of elements fed live audio on CPU devices, where a
- * launch costs far more than its frames (gstafetstreaming.cc) */
+ * launch costs far more than its frames (gstafetbase-streaming.cc) */
 #define AUTO_CPU_LATENCY_BUDGET (50 * GST_MSECOND)
 
-/* the framing properties (gstafetframing.cc), numbered apart from the base
+/* the framing properties (gstafetbase-framing.cc), numbered apart from the base
  * class' own */
 enum
 {
@@ -103,7 +103,7 @@ struct GstAfetBaseState
   gint64 latency_budget = DEFAULT_LATENCY_BUDGET;
 
   /* the engine built for these caps, kept from run to run while no
-   * writable property changes (gstafetreuse.cc) */
+   * writable property changes (gstafetbase-reuse.cc) */
   GstCaps *built_in = nullptr, *built_out = nullptr;
   std::atomic<guint> settings_changes {0};
   std::atomic<GThread *> config_thread {nullptr}; /* applying htk-config */
@@ -112,7 +112,7 @@ struct GstAfetBaseState
   guint64 engine_builds = 0;         /* object lock */
   bool engine_failed = false;        /* an OpenCL error posted: not kept */
   /* output_caps remembered for the last inputs asked about, with the
-   * settings_changes they were made under (gstafetnegotiate.cc) */
+   * settings_changes they were made under (gstafetbase-negotiate.cc) */
   struct OutputMemo
   {
     GstCaps *in = nullptr, *out = nullptr;
@@ -200,7 +200,7 @@ PRIV (GstAfetBase * self)
   return afet_base_state (self);
 }
 
-/* gstafetframing.cc */
+/* gstafetbase-framing.cc */
 afet::Window afet_base_window_from_caps (AfetFeaturesWindow w);
 /* The framing properties in effect (set, or the preset's), into in;
  * frame-length and frame-shift into *length / *shift (ms). Object lock
@@ -217,7 +217,7 @@ gboolean afet_base_apply_htk_config (GstAfetBase * self,
 void afet_base_write_framing_analysis (const GstAfetInput * in,
     GstStructure * s);
 
-/* gstafetnegotiate.cc */
+/* gstafetbase-negotiate.cc */
 /* drops the oldest n remembered output caps (0: all); memo_lock held */
 void afet_base_forget_output_caps (GstAfetBaseState * p, size_t n);
 gboolean afet_base_describe (GstAfetBase * self, GstCaps * caps,
@@ -234,12 +234,12 @@ void afet_base_post_refusal (GstAfetBase * self, GstCaps * caps,
 void afet_base_explain_refusal (GstAfetBase * self, GstCaps * caps);
 void afet_base_explain_output_refusal (GstAfetBase * self, GstCaps * caps);
 
-/* gstafetstreaming.cc: max-batch 0 resolved for the device, the stream's
+/* gstafetbase-streaming.cc: max-batch 0 resolved for the device, the stream's
  * liveness and its duration (set_caps; 0: max-batch is set) */
 gint afet_base_wanted_batch (GstAfetBase * self, gint rate, gint S);
 void afet_base_auto_batch (GstAfetBase * self, GstAfetInput * in);
 
-/* gstafetreuse.cc: the engine kept from run to run */
+/* gstafetbase-reuse.cc: the engine kept from run to run */
 /* dispatch_properties_changed: a writable property set (by the
  * application: not while the element applies its htk-config) */
 void afet_base_note_property_changes (GObject * object, guint n,
@@ -265,7 +265,7 @@ gboolean afet_base_reuse_engine (GstAfetBase * self, GstCaps * incaps,
 void afet_base_note_built (GstAfetBase * self, GstCaps * incaps,
     GstCaps * outcaps, guint settings);
 
-/* gstafetoutput.cc */
+/* gstafetbase-output.cc */
 void afet_base_clear_queue (GstAfetBaseState * p);
 void afet_base_post_engine_error (GstAfetBase * self, const gchar * what);
 afet::Status afet_base_setup_output (GstAfetBase * self, GstCaps * outcaps);
@@ -293,7 +293,7 @@ bool afet_base_lanes_active (GstAfetBase * self);
 GstFlowReturn afet_base_lanes_push (GstAfetBase * self, const float *rows,
     gint64 m, bool end);
 
-/* gstafetstreaming.cc */
+/* gstafetbase-streaming.cc */
 void afet_base_check_live (GstAfetBase * self);
 /* The latency budget in effect, from the property, the device and the
  * input (at set_caps). */
