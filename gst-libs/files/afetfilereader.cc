@@ -93,7 +93,7 @@ Reader::feed (const uint8_t * data, size_t len, bool eos,
       *why = "the text archive ends inside a matrix (no ']'), " + at ();
     else if (compressed_ && cm_.format == kCmColHeaders)
       *why = fmt ("truncated: the CM matrix of entry %s needs %" G_GINT64_FORMAT
-          " bytes of data, the file ends after %" G_GSIZE_FORMAT " %s",
+          " bytes of data, the file ends after %" G_GSIZE_FORMAT " of them, %s",
           shown (entry_.key).c_str (), kaldi_cm_data_bytes (cm_.format,
               cm_.rows, cm_.cols), len - used, at ().c_str ());
     else if (entry_.rows >= 0)
