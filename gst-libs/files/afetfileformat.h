@@ -17,7 +17,8 @@
  *   header length).
  * - Kaldi binary archive entry: KEY, ' ', "\0B", "FM " (or "DM " for
  *   doubles), '\4' int32 rows, '\4' int32 cols (little-endian), then
- *   rows x cols little-endian values.
+ *   rows x cols little-endian values; or a compressed matrix, "CM ",
+ *   "CM2 " or "CM3 " and what afetcompress.h describes.
  * - Kaldi text archive entry: KEY, "  [", newline, one line of numbers per
  *   row, "]" and a newline.
  */
@@ -32,6 +33,7 @@
 #include <vector>
 
 #include "afetfeatures.h"
+#include "afetcompress.h"
 
 namespace afetfile
 {
@@ -108,6 +110,7 @@ struct Entry
 {
   Format format = Format::Auto;
   std::string key;              /* Kaldi: the entry's key */
+  int compressed = 0;           /* Kaldi: kCmColHeaders, kCmTwoByte, kCmOneByte */
   int64_t rows = -1;            /* -1: until the end (raw) */
   int dims = 0;
   /* HTK only */
@@ -164,6 +167,10 @@ private:
       std::string * why);
   size_t frames (const uint8_t * d, size_t n, bool eos,
       const FramesFunc & on_frames, std::string * why);
+  size_t kaldi_cm_header_ (const uint8_t * d, size_t n, size_t i,
+      const std::string & key, std::string * why);
+  size_t cm_columns (const uint8_t * d, size_t n,
+      const FramesFunc & on_frames, std::string * why);
   size_t text_rows (const uint8_t * d, size_t n, bool eos,
       const EntryFunc & on_entry, const FramesFunc & on_frames,
       std::string * why);
@@ -174,6 +181,8 @@ private:
   Entry entry_;
   bool swap_ = false;           /* values are big-endian */
   bool f64_ = false;            /* values are doubles */
+  CmHeader cm_;                 /* a Kaldi compressed matrix's header */
+  bool compressed_ = false;     /* the entry is one */
   int64_t rows_left_ = 0;
   uint64_t offset_ = 0;
   std::vector<float> row_buf_;

@@ -1,5 +1,6 @@
 /* The incremental reader of feature files behind afetparse: format found
- * from the content (HTK, NumPy, Kaldi binary or text), header, frames.
+ * from the content (HTK, NumPy, Kaldi binary or text, Kaldi's compressed
+ * matrices too), header, frames.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -90,6 +91,11 @@ Reader::feed (const uint8_t * data, size_t len, bool eos,
           names[(int) entry_.format], offset_, len - used);
     else if (state_ == State::TextRows)
       *why = "the text archive ends inside a matrix (no ']'), " + at ();
+    else if (compressed_ && cm_.format == kCmColHeaders)
+      *why = fmt ("truncated: the CM matrix of entry %s needs %" G_GINT64_FORMAT
+          " bytes of data, the file ends after %" G_GSIZE_FORMAT " of them, %s",
+          shown (entry_.key).c_str (), kaldi_cm_data_bytes (cm_.format,
+              cm_.rows, cm_.cols), len - used, at ().c_str ());
     else if (entry_.rows >= 0)
       *why = fmt ("truncated: the header says %" G_GINT64_FORMAT " frames, "
           "the file ends after %" G_GINT64_FORMAT " %s",
@@ -478,7 +484,7 @@ Reader::kaldi_header_ (const uint8_t * d, size_t n, bool eos,
   }
   /* binary: " \0B" then the matrix token, '\4' rows, '\4' cols */
   const size_t need = i + 3 + 3 + 5 + 5;
-  if (n < need && n < i + 6)
+  if (n < i + 6)
     return 0;
   if (d[i + 1] != 0 || d[i + 2] != 'B') {
     *why = "expected the binary marker \\0B after key " + shown (key) + " " +
@@ -486,15 +492,11 @@ Reader::kaldi_header_ (const uint8_t * d, size_t n, bool eos,
     return (size_t) - 1;
   }
   const char *tok = (const char *) d + i + 3;
-  if (memcmp (tok, "CM", 2) == 0) {
-    *why = "entry " + shown (key) + " is a compressed Kaldi matrix, which "
-        "afetparse does not read: write it with copy-feats --compress=false " +
-        at (i + 3);
-    return (size_t) - 1;
-  }
+  if (memcmp (tok, "CM", 2) == 0)
+    return kaldi_cm_header_ (d, n, i, key, why);
   if (memcmp (tok, "FM ", 3) != 0 && memcmp (tok, "DM ", 3) != 0) {
-    *why = "entry " + shown (key) + " is not a float or double matrix "
-        "(token '" + shown (std::string (tok, 2)) + "') " + at (i + 3);
+    *why = "entry " + shown (key) + " is not a float, double or compressed "
+        "matrix (token '" + shown (std::string (tok, 2)) + "') " + at (i + 3);
     return (size_t) - 1;
   }
   if (n < need)
@@ -514,7 +516,9 @@ Reader::kaldi_header_ (const uint8_t * d, size_t n, bool eos,
   }
   f64_ = tok[0] == 'D';
   swap_ = false;
+  compressed_ = false;
   entry_.key = key;
+  entry_.compressed = 0;
   entry_.rows = rows;
   entry_.dims = cols;
   state_ = State::Frames;
@@ -522,11 +526,99 @@ Reader::kaldi_header_ (const uint8_t * d, size_t n, bool eos,
   return need;
 }
 
+/* A compressed matrix (afetcompress.h): "CM ", "CM2 " or "CM3 ", then
+ * min, range, rows, cols; the key and " \0B" are @i + 3 bytes of @d. */
+size_t
+Reader::kaldi_cm_header_ (const uint8_t * d, size_t n, size_t i,
+    const std::string & key, std::string * why)
+{
+  const char *tok = (const char *) d + i + 3;
+  int format;
+  size_t tlen;
+  if (tok[2] == ' ') {
+    format = kCmColHeaders;
+    tlen = 3;
+  } else {
+    if (n < i + 7)
+      return 0;
+    if ((tok[2] != '2' && tok[2] != '3') || tok[3] != ' ') {
+      *why = "entry " + shown (key) + ": unknown compressed matrix token '" +
+          shown (std::string (tok, 3)) + "' (Kaldi writes CM, CM2 or CM3) " +
+          at (i + 3);
+      return (size_t) - 1;
+    }
+    format = tok[2] == '2' ? kCmTwoByte : kCmOneByte;
+    tlen = 4;
+  }
+  const size_t head = i + 3 + tlen;
+  if (n < head + kCmHeaderBytes)
+    return 0;
+  const CmHeader h = kaldi_cm_header (format, d + head);
+  static const char *const names[] = { "", "CM", "CM2", "CM3" };
+  if (h.rows < 0 || h.cols < 0 || (h.rows == 0) != (h.cols == 0)) {
+    *why = fmt ("entry %s: the %s header says %d x %d, not a matrix Kaldi "
+        "writes (an empty one is 0 x 0) %s", shown (key).c_str (),
+        names[format], h.rows, h.cols, at (head + 8).c_str ());
+    return (size_t) - 1;
+  }
+  const int64_t bytes = kaldi_cm_data_bytes (format, h.rows, h.cols);
+  if (bytes < 0) {
+    *why = fmt ("entry %s: the %s header says %d x %d, more than Kaldi's "
+        "32-bit sizes hold (a damaged header?) %s", shown (key).c_str (),
+        names[format], h.rows, h.cols, at (head + 8).c_str ());
+    return (size_t) - 1;
+  }
+  const uint64_t end = offset_ + head + kCmHeaderBytes + (uint64_t) bytes;
+  if (opt_.total_bytes >= 0 && end > (uint64_t) opt_.total_bytes) {
+    *why = fmt ("entry %s: the %s header says %d x %d (%" G_GINT64_FORMAT
+        " bytes of data) but the file has %" G_GINT64_FORMAT " bytes: "
+        "truncated %s", shown (key).c_str (), names[format], h.rows, h.cols,
+        bytes, opt_.total_bytes, at (head + 8).c_str ());
+    return (size_t) - 1;
+  }
+  cm_ = h;
+  compressed_ = true;
+  f64_ = false;
+  swap_ = false;
+  entry_.key = key;
+  entry_.compressed = format;
+  entry_.rows = h.rows;
+  entry_.dims = h.cols;
+  state_ = State::Frames;
+  return head + kCmHeaderBytes;
+}
+
+/* A CM matrix keeps a row's bytes in every column: it is decoded when all
+ * of it is here, and handed over in pieces of at most 4096 frames. */
+size_t
+Reader::cm_columns (const uint8_t * d, size_t n,
+    const FramesFunc & on_frames, std::string * why)
+{
+  const int64_t bytes = kaldi_cm_data_bytes (cm_.format, cm_.rows, cm_.cols);
+  if ((int64_t) n < bytes)
+    return 0;
+  for (int32_t r = 0; r < cm_.rows; r += 4096) {
+    const int32_t k = MIN (cm_.rows - r, 4096);
+    row_buf_.resize ((size_t) k * cm_.cols);
+    kaldi_cm_decode_columns (cm_, d, r, k, row_buf_.data ());
+    if (!on_frames (row_buf_.data (), k)) {
+      *why = "the frames could not be passed on";
+      return (size_t) - 1;
+    }
+    rows_left_ -= k;
+  }
+  state_ = State::Header;
+  return (size_t) bytes;
+}
+
 size_t
 Reader::frames (const uint8_t * d, size_t n, bool eos,
     const FramesFunc & on_frames, std::string * why)
 {
-  const size_t vsize = f64_ ? 8 : 4;
+  if (compressed_ && cm_.format == kCmColHeaders)
+    return cm_columns (d, n, on_frames, why);
+  const size_t vsize = compressed_ ? (cm_.format == kCmTwoByte ? 2 : 1) :
+      f64_ ? 8 : 4;
   const size_t row = (size_t) entry_.dims * vsize;
   size_t rows = n / row;
   if (entry_.rows >= 0 && (int64_t) rows > rows_left_)
@@ -536,7 +628,9 @@ Reader::frames (const uint8_t * d, size_t n, bool eos,
   if (rows > 0) {
     const size_t vals = rows * entry_.dims;
     row_buf_.resize (vals);
-    for (size_t i = 0; i < vals; i++) {
+    if (compressed_)
+      kaldi_cm_decode_rows (cm_, d, rows, row_buf_.data ());
+    for (size_t i = 0; i < vals && !compressed_; i++) {
       const uint8_t *v = d + i * vsize;
       if (f64_) {
         uint64_t u;

@@ -28,6 +28,16 @@
  *   property, else the afet-key tag, else the upstream file name without
  *   its extension: any bytes but white space and NUL (UTF-8 is common).
  *   format=kaldi-text writes the same as text.
+ * - format=kaldi compression-method=N (1 to 7): each entry as one of
+ *   Kaldi's compressed matrices (CM, CM2 or CM3), byte for byte what
+ *   `copy-feats --compress=true --compression-method=N` writes; N is
+ *   Kaldi's CompressionMethod (1 automatic: CM above 8 rows, else CM2; 2
+ *   speech features, CM; 3 and 4 two bytes a value, the matrix's range or
+ *   -32768..32767; 5, 6 and 7 one byte a value, the matrix's range, 0..255
+ *   or 0..1).  The compression needs the whole matrix: afetenc keeps each
+ *   entry's frames in memory (up to max-hold bytes) and writes the entry
+ *   at its end.  NaN, and with methods 1, 2, 3 and 5 infinities, are
+ *   refused as Kaldi refuses them.
  * - format=raw: the frames alone, little-endian float32.
  *
  * HTK, NPY and Kaldi headers hold the frame count, known only at the end:
@@ -58,6 +68,7 @@
 
 #include <cstring>
 #include <string>
+#include <vector>
 
 GST_DEBUG_CATEGORY_STATIC (gst_afet_enc_debug);
 #define GST_CAT_DEFAULT gst_afet_enc_debug
@@ -81,6 +92,7 @@ GST_AFET_DEFINE_ENUM (gst_afet_enc_format_get_type, "GstAfetEncFormat",
 #define DEFAULT_FORMAT GST_AFET_ENC_HTK
 #define DEFAULT_KEY nullptr
 #define DEFAULT_MAX_HOLD (G_GUINT64_CONSTANT (256) << 20)
+#define DEFAULT_COMPRESSION_METHOD 0
 
 enum
 {
@@ -88,6 +100,7 @@ enum
   PROP_FORMAT,
   PROP_KEY,
   PROP_MAX_HOLD,
+  PROP_COMPRESSION_METHOD,
 };
 
 static const char *const format_names[] = {
@@ -101,9 +114,12 @@ struct GstAfetEncPrivate
   GstAfetEncFormat format = DEFAULT_FORMAT;
   std::string key;
   guint64 max_hold = DEFAULT_MAX_HOLD;
+  gint compression = DEFAULT_COMPRESSION_METHOD;
 
   /* streaming thread */
   GstAfetEncFormat fmt = DEFAULT_FORMAT;   /* latched at the first data */
+  int cm = 0;                  /* compression method, latched with fmt */
+  std::vector<float> entry_vals;       /* cm: the entry's frames */
   bool have_info = false;
   AfetFeaturesInfo info;
   uint16_t htk_kind = 0;
@@ -354,7 +370,8 @@ enc_start_output (GstAfetEnc * self)
   gst_segment_init (&seg, GST_FORMAT_BYTES);
   gst_pad_push_event (self->srcpad, gst_event_new_segment (&seg));
 
-  if (needs_count (p->fmt)) {
+  /* a compressed entry goes out whole at its end: nothing to rewrite */
+  if (needs_count (p->fmt) && p->cm == 0) {
     GstQuery *q = gst_query_new_seeking (GST_FORMAT_BYTES);
     gboolean seekable = FALSE;
     if (gst_pad_peer_query (self->srcpad, q))
@@ -393,9 +410,12 @@ enc_begin_entry (GstAfetEnc * self)
     case GST_AFET_ENC_KALDI_TEXT:
       if (!enc_resolve_key (self, &p->entry_key))
         return GST_FLOW_ERROR;
-      h = p->fmt == GST_AFET_ENC_KALDI ?
-          afetfile::kaldi_entry_header (p->entry_key, 0, dims) :
-          afetfile::kaldi_text_open (p->entry_key);
+      if (p->cm != 0)
+        p->entry_vals.clear ();
+      else
+        h = p->fmt == GST_AFET_ENC_KALDI ?
+            afetfile::kaldi_entry_header (p->entry_key, 0, dims) :
+            afetfile::kaldi_text_open (p->entry_key);
       break;
     case GST_AFET_ENC_RAW:
       break;
@@ -407,8 +427,32 @@ enc_begin_entry (GstAfetEnc * self)
   return ret;
 }
 
+/* Writes the held entry as a Kaldi compressed matrix. */
+static GstFlowReturn
+enc_write_compressed (GstAfetEnc * self)
+{
+  GstAfetEncPrivate *p = self->priv;
+  std::string e = p->entry_key;
+  e.append (" \0B", 3);
+  std::string why;
+  const bool ok = afetfile::kaldi_compress (p->entry_vals.data (),
+      (int32_t) p->entry_frames, p->info.dims, p->cm, &e, &why);
+  std::vector<float> ().swap (p->entry_vals);
+  if (!ok) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("%s cannot compress entry "
+            "'%s' (%" G_GUINT64_FORMAT " x %d) with compression-method=%d "
+            "(%s): %s. Write it uncompressed (compression-method=0) or "
+            "remove the values first.", GST_ELEMENT_NAME (self),
+            p->entry_key.c_str (), p->entry_frames, p->info.dims, p->cm,
+            afetfile::kaldi_compression_name (p->cm), why.c_str ()),
+        (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  return enc_write (self, e.data (), e.size ());
+}
+
 /* Completes the current entry (Kaldi) or the file: the frame count goes
- * into its header. */
+ * into its header (a compressed Kaldi entry is written now, whole). */
 static GstFlowReturn
 enc_end_entry (GstAfetEnc * self)
 {
@@ -428,6 +472,10 @@ enc_end_entry (GstAfetEnc * self)
           afetfile::npy_header (p->entry_frames, p->info.dims));
       break;
     case GST_AFET_ENC_KALDI:{
+      if (p->cm != 0) {
+        ret = enc_write_compressed (self);
+        break;
+      }
       uint32_t rows = GUINT32_TO_LE ((uint32_t) p->entry_frames);
       ret = enc_rewrite (self, p->entry_start +
           afetfile::kaldi_rows_offset (p->entry_key),
@@ -504,7 +552,24 @@ gst_afet_enc_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
   }
   const float *v = (const float *) map.data;
   const size_t vals = n * p->info.dims;
-  if (p->fmt == GST_AFET_ENC_HTK) {
+  if (p->cm != 0) {
+    GST_OBJECT_LOCK (self);
+    const guint64 limit = p->max_hold;
+    GST_OBJECT_UNLOCK (self);
+    if ((p->entry_vals.size () + vals) * sizeof (float) > limit) {
+      gst_buffer_unmap (buf, &map);
+      gst_buffer_unref (buf);
+      p->failed = true;
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, ("compression-method="
+              "%d keeps each archive entry in memory until it ends (a "
+              "compressed matrix needs all of its values), and entry '%s' "
+              "has passed max-hold (%" G_GUINT64_FORMAT " bytes). Raise "
+              "max-hold or write it uncompressed.", p->cm,
+              p->entry_key.c_str (), limit), (nullptr));
+      return GST_FLOW_ERROR;
+    }
+    p->entry_vals.insert (p->entry_vals.end (), v, v + vals);
+  } else if (p->fmt == GST_AFET_ENC_HTK) {
     ret = enc_write (self, v, vals * sizeof (float), fill_big_endian);
   } else if (p->fmt == GST_AFET_ENC_KALDI_TEXT) {
     std::string text;
@@ -549,9 +614,24 @@ enc_set_caps (GstAfetEnc * self, GstCaps * caps)
   }
   GST_OBJECT_LOCK (self);
   GstAfetEncFormat fmt = p->format;
+  int cm = p->compression;
   GST_OBJECT_UNLOCK (self);
-  if (p->started && fmt != p->fmt)
+  if (p->started && fmt != p->fmt) {
     fmt = p->fmt;
+    cm = p->cm;
+  }
+  if (cm != 0 && fmt != GST_AFET_ENC_KALDI) {
+    /* Kaldi compresses binary archive entries only (its text form of a
+     * compressed matrix is the plain matrix) */
+    if (p->refused != str)
+      GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("compression-method=%d "
+              "is for format=kaldi only (Kaldi's compressed matrices exist "
+              "in binary archives); this %s is format=%s.", cm,
+              GST_ELEMENT_NAME (self), format_names[fmt]), ("%s", str));
+    p->refused = str;
+    g_free (str);
+    return FALSE;
+  }
   uint16_t kind = 0;
   int32_t period = 0;
   std::string why;
@@ -596,6 +676,7 @@ enc_set_caps (GstAfetEnc * self, GstCaps * caps)
   p->info = info;
   p->have_info = true;
   p->fmt = fmt;
+  p->cm = cm;
   p->htk_kind = kind;
   p->htk_period = period;
   GST_DEBUG_OBJECT (self, "writing %s%s%s", format_names[fmt],
@@ -724,6 +805,7 @@ enc_reset (GstAfetEnc * self)
   p->key_tag_seen = false;
   p->held.clear ();
   p->held_start = 0;
+  std::vector<float> ().swap (p->entry_vals);
   p->failed = false;
   p->refused.clear ();
 }
@@ -761,6 +843,9 @@ gst_afet_enc_set_property (GObject * object, guint prop_id,
     case PROP_MAX_HOLD:
       p->max_hold = g_value_get_uint64 (value);
       break;
+    case PROP_COMPRESSION_METHOD:
+      p->compression = g_value_get_int (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -784,6 +869,9 @@ gst_afet_enc_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_MAX_HOLD:
       g_value_set_uint64 (value, p->max_hold);
+      break;
+    case PROP_COMPRESSION_METHOD:
+      g_value_set_int (value, p->compression);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -825,8 +913,18 @@ gst_afet_enc_class_init (GstAfetEncClass * klass)
   g_object_class_install_property (gobject_class, PROP_MAX_HOLD,
       g_param_spec_uint64 ("max-hold", "Max hold", "Most bytes kept in "
           "memory when downstream cannot seek back to write a header's "
-          "frame count (HTK, NPY: the file; Kaldi: one entry)", 1,
+          "frame count (HTK, NPY: the file; Kaldi: one entry), or, with "
+          "compression-method, to compress an entry (its float frames)", 1,
           G_MAXUINT64, DEFAULT_MAX_HOLD, flags));
+  g_object_class_install_property (gobject_class, PROP_COMPRESSION_METHOD,
+      g_param_spec_int ("compression-method", "Compression method",
+          "format=kaldi: write each entry as a Kaldi compressed matrix, "
+          "byte for byte as copy-feats --compress=true "
+          "--compression-method=N does (1 automatic, 2 speech features "
+          "(CM), 3 two bytes auto range, 4 two bytes -32768..32767 (CM2), "
+          "5 one byte auto range, 6 one byte 0..255, 7 one byte 0..1 (CM3)); "
+          "0: uncompressed floats", 0, afetfile::kCompressMax,
+          DEFAULT_COMPRESSION_METHOD, flags));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);

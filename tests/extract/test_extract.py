@@ -423,6 +423,39 @@ rc, _, err = run(["--scp", "wv.scp", "-p", CHAIN, "-j", "1", "--rate",
 check(rc == 0 and "0 plain WAV read directly" in err,
       "plain WAV reader: a file to resample goes through decodebin")
 
+# 10. --compress[=METHOD]: Kaldi's compressed matrices, the bytes afetenc
+# compression-method=N makes of the uncompressed archive (afetenc-compress
+# checks those against copy-feats); --skip-existing reads them back
+with open("cwav.scp", "w") as f:
+    f.write("utt1 %s\nutt3 %s\n" % (wavs[3], wavs[5]))
+rc, _, err = run(["--wav-scp", "cwav.scp", "--ark", "c/plain.ark", "-p",
+                  "afetmfcc"])
+check(rc == 0, "uncompressed archive for --compress: " + err.strip())
+for m, tok in (("", b"CM "), ("=3", b"CM2 "), ("=7", b"CM3 ")):
+    out = "c/cm%s.ark" % m[1:]
+    rc, _, err = run(["--wav-scp", "cwav.scp", "--ark", out, "-p",
+                      "afetmfcc", "--compress" + m])
+    want = "c/want%s.ark" % m[1:]
+    ok = rc == 0 and launch(["filesrc", "location=c/plain.ark", "!",
+                             "afetparse", "!", "afetenc", "format=kaldi",
+                             "compression-method=%s" % (m[1:] or "1"), "!",
+                             "filesink", "location=" + want]) == 0
+    data = read(out) if ok else b""
+    check(ok and data == read(want) and data.startswith(b"utt1 \0B" + tok),
+          "--compress%s: %s entries, the bytes of afetenc "
+          "compression-method=%s" % (m, tok.decode().strip(), m[1:] or "1"))
+    before = data
+    rc, _, err = run(["--wav-scp", "cwav.scp", "--ark", out, "-p",
+                      "afetmfcc", "--compress" + m, "--skip-existing"])
+    check(rc == 0 and read(out) == before and "0 inputs" in err,
+          "--compress%s --skip-existing keeps the compressed archive whole"
+          % m)
+rc, _, err = run(["--scp", "one.scp", "-o", "x", "-f", "npy", "--compress"])
+check(rc == 2 and "--ark or --format kaldi" in err,
+      "--compress without a Kaldi archive is a usage error")
+rc, _, err = run(["--wav-scp", "cwav.scp", "--ark", "c/x.ark", "--compress=9"])
+check(rc == 2 and "0 to 7" in err, "--compress=9 is a usage error")
+
 shutil.rmtree(tmp)
 print("%d failed" % len(failures))
 sys.exit(1 if failures else 0)

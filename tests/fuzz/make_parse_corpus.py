@@ -9,7 +9,8 @@ known, how the file is cut into pieces, refusing callbacks, raw dims) and
 then a tiny feature file made up here from small numbers: HTK (big- and
 little-endian, several qualifiers), NumPy (float32, float64, big-endian,
 version 2.0, a 3-D array), Kaldi binary archives (float and double
-matrices, two entries, UTF-8 keys, equal keys), Kaldi text, HTK at 22050 Hz, headerless float32, and a few near misses.
+matrices, two entries, UTF-8 keys, equal keys; compressed matrices CM, CM2
+and CM3), Kaldi text, HTK at 22050 Hz, headerless float32, and a few near misses.
 
     python3 tests/fuzz/make_parse_corpus.py
 """
@@ -57,6 +58,23 @@ def kaldi(key, rows, cols, double=False):
         struct.pack("<i", cols)
     return head + struct.pack("<%d%s" % (rows * cols, "d" if double else "f"),
                               *values(rows * cols))
+
+
+def kaldi_cm(key, fmt, rows, cols, lo=-2.0, rng=4.0):
+    """A Kaldi compressed matrix entry: fmt 1 (CM: per-column percentile
+    headers, then the columns), 2 (CM2: uint16 a value) or 3 (CM3: a byte
+    a value), with made-up but well-formed data."""
+    tok = {1: b"CM ", 2: b"CM2 ", 3: b"CM3 "}[fmt]
+    head = key + b" \0B" + tok + struct.pack("<ffii", lo, rng, rows, cols)
+    n = rows * cols
+    if fmt == 1:
+        cols_h = b"".join(struct.pack("<4H", 100 * c, 20000 + c, 40000 + c,
+                                      65000 + c) for c in range(cols))
+        return head + cols_h + bytes((i * 53) % 256 for i in range(n))
+    if fmt == 2:
+        return head + struct.pack("<%dH" % n,
+                                  *[(i * 7919) % 65536 for i in range(n)])
+    return head + bytes((i * 53) % 256 for i in range(n))
 
 
 def kaldi_text(key, rows, cols, close_on_row=False):
@@ -114,6 +132,24 @@ SEEDS = {
                          kaldi(b"k", 2, 2) + kaldi(b"k", 1, 2)),
     "kaldi-cm": (AUTO | SIZE | WHOLE, 0,
                  kaldi(b"c", 1, 2).replace(b"FM ", b"CM ")),
+    # Kaldi's compressed matrices (afetcompress.h): CM whole at once, CM2
+    # and CM3 row by row, mixed with float entries, empty, cut, absurd
+    "kaldi-cm-speech-random": (AUTO | SIZE | RANDOM, 5,
+                               kaldi_cm(b"cm", 1, 9, 3)),
+    "kaldi-cm-speech-bytes": (KALDI | BYTES, 0, kaldi_cm(b"few", 1, 3, 2)),
+    "kaldi-cm2-fixed": (AUTO | FIXED, 6, kaldi_cm(b"two", 2, 3, 4) +
+                        kaldi(b"fm", 2, 4)),
+    "kaldi-cm3-random": (AUTO | SIZE | RANDOM, 11,
+                         kaldi_cm(b"one", 3, 5, 2) +
+                         kaldi_cm(b"cm", 1, 6, 2, 10.0, 0.5)),
+    "kaldi-cm-empty": (AUTO | SIZE | WHOLE, 0,
+                       kaldi_cm(b"none", 1, 0, 0, 0.0, 0.0) +
+                       kaldi_cm(b"one", 3, 1, 1)),
+    "kaldi-cm-cut": (AUTO | WHOLE, 0, kaldi_cm(b"cut", 1, 8, 3)[:-5]),
+    "kaldi-cm2-absurd": (AUTO | SIZE | WHOLE, 0,
+                         kaldi_cm(b"big", 2, 2, 2).replace(
+                             struct.pack("<ii", 2, 2),
+                             struct.pack("<ii", 0x7fffffff, 2))),
     # Kaldi text
     "kaldi-text": (AUTO | SIZE | WHOLE, 0,
                    kaldi_text("utt1", 2, 3) + kaldi_text("utt2", 1, 3)),

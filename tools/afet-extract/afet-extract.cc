@@ -58,6 +58,29 @@ hms (double s)
   return buf;
 }
 
+/* --compress[=METHOD]: Kaldi's compression method, 1 (copy-feats' default,
+ * kAutomaticMethod) without a value; 0 none */
+int compress_method = 0;
+std::string compress_error;
+
+gboolean
+parse_compress (const gchar *, const gchar * value, gpointer, GError **)
+{
+  compress_method = 1;
+  if (value) {
+    char *e = nullptr;
+    const long m = strtol (value, &e, 10);
+    if (e == value || *e != '\0' || m < 0 || m > 7)
+      compress_error = std::string ("--compress takes Kaldi's compression "
+          "method, 0 to 7 (as copy-feats --compression-method: 1 automatic, "
+          "2 speech features, 3-4 two bytes, 5-7 one byte), not '") +
+          value + "'";
+    else
+      compress_method = (int) m;
+  }
+  return TRUE;
+}
+
 /* --format htk: whether afetenc takes what the chain makes (HTK has no
  * kind for Kaldi's energy in column 0, nor more than 16383 values a frame).
  * Every input would fail alike, so the chain runs once on a tenth of a
@@ -150,6 +173,12 @@ main (int argc, char **argv)
           "Write one Kaldi archive DIR/NAME.ark and its index DIR/NAME.scp "
           "('KEY DIR/NAME.ark:OFFSET'); implies --format kaldi",
         "DIR/NAME.ark"},
+    {"compress", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK,
+          (gpointer) parse_compress,
+          "Kaldi archives: write Kaldi's compressed matrices, byte for byte "
+          "as copy-feats --compress=true --compression-method=METHOD (1, the "
+          "default: CM above 8 frames, else CM2; 2 CM; 3, 4 CM2; 5, 6, 7 "
+          "CM3)", "METHOD"},
     {"jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
         "Pipelines running at once, sharing the device (default: 2)", "N"},
     {"device", 'd', 0, G_OPTION_ARG_STRING, &device,
@@ -275,6 +304,12 @@ main (int argc, char **argv)
       o.format != "raw")
     return usage ("--format must be htk, npy, kaldi (ark) or raw, not '" +
         o.format + "'");
+  if (!compress_error.empty ())
+    return usage (compress_error);
+  if (compress_method != 0 && o.format != "kaldi")
+    return usage ("--compress writes Kaldi's compressed matrices, which "
+        "only Kaldi archives hold: add --ark or --format kaldi");
+  o.compress = compress_method;
   if (o.scp.empty () == o.wav_scp.empty ())
     return usage ("give one list: --scp or --wav-scp");
   if (!o.segments.empty () && o.wav_scp.empty ())

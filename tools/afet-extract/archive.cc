@@ -18,6 +18,7 @@
 
 #include <unistd.h>
 
+#include "afetcompress.h"
 #include "lists.h"
 #include "work.h"
 
@@ -48,17 +49,37 @@ resume_archive (const std::string & ark, const std::string & scp,
     if (colon == std::string::npos)
       continue;
     guint64 off = g_ascii_strtoull (fld[1].c_str () + colon + 1, nullptr, 10);
-    unsigned char h[15];
+    /* "\0BFM " and two sizes, or "\0BCM " ("CM2 ", "CM3 ") and a
+     * compressed matrix's header (--compress) */
+    unsigned char h[22];
     if (!f || fseeko (f, (off_t) off, SEEK_SET) != 0 ||
-        fread (h, 1, 15, f) != 15 || h[0] != 0 || h[1] != 'B' ||
-        h[5] != 4 || h[10] != 4)
+        fread (h, 1, 15, f) != 15 || h[0] != 0 || h[1] != 'B')
       break;                    /* that entry is not complete */
-    guint32 rows, cols;
-    memcpy (&rows, h + 6, 4);
-    memcpy (&cols, h + 11, 4);
-    rows = GUINT32_FROM_LE (rows);
-    cols = GUINT32_FROM_LE (cols);
-    const guint64 e = off + 15 + (guint64) rows * cols * 4;
+    guint64 e;
+    if (h[2] == 'C' && h[3] == 'M') {
+      const int format = h[4] == ' ' ? afetfile::kCmColHeaders :
+          h[4] == '2' ? afetfile::kCmTwoByte : afetfile::kCmOneByte;
+      const size_t head = format == afetfile::kCmColHeaders ? 5 : 6;
+      const size_t more = head + afetfile::kCmHeaderBytes - 15;
+      if (fread (h + 15, 1, more, f) != more)
+        break;
+      const afetfile::CmHeader ch = afetfile::kaldi_cm_header (format,
+          h + head);
+      const gint64 data = afetfile::kaldi_cm_data_bytes (format, ch.rows,
+          ch.cols);
+      if (data < 0)
+        break;
+      e = off + head + afetfile::kCmHeaderBytes + (guint64) data;
+    } else {
+      if (h[5] != 4 || h[10] != 4)
+        break;
+      guint32 rows, cols;
+      memcpy (&rows, h + 6, 4);
+      memcpy (&cols, h + 11, 4);
+      rows = GUINT32_FROM_LE (rows);
+      cols = GUINT32_FROM_LE (cols);
+      e = off + 15 + (guint64) rows * cols * 4;
+    }
     if (fseeko (f, 0, SEEK_END) != 0 || (guint64) ftello (f) < e)
       break;
     (*have)[fld[0]] = true;

@@ -27,6 +27,7 @@ struct Options
   std::string config;           /* -C's file (an input, never overwritten) */
   std::string scp, out_dir, wav_scp, segments, ark;
   std::string format = "htk";
+  int compress = 0;             /* Kaldi's compression method (--compress) */
   int jobs = 2;
   std::string device = "auto";
   int shard_k = 1, shard_n = 1;

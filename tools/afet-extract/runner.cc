@@ -70,7 +70,9 @@ audio_caps (const Options & o)
 static std::string
 encoder_text (const Options & o, bool to_memory, bool for_launch = false)
 {
-  return "afetenc name=afetx_enc format=" + o.format + (to_memory ?
+  return "afetenc name=afetx_enc format=" + o.format + (o.compress ?
+      " compression-method=" + std::to_string (o.compress) : "") +
+      (to_memory ?
       " max-hold=18446744073709551615 ! appsink name=afetx_sink sync=false "
       "wait-on-eos=false" : for_launch ? " ! filesink name=afetx_sink" :
       " ! fdsink name=afetx_sink");
