@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* Tests of Kaldi's compressed matrices against Kaldi itself: afetenc writes and
+ * afetparse reads them as copy-feats does, for every method.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-# afet — speech features on OpenCL
+# Tests of Kaldi's compressed matrices between afet and kaldiio, a second
+# reader and writer of Kaldi archives.
 # Copyright (C) 2026 the afet authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Kaldi's compressed matrices between afet and kaldiio, a second reader
