@@ -25,9 +25,11 @@ packages=(
   "$@"
 )
 
+only=no
 if [ "${1:-}" = --only ]; then
   shift
   packages=("$@")
+  only=yes
 fi
 
 missing=()
@@ -44,7 +46,7 @@ fi
 
 # tests: kaldiio (PyPI), a second reader and writer of Kaldi archives, for
 # the python3 on the PATH (kaldi-compress-kaldiio; skipped without it)
-if [ "${1:-}" != --only ] && ! python3 -c 'import kaldiio' 2>/dev/null &&
+if [ $only = no ] && ! python3 -c 'import kaldiio' 2>/dev/null &&
     python3 -m pip --version >/dev/null 2>&1; then
   echo "afet: installing kaldiio (pip)"
   python3 -m pip install -q kaldiio || echo "afet: kaldiio not installed: its test will skip"
