@@ -2298,8 +2298,10 @@ GST_START_TEST (test_parse_error_once)
   fill_random (junk, sizeof junk, 7);
   gchar *file = tmp_file ("junk.bin");
   write_file (file, junk, sizeof junk);
-  gchar *launch = g_strdup_printf ("filesrc location=\"%s\" ! afetparse "
-      "name=p ! fakesink", file);
+  /* the source named: unforked (CK_FORK=no), element numbers go on from
+   * test to test */
+  gchar *launch = g_strdup_printf ("filesrc name=src location=\"%s\" ! "
+      "afetparse name=p ! fakesink", file);
   GstElement *pipe = gst_parse_launch (launch, NULL);
   fail_unless (pipe != NULL);
   gst_element_set_state (pipe, GST_STATE_PLAYING);
@@ -2310,7 +2312,8 @@ GST_START_TEST (test_parse_error_once)
   gst_message_unref (msg);
   /* the source's EOS reaches afetparse after the error: let it arrive
    * (filesrc has pushed it when its streaming thread has stopped) */
-  GstElement *src = gst_bin_get_by_name (GST_BIN (pipe), "filesrc0");
+  GstElement *src = gst_bin_get_by_name (GST_BIN (pipe), "src");
+  fail_unless (src != NULL);
   GstPad *srcpad = gst_element_get_static_pad (src, "src");
   GstEvent *eos = NULL;
   for (gint i = 0; i < 1000 && !(eos = gst_pad_get_sticky_event (srcpad,
