@@ -371,6 +371,16 @@ AfetFeaturesNormColumns afet_features_norm_columns_from_string (const gchar * st
 AFET_FEATURES_API
 const gchar *       afet_features_norm_columns_to_string (AfetFeaturesNormColumns columns);
 
+AFET_FEATURES_API
+gchar *             afet_features_htk_kind_name       (guint16 kind);
+
+AFET_FEATURES_API
+gchar *             afet_features_info_htk_name       (const AfetFeaturesInfo * info);
+
+AFET_FEATURES_API
+gchar *             afet_features_info_column_name    (const AfetFeaturesInfo * info,
+                                                       guint column);
+
 /**
  * AFET_FEATURES_ANALYSIS_FIELDS:
  *

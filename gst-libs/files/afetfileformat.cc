@@ -21,26 +21,11 @@ namespace afetfile
 std::string
 htk_kind_name (uint16_t kind)
 {
-  static const char *const bases[] = {
-    "WAVEFORM", "LPC", "LPREFC", "LPCEPSTRA", "LPDELCEP", "IREFC", "MFCC",
-    "FBANK", "MELSPEC", "USER", "DISCRETE", "PLP"
-  };
-  unsigned base = kind & 0x3f;
-  std::string s = base < G_N_ELEMENTS (bases) ? bases[base] :
-      fmt ("KIND%u", base);
-  /* _E and _0 first, as HTK prints them, then the others in its order */
-  static const struct
-  {
-    uint16_t flag;
-    const char *name;
-  } quals[] = {
-    {kHtkE, "_E"}, {kHtk0, "_0"}, {kHtkN, "_N"}, {kHtkD, "_D"},
-    {kHtkA, "_A"}, {kHtkT, "_T"}, {kHtkC, "_C"}, {kHtkZ, "_Z"},
-    {kHtkK, "_K"}, {kHtkV, "_V"}
-  };
-  for (const auto & q:quals)
-    if (kind & q.flag)
-      s += q.name;
+  /* the caps library holds HTK's names, with the names of a stream's
+   * layout (afet_features_info_htk_name) that share its qualifier table */
+  gchar *name = afet_features_htk_kind_name (kind);
+  std::string s (name);
+  g_free (name);
   return s;
 }
 

@@ -230,6 +230,91 @@ class Extract(unittest.TestCase):
         self.assertEqual(len(f), 1 + (16000 - 400) // 160)
 
 
+def _seq(fmt, a, b):
+    return [fmt % k for k in range(a, b)]
+
+
+class Names(unittest.TestCase):
+    """FeatureInfo's names come from the caps library
+    (afet_features_info_htk_name, afet_features_info_column_name) through
+    ctypes: the same names as the module gave when it computed them, for
+    infos from caps and from make()."""
+
+    # (make() arguments, htk_name(), column_names())
+    LAYOUTS = [
+        (dict(dims=13, kind="mfcc", c0_index=12), "MFCC_0",
+         _seq("c%d", 1, 13) + ["c0"]),
+        (dict(dims=39, kind="mfcc", c0_index=12, delta_order=2),
+         "MFCC_0_D_A", [n % k for n in ("%s", "d(%s)", "dd(%s)") for k in
+                        ["c%d" % j for j in range(1, 13)] + ["c0"]]),
+        (dict(dims=13, kind="mfcc", energy_index=0), "MFCC_E",
+         ["E"] + _seq("c%d", 1, 13)),
+        (dict(dims=6, kind="plp", c0_index=0, energy_index=2,
+              delta_order=1), "PLP_E_0_D",
+         ["c0", "c1", "E", "d(c0)", "d(c1)", "d(E)"]),
+        (dict(dims=24, kind="fbank", energy_index=0), "FBANK_E",
+         ["E"] + _seq("ch%d", 1, 24)),
+        (dict(dims=5, kind="spectrogram", energy_index=0), "SPECTROGRAM_E",
+         ["E"] + _seq("bin%d", 1, 5)),
+        (dict(dims=8, kind="user", delta_order=3), "USER_D_A_T",
+         ["x0", "x1", "d(x0)", "d(x1)", "dd(x0)", "dd(x1)", "ddd(x0)",
+          "ddd(x1)"]),
+        (dict(dims=3, kind="frames"), "FRAMES", ["x0", "x1", "x2"]),
+        (dict(dims=2, kind="traps"), "TRAPS", ["x0", "x1"]),
+        # HTK's _Z: the mean removed from the statics but the energy
+        (dict(dims=26, kind="mfcc", c0_index=12, delta_order=1,
+              normalization="mean", normalization_columns="htk"),
+         "MFCC_0_D_Z", None),
+        (dict(dims=26, kind="mfcc", c0_index=12, delta_order=1,
+              normalization="mean", normalization_columns="statics"),
+         "MFCC_0_D_Z", None),
+        # normalisations HTK has no letter for, in words
+        (dict(dims=26, kind="mfcc", energy_index=12, delta_order=1,
+              normalization="mean", normalization_columns="statics"),
+         "MFCC_E_D (mean over statics)", None),
+        (dict(dims=39, kind="mfcc", c0_index=12, delta_order=2,
+              normalization="meanvar", normalization_columns="all"),
+         "MFCC_0_D_A (meanvar over all)", None),
+        (dict(dims=40, kind="fbank", normalization="minmax"),
+         "FBANK (minmax over all)", _seq("ch%d", 1, 41)),
+    ]
+
+    def test_layouts(self):
+        for args, htk, columns in self.LAYOUTS:
+            i = afet.FeatureInfo.make(**args)
+            self.assertEqual(i.htk_name(), htk, args)
+            if columns is not None:
+                self.assertEqual(i.column_names(), columns, args)
+                self.assertEqual(i.static_names(), columns[:i.statics],
+                                 args)
+            self.assertEqual(len(i.column_names()), i.dims)
+
+    def test_from_caps(self):
+        i = afet.FeatureInfo.from_caps(
+            "application/x-afet-features, format=(string)F32LE, "
+            "kind=(string)mfcc, dims=(int)39, rate=(int)16000, "
+            "frame-length=(int)400, frame-shift=(int)160, "
+            "framerate=(fraction)100/1, statics=(int)13, c0-index=(int)-1, "
+            "energy-index=(int)12, delta-order=(int)2, "
+            "normalization=(string)mean, "
+            "normalization-columns=(string)htk")
+        self.assertEqual(i.htk_name(), "MFCC_E_D_A_Z")
+        names = i.column_names()
+        self.assertEqual(names[:2] + names[12:14] + names[-1:],
+                         ["c1", "c2", "E", "d(c1)", "dd(E)"])
+
+    def test_refused_layout(self):
+        # a layout the caps library refuses is an afet.Error, not a guess
+        i = afet.FeatureInfo.make(4, kind="mfcc", c0_index=1, energy_index=1)
+        with self.assertRaises(afet.Error):
+            i.htk_name()
+
+    def test_library_missing(self):
+        from afet import _capsapi
+        with self.assertRaisesRegex(afet.Error, "caps library"):
+            _capsapi._load("libafet-no-such-library.so.0")
+
+
 def _extract_in_child(path):
     try:
         return "ok: %r" % afet.extract(path)

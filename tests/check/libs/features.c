@@ -972,6 +972,128 @@ GST_START_TEST (test_analysis_contract)
 
 GST_END_TEST;
 
+/* Checks afet_features_info_column_name() for every column of @info
+ * against @expected (dims names), and that the column past the end has
+ * none. */
+static void
+check_column_names (const AfetFeaturesInfo * info,
+    const gchar * const *expected)
+{
+  gint j;
+
+  for (j = 0; j < info->dims; j++) {
+    gchar *name = afet_features_info_column_name (info, j);
+
+    fail_unless_equals_string (name, expected[j]);
+    g_free (name);
+  }
+  fail_unless (afet_features_info_column_name (info, info->dims) == NULL);
+}
+
+/* Checks afet_features_info_htk_name() of @info against @expected. */
+static void
+check_htk_name (const AfetFeaturesInfo * info, const gchar * expected)
+{
+  gchar *name = afet_features_info_htk_name (info);
+
+  fail_unless_equals_string (name, expected);
+  g_free (name);
+}
+
+/* The names the Python module's FeatureInfo shows (htk_name(),
+ * column_names()) come from here; tests/python's Names checks the same
+ * layouts through it. */
+GST_START_TEST (test_names)
+{
+  AfetFeaturesInfo info;
+  gchar *name;
+
+  /* HTK's order: 13 cepstra with c0 last, deltas and accelerations */
+  afet_features_info_set_format (&info, AFET_FEATURES_KIND_MFCC, 16000, 400,
+      160, 3, 2);
+  info.c0_index = 2;
+  check_htk_name (&info, "MFCC_0_D_A");
+  {
+    const gchar *const names[] = { "c1", "c2", "c0", "d(c1)", "d(c2)",
+      "d(c0)", "dd(c1)", "dd(c2)", "dd(c0)"
+    };
+    check_column_names (&info, names);
+  }
+
+  /* Kaldi's order: the energy first; HTK's _Z leaves it alone */
+  info.c0_index = -1;
+  info.energy_index = 0;
+  info.delta_order = 0;
+  info.dims = 3;
+  info.normalization = AFET_FEATURES_NORM_MEAN;
+  info.norm_columns = AFET_FEATURES_NORM_COLUMNS_HTK;
+  check_htk_name (&info, "MFCC_E_Z");
+  {
+    const gchar *const names[] = { "E", "c1", "c2" };
+    check_column_names (&info, names);
+  }
+  /* the statics with the energy among them: HTK has no letter for it */
+  info.norm_columns = AFET_FEATURES_NORM_COLUMNS_STATICS;
+  check_htk_name (&info, "MFCC_E (mean over statics)");
+  info.energy_index = -1;
+  check_htk_name (&info, "MFCC_Z");
+  info.normalization = AFET_FEATURES_NORM_MEANVAR;
+  info.norm_columns = AFET_FEATURES_NORM_COLUMNS_ALL;
+  check_htk_name (&info, "MFCC (meanvar over all)");
+
+  afet_features_info_set_format (&info, AFET_FEATURES_KIND_FBANK, 16000, 400,
+      160, 3, 0);
+  info.energy_index = 0;
+  check_htk_name (&info, "FBANK_E");
+  {
+    const gchar *const names[] = { "E", "ch1", "ch2" };
+    check_column_names (&info, names);
+  }
+
+  afet_features_info_set_format (&info, AFET_FEATURES_KIND_SPECTROGRAM,
+      16000, 400, 160, 3, 0);
+  check_htk_name (&info, "SPECTROGRAM");
+  {
+    const gchar *const names[] = { "bin0", "bin1", "bin2" };
+    check_column_names (&info, names);
+  }
+
+  afet_features_info_set_format (&info, AFET_FEATURES_KIND_USER, 16000, 400,
+      160, 1, 3);
+  check_htk_name (&info, "USER_D_A_T");
+  {
+    const gchar *const names[] = { "x0", "d(x0)", "dd(x0)", "ddd(x0)" };
+    check_column_names (&info, names);
+  }
+
+  afet_features_info_set_format (&info, AFET_FEATURES_KIND_PLP, 16000, 400,
+      160, 2, 0);
+  info.c0_index = 0;
+  check_htk_name (&info, "PLP_0");
+  {
+    const gchar *const names[] = { "c0", "c1" };
+    check_column_names (&info, names);
+  }
+
+  /* an info that is not valid has no names */
+  afet_features_info_init (&info);
+  fail_unless (afet_features_info_htk_name (&info) == NULL);
+  fail_unless (afet_features_info_column_name (&info, 0) == NULL);
+
+  /* kind codes from HTK file headers share the qualifier table */
+  name = afet_features_htk_kind_name (6 | 0x2000 | 0x100 | 0x200 | 0x800);
+  fail_unless_equals_string (name, "MFCC_0_D_A_Z");
+  g_free (name);
+  name = afet_features_htk_kind_name (7 | 0x40 | 0x8000 | 0x400);
+  fail_unless_equals_string (name, "FBANK_E_T_C");
+  g_free (name);
+  name = afet_features_htk_kind_name (40);
+  fail_unless_equals_string (name, "KIND40");
+  g_free (name);
+}
+
+GST_END_TEST;
+
 static Suite *
 features_suite (void)
 {
@@ -996,6 +1118,7 @@ features_suite (void)
   tcase_add_test (tc, test_time_conversion);
   tcase_add_test (tc, test_caps_make);
   tcase_add_test (tc, test_analysis_contract);
+  tcase_add_test (tc, test_names);
 
   return s;
 }
