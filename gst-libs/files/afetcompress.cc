@@ -31,30 +31,31 @@ trunc_int (double x)
   return (int) x;
 }
 
-/* FloatToUint16 and FloatToUint8: where a value lies in the global range;
- * f * 65535 is a float product, + 0.499 a double sum */
-inline uint16_t
-to_u16 (const CmHeader & h, float value)
+/* FloatToUint16 and FloatToUint8: where a value lies in the global range,
+ * as a whole number of top steps; f * top is a float product, + 0.499 a
+ * double sum */
+inline int
+to_steps (const CmHeader & h, float value, float top)
 {
   float f = (value - h.min_value) / h.range;
   if (f > 1.0f)
     f = 1.0f;
   if (f < 0.0f)
     f = 0.0f;
-  const float scaled = f * 65535.0f;
-  return (uint16_t) trunc_int ((double) scaled + 0.499);
+  const float scaled = f * top;
+  return trunc_int ((double) scaled + 0.499);
+}
+
+inline uint16_t
+to_u16 (const CmHeader & h, float value)
+{
+  return (uint16_t) to_steps (h, value, 65535.0f);
 }
 
 inline uint8_t
 to_u8 (const CmHeader & h, float value)
 {
-  float f = (value - h.min_value) / h.range;
-  if (f > 1.0f)
-    f = 1.0f;
-  if (f < 0.0f)
-    f = 0.0f;
-  const float scaled = f * 255.0f;
-  return (uint8_t) trunc_int ((double) scaled + 0.499);
+  return (uint8_t) to_steps (h, value, 255.0f);
 }
 
 /* Uint16ToFloat: min + (range * (float) (1/65535)) * v, all in float */
