@@ -1,13 +1,14 @@
 /* The kernels of the stages whose output frame t reads input frames around t
- * (deltas, TRAPS), for a block of one stream or the lanes of many.
+ * (deltas, HTK's and Kaldi's, splicing, TRAPS), for a block of one stream or
+ * the lanes of many.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * The input is a block of rows (row_stride floats) holding the stream's
- * frames first_row .. first_row + rows - 1; an index outside the stream is
- * clamped to it (the first or last frame repeats). total is the stream's
- * frame count, or -1 while the end is not known (then only the start clamps;
- * the caller guarantees the look-ahead is in the block). The *_lanes kernels
+ * frames first_row .. first_row + rows - 1; an index outside the stream is clamped
+ * to it (the first or last frame repeats). total is the stream's frame
+ * count, or -1 while the end is not known (then only the start clamps; the
+ * caller guarantees the look-ahead is in the block). The *_lanes kernels
  * compute the same values for many live streams at once, from their lanes
  * (rows.cl). One work-item per output value, 1-D, AFET_LSZ a group.
  */
@@ -105,6 +106,104 @@ afet_delta_lanes (__global const float *lanes, uint row_stride, uint ring,
   uint dims = statics * (uint) (order + 1);
   afet_delta_frame (lanes, row_stride, v, g, c, statics, order, nd, dnorm,
       na, anorm, out + (size_t) t * dims);
+}
+
+/* Kaldi's add-deltas: block o of output frame g is sum_j s_o[j] x(g + j)
+ * for j = -o N .. o N, indices clamped; s holds the filters of orders 0..
+ * one after the other (engine/temporal/delta.cc: kaldi_delta_scales), order
+ * o's from o + N o (o - 1). Zero taps are skipped as Kaldi skips them. r is
+ * the value's index in the output row. */
+static float
+afet_kaldi_delta_value (__global const float *b, uint rs, afet_view v,
+    long g, uint r, uint statics, int N, __constant float *s)
+{
+  int o = (int) (r / statics);
+  uint c = r - (uint) o * statics;
+  int reach = o * N;
+  __constant float *so = s + o + N * o * (o - 1);
+  float acc = 0.0f;
+  for (int j = -reach; j <= reach; j++) {
+    float w = so[j + reach];
+    if (w != 0.0f)
+      acc += w * afet_in (b, rs, v, g + j, c);
+  }
+  return acc;
+}
+
+__kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
+void
+afet_kaldi_delta (__global const float *block, uint row_stride,
+    long first_row, long total, long out_first, uint n, uint statics,
+    int order, int N, __constant float *s, __global float *out,
+    uint out_offset)
+{
+  uint gid = get_global_id (0);
+  uint dims = statics * (uint) (order + 1);
+  uint t = gid / dims;
+  if (t >= n)
+    return;
+  uint r = gid - t * dims;
+  out[out_offset + (size_t) t * dims + r] = afet_kaldi_delta_value (block,
+      row_stride, afet_block_view (first_row, total), out_first + t, r,
+      statics, N, s);
+}
+
+__kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
+void
+afet_kaldi_delta_lanes (__global const float *lanes, uint row_stride,
+    uint ring, __global const long *desc, uint n, uint statics, int order,
+    int N, __constant float *s, __global float *out)
+{
+  uint gid = get_global_id (0);
+  uint dims = statics * (uint) (order + 1);
+  uint t = gid / dims;
+  if (t >= n)
+    return;
+  uint r = gid - t * dims;
+  long g;
+  afet_view v = afet_lane_view (desc, t, ring, &g);
+  out[(size_t) t * dims + r] = afet_kaldi_delta_value (lanes, row_stride, v,
+      g, r, statics, N, s);
+}
+
+/* Splicing (Kaldi's splice-feats, nnet3's Append of Offsets): block k of
+ * output frame g is input frame g + off[k] (clamped: the edge frame
+ * repeats), dims columns each, blocks in the list's order. */
+__kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
+void
+afet_splice (__global const float *block, uint row_stride, long first_row,
+    long total, long out_first, uint n, uint dims, uint count,
+    __constant int *off, __global float *out, uint out_offset)
+{
+  uint gid = get_global_id (0);
+  uint per_frame = dims * count;
+  uint t = gid / per_frame;
+  if (t >= n)
+    return;
+  uint r = gid - t * per_frame;
+  uint k = r / dims;
+  out[out_offset + (size_t) t * per_frame + r] = afet_in (block, row_stride,
+      afet_block_view (first_row, total), out_first + t + off[k],
+      r - k * dims);
+}
+
+__kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
+void
+afet_splice_lanes (__global const float *lanes, uint row_stride, uint ring,
+    __global const long *desc, uint n, uint dims, uint count,
+    __constant int *off, __global float *out)
+{
+  uint gid = get_global_id (0);
+  uint per_frame = dims * count;
+  uint t = gid / per_frame;
+  if (t >= n)
+    return;
+  uint r = gid - t * per_frame;
+  uint k = r / dims;
+  long g;
+  afet_view v = afet_lane_view (desc, t, ring, &g);
+  out[(size_t) t * per_frame + r] = afet_in (lanes, row_stride, v,
+      g + off[k], r - k * dims);
 }
 
 /* LC-RC TRAPS: for band b and half h (0 left: t-H+1..t, 1 right:

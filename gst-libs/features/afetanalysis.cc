@@ -13,7 +13,10 @@
 #include "afetfeatures.h"
 
 static const gchar *const analysis_fields[] = {
-  AFET_FEATURES_ANALYSIS_FIELDS, nullptr
+  AFET_FEATURES_ANALYSIS_FIELDS,
+  /* the context steps' (deltas, splicing) */
+  AFET_FEATURES_CONTEXT_FIELDS,
+  nullptr
 };
 
 /**
@@ -21,9 +24,9 @@ static const gchar *const analysis_fields[] = {
  * @dst: the structure of a stream an element makes from @src's
  * @src: the structure of its input
  *
- * Copies the analysis fields of @src that @dst does not have: an element
- * that transforms a feature stream (deltas, normalisation) passes on how
- * its input was made.
+ * Copies the analysis fields (and AFET_FEATURES_CONTEXT_FIELDS) of @src
+ * that @dst does not have: an element that transforms a feature stream
+ * (deltas, normalisation) passes on how its input was made.
  *
  * Since: 0.2
  */

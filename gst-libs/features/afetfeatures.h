@@ -398,6 +398,22 @@ gchar *             afet_features_info_column_name    (const AfetFeaturesInfo * 
     "filter-bank", "num-filters", "low-freq", "high-freq", "spectrum", \
     "log", "lifter", "clamp", "energy-floor", "raw-energy", "warp"
 
+/**
+ * AFET_FEATURES_CONTEXT_FIELDS:
+ *
+ * The caps fields the context steps of a recipe write (docs/caps.md,
+ * "Deltas and splicing"): `deltas` (string, `htk` or `kaldi`: whose dynamic
+ * blocks these are, afetdelta's preset) and `splice` (string: the offsets
+ * of the input frames in each spliced frame, comma-separated, in the
+ * frame's order, afetsplice).  Passed on as the analysis fields are
+ * (afet_features_copy_analysis() copies both sets), so that a consumer
+ * can name them in its sink template and refuse a stream made otherwise.
+ *
+ * Since: 0.2
+ */
+#define AFET_FEATURES_CONTEXT_FIELDS \
+    "deltas", "splice"
+
 AFET_FEATURES_API
 void                afet_features_copy_analysis       (GstStructure * dst,
                                                        const GstStructure * src);

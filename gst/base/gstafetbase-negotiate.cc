@@ -90,6 +90,8 @@ parse_input (GstAfetBase * self, GstCaps * caps, GstAfetInput * in,
   in->S = in->features.frame_shift;
   in->in_dims = in->features.dims;
   in->window = afet_base_window_from_caps (in->features.window);
+  const gchar *splice = gst_structure_get_string (s, "splice");
+  in->splice = splice ? splice : "";
   return TRUE;
 }
 

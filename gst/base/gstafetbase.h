@@ -80,6 +80,8 @@ struct GstAfetInput
   afet::SampleFormat samples = afet::SampleFormat::F32;
   bool pad = false;
   int max_batch = 4096;
+  /* feature input: its caps' splice field (afetsplice), "" if none */
+  std::string splice;
 };
 
 /* What configure is given: the device the element runs on, its own

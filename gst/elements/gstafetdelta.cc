@@ -16,17 +16,28 @@
  * Output frame: statics, deltas, accelerations, third: statics x (order + 1)
  * values; the caps' delta-order says how many blocks follow the statics.
  *
+ * preset=kaldi computes Kaldi's add-deltas instead (--delta-order is order,
+ * --delta-window is delta-window, for every order; accel-window is not
+ * used): block o is one filter of 2 o N + 1 taps over the statics (the
+ * delta filter convolved with itself o times), their indices clamped. The
+ * interior frames are HTK's; accelerations and third order differ within
+ * o N frames of each end, where HTK clamps each order's sequence rather
+ * than the statics. The caps' deltas field says which (htk or kaldi).
+ *
  * Streaming: frame t is computed once frame t + N (+ A per extra order) has
  * arrived; the element reports that look-ahead in the latency query. At EOS
  * or a DISCONT it computes the remaining frames with the stream's end known.
  * Live, with rows in system memory, all such streams of one configuration
  * in the process share launches (combine-streams; results unchanged).
  *
- * ## Example launch line (HTK's MFCC_E_D_A)
+ * ## Example launch lines (HTK's MFCC_E_D_A; Kaldi's add-deltas)
  * |[
  * gst-launch-1.0 filesrc location=speech.wav ! wavparse ! \
  *     afetmfcc frame-length=20 c0=false energy=true ! \
  *     afetdelta delta-window=3 accel-window=3 ! filesink location=s.mfcc
+ * gst-launch-1.0 filesrc location=feats.ark ! afetparse ! \
+ *     afetdelta preset=kaldi ! afetenc format=kaldi ! \
+ *     filesink location=deltas.ark
  * ]|
  */
 
@@ -35,6 +46,7 @@
 #endif
 
 #include "gstafetdelta.h"
+#include "gstafetdebug.h"
 #include "delta.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_afet_delta_debug);
@@ -43,6 +55,21 @@ GST_DEBUG_CATEGORY_STATIC (gst_afet_delta_debug);
 #define DEFAULT_ORDER 2
 #define DEFAULT_DELTA_WINDOW 2
 #define DEFAULT_ACCEL_WINDOW 2
+#define DEFAULT_PRESET GST_AFET_DELTA_PRESET_HTK
+
+/* whose deltas: the caps' deltas field takes the nick */
+typedef enum
+{
+  GST_AFET_DELTA_PRESET_HTK = 0,
+  GST_AFET_DELTA_PRESET_KALDI,
+} GstAfetDeltaPreset;
+
+GST_AFET_DEFINE_ENUM (gst_afet_delta_preset_get_type, "GstAfetDeltaPreset",
+    {GST_AFET_DELTA_PRESET_HTK, "HTK's: each order the regression of the "
+          "previous order's sequence, its ends replicated", "htk"},
+    {GST_AFET_DELTA_PRESET_KALDI, "Kaldi's add-deltas: each order a "
+          "convolved filter over the statics, their ends replicated",
+        "kaldi"});
 
 enum
 {
@@ -50,6 +77,7 @@ enum
   PROP_ORDER,
   PROP_DELTA_WINDOW,
   PROP_ACCEL_WINDOW,
+  PROP_PRESET,
 };
 
 /* *INDENT-OFF* */
@@ -58,6 +86,7 @@ struct GstAfetDeltaPrivate
   guint order = DEFAULT_ORDER;
   guint delta_window = DEFAULT_DELTA_WINDOW;
   guint accel_window = DEFAULT_ACCEL_WINDOW;
+  GstAfetDeltaPreset preset = DEFAULT_PRESET;
   std::unique_ptr<afet::DeltaStage> stage;
 };
 /* *INDENT-ON* */
@@ -80,6 +109,7 @@ make_config (GstAfetDelta * self, const GstAfetInput * in)
   c.order = (int) self->priv->order;
   c.delta_window = (int) self->priv->delta_window;
   c.accel_window = (int) self->priv->accel_window;
+  c.kaldi = self->priv->preset == GST_AFET_DELTA_PRESET_KALDI;
   GST_OBJECT_UNLOCK (self);
   c.statics = in->features.statics;
   c.row_stride = in->in_dims;
@@ -103,6 +133,16 @@ gst_afet_delta_describe (GstAfetBase * base, const GstAfetInput * in,
     *why = g_strdup (st.message ().c_str ());
     return FALSE;
   }
+  gchar *htk_config = nullptr;
+  g_object_get (self, "htk-config", &htk_config, nullptr);
+  gboolean clash = c.kaldi && htk_config && *htk_config;
+  g_free (htk_config);
+  if (clash) {
+    /* the HCopy file sets HTK's windows: its deltas are HTK's */
+    *why = g_strdup ("htk-config describes HCopy's deltas, preset=kaldi "
+        "Kaldi's: leave preset at htk, or htk-config unset");
+    return FALSE;
+  }
   *out = in->features;
   out->delta_order = c.order;
   out->dims = c.dims ();
@@ -110,6 +150,19 @@ gst_afet_delta_describe (GstAfetBase * base, const GstAfetInput * in,
   if (out->norm_columns == AFET_FEATURES_NORM_COLUMNS_ALL)
     out->norm_columns = AFET_FEATURES_NORM_COLUMNS_STATICS;
   return TRUE;
+}
+
+/* The caps' deltas field (docs/caps.md): whose dynamic blocks these are. */
+static void
+gst_afet_delta_describe_analysis (GstAfetBase * base, const GstAfetInput * in,
+    GstStructure * s)
+{
+  GstAfetDelta *self = GST_AFET_DELTA (base);
+  GST_OBJECT_LOCK (self);
+  gboolean kaldi = self->priv->preset == GST_AFET_DELTA_PRESET_KALDI;
+  GST_OBJECT_UNLOCK (self);
+  gst_structure_set (s, "deltas", G_TYPE_STRING, kaldi ? "kaldi" : "htk",
+      nullptr);
 }
 
 static gboolean
@@ -128,8 +181,9 @@ gst_afet_delta_configure (GstAfetBase * base, const GstAfetEnv * env,
   gst_afet_needs_context (needs, c.ahead (), c.ahead (), in->in_dims);
   gst_afet_needs_lanes (needs, stage.get ());
   self->priv->stage = std::move (stage);
-  GST_DEBUG_OBJECT (self, "%d statics, order %d, windows %d/%d, look-ahead "
-      "%d frames", c.statics, c.order, c.delta_window, c.accel_window,
+  GST_DEBUG_OBJECT (self, "%s deltas: %d statics, order %d, windows %d/%d, "
+      "look-ahead %d frames", c.kaldi ? "Kaldi's" : "HTK's", c.statics,
+      c.order, c.delta_window, c.kaldi ? c.delta_window : c.accel_window,
       c.ahead ());
   return TRUE;
 }
@@ -172,6 +226,9 @@ gst_afet_delta_set_property (GObject * object, guint prop_id,
     case PROP_ACCEL_WINDOW:
       self->priv->accel_window = g_value_get_uint (value);
       break;
+    case PROP_PRESET:
+      self->priv->preset = (GstAfetDeltaPreset) g_value_get_enum (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -196,6 +253,9 @@ gst_afet_delta_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_ACCEL_WINDOW:
       g_value_set_uint (value, self->priv->accel_window);
+      break;
+    case PROP_PRESET:
+      g_value_set_enum (value, self->priv->preset);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -222,6 +282,8 @@ gst_afet_delta_class_init (GstAfetDeltaClass * klass)
 
   GST_DEBUG_CATEGORY_INIT (gst_afet_delta_debug, "afetdelta", 0,
       "afet deltas");
+  gst_type_mark_as_plugin_api (gst_afet_delta_preset_get_type (),
+      (GstPluginAPIFlags) 0);
 
   gobject_class->set_property = gst_afet_delta_set_property;
   gobject_class->get_property = gst_afet_delta_get_property;
@@ -234,21 +296,30 @@ gst_afet_delta_class_init (GstAfetDeltaClass * klass)
   g_object_class_install_property (gobject_class, PROP_DELTA_WINDOW,
       g_param_spec_uint ("delta-window", "Delta window",
           "Regression half-window N of the deltas in frames (HTK "
-          "DELTAWINDOW)", 1, 50, DEFAULT_DELTA_WINDOW, flags));
+          "DELTAWINDOW); with preset=kaldi of every order (Kaldi's "
+          "--delta-window)", 1, 50, DEFAULT_DELTA_WINDOW, flags));
   g_object_class_install_property (gobject_class, PROP_ACCEL_WINDOW,
       g_param_spec_uint ("accel-window", "Acceleration window",
           "Regression half-window of the accelerations and third order in "
-          "frames (HTK ACCWINDOW)", 1, 50, DEFAULT_ACCEL_WINDOW, flags));
+          "frames (HTK ACCWINDOW); not used with preset=kaldi", 1, 50,
+          DEFAULT_ACCEL_WINDOW, flags));
+  g_object_class_install_property (gobject_class, PROP_PRESET,
+      g_param_spec_enum ("preset", "Preset", "Whose deltas: HTK's (each "
+          "order regresses the previous order's sequence) or Kaldi's "
+          "add-deltas (each order one filter over the statics); they differ "
+          "only near the ends", gst_afet_delta_preset_get_type (),
+          DEFAULT_PRESET, flags));
 
   gst_afet_base_class_install_htk_config (gobject_class);
   gst_afet_base_class_install_combine (gobject_class);
   gst_afet_base_class_set_element (element_class,
       GST_AFET_FEATURES_CAPS (AFET_FEATURES_KINDS_ALL),
       GST_AFET_FEATURES_CAPS (AFET_FEATURES_KINDS_ALL), "afet deltas",
-      "Appends HTK-style regression deltas and accelerations on an OpenCL "
-      "device");
+      "Appends regression deltas and accelerations, HTK's or Kaldi's, on an "
+      "OpenCL device");
 
   base_class->describe = gst_afet_delta_describe;
+  base_class->describe_analysis = gst_afet_delta_describe_analysis;
   base_class->configure = gst_afet_delta_configure;
   base_class->process = gst_afet_delta_process;
   base_class->release = gst_afet_delta_release;

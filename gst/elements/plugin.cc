@@ -11,6 +11,7 @@
 #include "gstafetmfcc.h"
 #include "gstafetplp.h"
 #include "gstafetdelta.h"
+#include "gstafetsplice.h"
 #include "gstafettraps.h"
 #include "gstafetspectrogram.h"
 #include "gstafetcmvn.h"
@@ -45,6 +46,7 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (afettraps, plugin);
   ret |= GST_ELEMENT_REGISTER (afetspectrogram, plugin);
   ret |= GST_ELEMENT_REGISTER (afetdelta, plugin);
+  ret |= GST_ELEMENT_REGISTER (afetsplice, plugin);
   ret |= GST_ELEMENT_REGISTER (afetcmvn, plugin);
   ret |= GST_ELEMENT_REGISTER (afetenc, plugin);
   ret |= GST_ELEMENT_REGISTER (afetparse, plugin);

@@ -414,3 +414,35 @@ afetcheck_run_to_bytes (const gchar * head, gsize * len)
   g_free (launch);
   return data;
 }
+
+void
+afetcheck_run_recipe_input (const gchar * launch, guint64 seed,
+    AfetCheckRuns * runs, GstCaps ** caps)
+{
+  gchar *path = g_build_filename (afetcheck_testdata_dir (), "kaldi-recipe",
+      "input", "mfcc.ark", NULL);
+  gchar *bytes = NULL;
+  gsize len = 0;
+  fail_unless (g_file_get_contents (path, &bytes, &len, NULL), "cannot "
+      "read %s", path);
+  gchar *full = g_strdup_printf ("afetparse ! %s", launch);
+  GstHarness *h = gst_harness_new_parse (full);
+  gst_harness_set_src_caps_str (h, "application/octet-stream");
+  GRand *rand = g_rand_new_with_seed ((guint32) seed);
+  for (gsize pos = 0; pos < len;) {
+    gsize n = seed ? (gsize) g_rand_int_range (rand, 1, 20001) : len;
+    n = MIN (n, len - pos);
+    fail_unless_equals_int (gst_harness_push (h,
+            gst_buffer_new_memdup (bytes + pos, n)), GST_FLOW_OK);
+    pos += n;
+  }
+  gst_harness_push_event (h, gst_event_new_eos ());
+  afetcheck_pull_runs (h, runs);
+  if (caps)
+    *caps = gst_pad_get_current_caps (h->sinkpad);
+  g_rand_free (rand);
+  gst_harness_teardown (h);
+  g_free (full);
+  g_free (bytes);
+  g_free (path);
+}

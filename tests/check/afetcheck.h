@@ -121,4 +121,11 @@ void afetcheck_run_samples (const gchar * launch, gint rate,
  * error) and returns the file's bytes (*len of them); g_free them. */
 gchar *afetcheck_run_to_bytes (const gchar * head, gsize * len);
 
+/* Runs tests/data/kaldi-recipe/input/mfcc.ark (six Kaldi MFCC entries)
+ * through "afetparse ! LAUNCH" in a harness, the file pushed in pieces of 1
+ * to 20000 bytes (seed; 0: in one piece), to EOS: the output in runs (one
+ * an entry); *caps (may be NULL) gets the output caps. */
+void afetcheck_run_recipe_input (const gchar * launch, guint64 seed,
+    AfetCheckRuns * runs, GstCaps ** caps);
+
 G_END_DECLS

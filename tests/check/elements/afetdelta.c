@@ -6,13 +6,18 @@
  * (indices clamped at both ends, each order over the clamped sequence of the
  * previous one): orders 1..3, window sizes, buffer splitting, timestamps,
  * DISCONT, latency, device-memory chains.
+ * And preset=kaldi against Kaldi's add-deltas
+ * (tests/data/kaldi-recipe/deltas) and its double-precision restatement
+ * (afetref_context).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include "afetcheck.h"
+#include "afetref_context.h"
 
+#include <math.h>
 #include <string.h>
 
 static gint
@@ -254,6 +259,181 @@ GST_START_TEST (test_chain_device_memory)
 
 GST_END_TEST;
 
+/* The three ways frames go through a context element in a live harness:
+ * device memory out; system memory out through a lane of the process'
+ * combined launches; system memory out, computed alone. */
+static const gchar *const kaldi_ways[] = {
+  "", "device-memory=false", "device-memory=false combine-streams=false",
+};
+
+static gchar *
+recipe_file (const gchar * rel)
+{
+  return g_build_filename (afetcheck_testdata_dir (), "kaldi-recipe", rel,
+      NULL);
+}
+
+/* add-deltas of input/mfcc.ark: every entry against the reference, s03_8k
+ * against Kaldi's own file; the file in random pieces, each entry a run. */
+GST_START_TEST (test_kaldi_add_deltas)
+{
+  AfetRefArk in, kaldi;
+  gchar *path = recipe_file ("input/mfcc.ark");
+  fail_unless (afetref_ark_read (path, &in));
+  g_free (path);
+  const gint e = afetref_ark_find (&in, "s03_8k");
+  fail_unless (e >= 0);
+  gdouble worst_kaldi = 0, worst_ref = 0;
+  for (gint order = 1; order <= 3; order++)
+    for (gint w = 2; w <= 3; w++) {
+      gchar *rel = g_strdup_printf ("deltas/o%d_w%d.ark", order, w);
+      path = recipe_file (rel);
+      fail_unless (afetref_ark_read (path, &kaldi), "%s", path);
+      g_free (path);
+      const gint d = in.cols[e], dims = d * (order + 1);
+      for (guint way = 0; way < G_N_ELEMENTS (kaldi_ways); way++) {
+        gchar *launch = g_strdup_printf ("afetdelta preset=kaldi order=%d "
+            "delta-window=%d %s", order, w, kaldi_ways[way]);
+        AfetCheckRuns runs = { 0 };
+        GstCaps *caps = NULL;
+        afetcheck_run_recipe_input (launch, 70 + order * 10 + w + way, &runs,
+            &caps);
+        fail_unless_equals_int (runs.n_runs, in.n);
+        fail_unless_equals_int (runs.dims, dims);
+        fail_unless_equals_string (gst_structure_get_string
+            (gst_caps_get_structure (caps, 0), "deltas"), "kaldi");
+        gst_caps_unref (caps);
+        for (gint r = 0; r < in.n; r++) {
+          const gint T = in.rows[r];
+          const gfloat *got = runs.data + (gsize) runs.run_start[r] * dims;
+          fail_unless_equals_int (runs.run_frames[r], T);
+          gdouble *ref = afetref_kaldi_deltas (in.data[r], T, d, order, w);
+          for (gint o = 0; o <= order; o++) {
+            gdouble err = afetref_rel_l2 (got, ref, T, dims, o * d, d);
+            fail_unless (err <= 1e-5, "%s %s block %d: rel L2 %.3e against "
+                "the reference", launch, in.keys[r], o, err);
+            worst_ref = MAX (worst_ref, err);
+            if (r == e) {
+              err = afetref_rel_l2_ff (got, kaldi.data[0], T, dims, o * d, d);
+              fail_unless (err <= 1e-5, "%s %s block %d: rel L2 %.3e "
+                  "against Kaldi's %s", launch, in.keys[r], o, err, rel);
+              worst_kaldi = MAX (worst_kaldi, err);
+            }
+          }
+          g_free (ref);
+        }
+        afetcheck_runs_clear (&runs);
+        g_free (launch);
+      }
+      afetref_ark_clear (&kaldi);
+      g_free (rel);
+    }
+  g_print ("afetdelta preset=kaldi: rel L2 against add-deltas %.3e, against "
+      "the reference %.3e (worst block)\n", worst_kaldi, worst_ref);
+  afetref_ark_clear (&in);
+}
+
+GST_END_TEST;
+
+/* Random features in random buffers, two runs (a DISCONT between), and
+ * runs shorter than the filters: the reference's values. */
+GST_START_TEST (test_kaldi_splits_and_discont)
+{
+  const gint d = 13, lens[][2] = { {300, 120}, {1, 5}, {3, 7} };
+  gint *sizes = afetcheck_random_sizes (40, 1, 37, 47);
+  for (guint l = 0; l < G_N_ELEMENTS (lens); l++)
+    for (guint way = 0; way < G_N_ELEMENTS (kaldi_ways); way++) {
+      const gint T1 = lens[l][0], T2 = lens[l][1], order = 3, w = 2;
+      const gint dims = d * (order + 1);
+      gfloat *f = random_features (T1 + T2, d, 48 + l);
+      gchar *launch = g_strdup_printf ("afetdelta preset=kaldi order=3 %s",
+          kaldi_ways[way]);
+      GstHarness *h = gst_harness_new_parse (launch);
+      set_features_caps (h, d);
+      afetcheck_push_frames (h, f, T1, d, sizes, 40, 0);
+      afetcheck_push_frames (h, f + (gsize) T1 * d, T2, d, sizes + 3, 37,
+          100 * GST_SECOND);
+      gst_harness_push_event (h, gst_event_new_eos ());
+      AfetCheckRuns runs = { 0 };
+      afetcheck_pull_runs (h, &runs);
+      fail_unless_equals_int (runs.n_runs, 2);
+      for (gint r = 0; r < 2; r++) {
+        const gint T = r ? T2 : T1;
+        fail_unless_equals_int (runs.run_frames[r], T);
+        gdouble *ref = afetref_kaldi_deltas (f + (r ? (gsize) T1 * d : 0), T,
+            d, order, w);
+        gdouble err = afetref_rel_l2 (runs.data + (gsize) runs.run_start[r] *
+            dims, ref, T, dims, 0, dims);
+        fail_unless (err <= 1e-5, "%s run %d of %d frames: rel L2 %.3e",
+            launch, r, T, err);
+        g_free (ref);
+      }
+      afetcheck_runs_clear (&runs);
+      gst_harness_teardown (h);
+      g_free (launch);
+      g_free (f);
+    }
+  g_free (sizes);
+}
+
+GST_END_TEST;
+
+/* Kaldi's and HTK's deltas agree but within order x N frames of the ends,
+ * where the accelerations differ. */
+GST_START_TEST (test_kaldi_differs_from_htk_at_ends)
+{
+  const gint d = 13, T = 100, w = 2, dims = 39;
+  gfloat *f = random_features (T, d, 49);
+  AfetCheckResult res[2] = { {0}, {0} };
+  const gchar *launch[] = { "afetdelta preset=kaldi", "afetdelta" };
+  for (gint i = 0; i < 2; i++) {
+    GstHarness *h = gst_harness_new_parse (launch[i]);
+    set_features_caps (h, d);
+    afetcheck_push_frames (h, f, T, d, NULL, 0, 0);
+    gst_harness_push_event (h, gst_event_new_eos ());
+    afetcheck_pull (h, &res[i], 0, 0);
+    GstCaps *caps = gst_pad_get_current_caps (h->sinkpad);
+    fail_unless_equals_string (gst_structure_get_string
+        (gst_caps_get_structure (caps, 0), "deltas"), i ? "htk" : "kaldi");
+    gst_caps_unref (caps);
+    gst_harness_teardown (h);
+  }
+  /* interior: the same; deltas: the same everywhere */
+  gdouble inner = afetcheck_max_rel_diff (res[0].data + 2 * w * dims,
+      res[1].data + 2 * w * dims, (gsize) (T - 4 * w) * dims);
+  fail_unless (inner <= 1e-5, "interior differs: %.3e", inner);
+  gdouble edge = 0;
+  for (gint c = 2 * d; c < 3 * d; c++)
+    edge = MAX (edge, fabs (res[0].data[c] - res[1].data[c]));
+  fail_unless (edge > 1e-3, "the accelerations of frame 0 should differ");
+  afetcheck_result_clear (&res[0]);
+  afetcheck_result_clear (&res[1]);
+  g_free (f);
+}
+
+GST_END_TEST;
+
+/* Live: the look-ahead is order x delta-window frames, in the latency. */
+GST_START_TEST (test_kaldi_lookahead_and_latency)
+{
+  const gint d = 13;
+  gfloat *f = random_features (20, d, 50);
+  GstHarness *h = gst_harness_new_parse ("afetdelta preset=kaldi order=3 "
+      "delta-window=3 accel-window=1");
+  set_features_caps (h, d);
+  gst_harness_set_upstream_latency (h, 5 * GST_MSECOND);
+  const gint ones[] = { 1 };
+  afetcheck_push_frames (h, f, 12, d, ones, 1, 0);
+  /* look-ahead 9 (accel-window is not used): of 12 frames, 3 are out */
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 3);
+  fail_unless_equals_uint64 (gst_harness_query_latency (h),
+      5 * GST_MSECOND + 90 * GST_MSECOND);
+  gst_harness_teardown (h);
+  g_free (f);
+}
+
+GST_END_TEST;
+
 static Suite *
 afetdelta_suite (void)
 {
@@ -266,6 +446,10 @@ afetdelta_suite (void)
   tcase_add_test (tc, test_lookahead_and_latency);
   tcase_add_test (tc, test_refuses_deltas_twice);
   tcase_add_test (tc, test_chain_device_memory);
+  tcase_add_test (tc, test_kaldi_add_deltas);
+  tcase_add_test (tc, test_kaldi_splits_and_discont);
+  tcase_add_test (tc, test_kaldi_differs_from_htk_at_ends);
+  tcase_add_test (tc, test_kaldi_lookahead_and_latency);
   return s;
 }
 
