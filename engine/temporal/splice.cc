@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* The splicing stage: each output frame the input frames at a list of
+ * offsets, clamped at the edges as Kaldi's splice-feats (splice.h).
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* The splicing stage (Kaldi's splice-feats, nnet3's Append): a frame and its
+ * neighbours at a list of offsets, side by side.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* afetsplice: Kaldi's splice-feats as an element, any list of offsets, on
+ * the device.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* Double-precision restatements of Kaldi's add-deltas and splice-feats, and
+ * a reader of Kaldi binary archives for their checks.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

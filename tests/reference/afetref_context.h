@@ -1,4 +1,4 @@
-/* afet — speech features on OpenCL
+/* The double-precision Kaldi deltas and splicing (afetref_context.c).
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

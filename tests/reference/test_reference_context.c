@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* Checks the double-precision Kaldi deltas and splicing against Kaldi's own
+ * add-deltas and splice-feats output.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

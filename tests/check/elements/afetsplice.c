@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* Tests of afetsplice against Kaldi's splice-feats and the double-precision
+ * reference, under splits, DISCONT, device and system memory.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
