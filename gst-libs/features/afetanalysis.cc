@@ -16,7 +16,9 @@
 #include "afetfeatures.h"
 
 static const gchar *const analysis_fields[] = {
-  AFET_FEATURES_ANALYSIS_FIELDS, nullptr
+  AFET_FEATURES_ANALYSIS_FIELDS,
+  AFET_FEATURES_TRANSFORM_FIELDS,
+  nullptr
 };
 
 /**
