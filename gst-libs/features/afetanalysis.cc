@@ -16,6 +16,8 @@ static const gchar *const analysis_fields[] = {
   AFET_FEATURES_ANALYSIS_FIELDS,
   /* the context steps' (deltas, splicing) */
   AFET_FEATURES_CONTEXT_FIELDS,
+  /* afettransform's */
+  AFET_FEATURES_TRANSFORM_FIELDS,
   nullptr
 };
 

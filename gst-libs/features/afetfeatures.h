@@ -414,6 +414,22 @@ gchar *             afet_features_info_column_name    (const AfetFeaturesInfo * 
 #define AFET_FEATURES_CONTEXT_FIELDS \
     "deltas", "splice"
 
+/**
+ * AFET_FEATURES_TRANSFORM_FIELDS:
+ *
+ * The caps fields that record a linear or affine map applied to every
+ * frame (afettransform: Kaldi's transform-feats, LDA, MLLT, fMLLR): a
+ * `transform` string of one step per map, in the order applied, separated
+ * by spaces; each step is `sha256:HEX:IN:OUT`, the SHA-256 of the
+ * matrices (and the utterance-to-speaker map) applied, and the dims in and
+ * out.  Part of the analysis contract: elements that transform a stream
+ * pass it on (afet_features_copy_analysis), and a consumer whose model was
+ * trained after a given matrix names it in its sink template.
+ *
+ * Since: 0.2
+ */
+#define AFET_FEATURES_TRANSFORM_FIELDS "transform"
+
 AFET_FEATURES_API
 void                afet_features_copy_analysis       (GstStructure * dst,
                                                        const GstStructure * src);

@@ -92,6 +92,8 @@ parse_input (GstAfetBase * self, GstCaps * caps, GstAfetInput * in,
   in->window = afet_base_window_from_caps (in->features.window);
   const gchar *splice = gst_structure_get_string (s, "splice");
   in->splice = splice ? splice : "";
+  const gchar *transform = gst_structure_get_string (s, "transform");
+  in->transform = transform ? transform : "";
   return TRUE;
 }
 

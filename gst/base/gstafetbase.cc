@@ -587,6 +587,9 @@ gst_afet_base_submit_input_buffer (GstBaseTransform * trans,
     p->t0 = GST_BUFFER_PTS_IS_VALID (input) ? GST_BUFFER_PTS (input) :
         p->run_end;
     p->frames_out = 0;
+    GstAfetBaseClass *klass = GST_AFET_BASE_GET_CLASS (self);
+    if (ret == GST_FLOW_OK && klass->start_run)
+      ret = klass->start_run (self);
   }
   if (ret != GST_FLOW_OK) {
     gst_buffer_unref (input);

@@ -82,6 +82,8 @@ struct GstAfetInput
   int max_batch = 4096;
   /* feature input: its caps' splice field (afetsplice), "" if none */
   std::string splice;
+  /* feature input: its caps' transform field (afettransform's), or "" */
+  std::string transform;
 };
 
 /* What configure is given: the device the element runs on, its own
@@ -163,6 +165,13 @@ struct _GstAfetBaseClass
   /* set in class_init: the element frames audio itself (latency W / rate,
    * framing properties apply) */
   gboolean takes_audio;
+
+  /* optional: a run starts (its first buffer, after the frames of the run
+   * before were computed: at the first buffer after start, EOS, a flush or
+   * a format change, and at a DISCONT), so that the subclass can switch
+   * what it applies to the run's frames (afettransform: the matrix of the
+   * entry's key); on failure it posts its error and returns it */
+  GstFlowReturn (*start_run) (GstAfetBase * self);
 };
 
 /* Installs frame-length, frame-shift, window, preemphasis, pad,

@@ -17,6 +17,7 @@
 #include "gstafetcmvn.h"
 #include "gstafetenc.h"
 #include "gstafetparse.h"
+#include "gstafettransform.h"
 #include "cache.h"
 
 GST_DEBUG_CATEGORY_STATIC (afet_engine_debug);
@@ -50,6 +51,7 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (afetcmvn, plugin);
   ret |= GST_ELEMENT_REGISTER (afetenc, plugin);
   ret |= GST_ELEMENT_REGISTER (afetparse, plugin);
+  ret |= GST_ELEMENT_REGISTER (afettransform, plugin);
   return ret;
 }
 

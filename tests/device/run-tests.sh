@@ -38,7 +38,8 @@ run vframes "$build/tests/engine/test_vframes"
 # others)
 AFET_FRONT=vkfft run engine-vkfft "$build/tests/engine/test_engine"
 for t in afetframer afetmfcc afetplp afetdelta afettraps afetspectrogram \
-    afetcmvn devicememory reliability matrix afetfile presets htkconfig \
+    afetcmvn afetsplice afettransform afetenc_compress devicememory reliability matrix afetfile presets \
+    htkconfig \
     budget; do
   run $t "$build/tests/check/check_$t"
 done

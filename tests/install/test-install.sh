@@ -27,7 +27,7 @@ out=$(GST_PLUGIN_PATH_1_0="$(dirname "$plugin")" GST_PLUGIN_SYSTEM_PATH_1_0= \
   GST_REGISTRY_1_0="$dest/registry.bin" LD_LIBRARY_PATH="$lib" \
   gst-inspect-1.0 afet 2>&1)
 echo "$out" | sed -n '1,40p'
-for e in afetframer afetmfcc afetplp afetdelta afettraps afetspectrogram afetcmvn afetenc afetparse; do
+for e in afetframer afetmfcc afetplp afetdelta afettraps afetspectrogram afetcmvn afetenc afetparse afetsplice afettransform; do
   check "gst-inspect-1.0 lists $e from the installed plugin" "echo \"\$out\" | grep -q \"  $e:\""
 done
 check "the installed plugin is the one loaded" "echo \"\$out\" | grep -q \"$plugin\""

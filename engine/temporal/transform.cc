@@ -1,0 +1,120 @@
+/* afet — speech features on OpenCL
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "transform.h"
+
+#include "afet-kernels.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace afet {
+
+int
+TransformConfig::count () const
+{
+  const size_t one = (size_t) out_dims * cols;
+  return one > 0 ? (int) (matrices.size () / one) : 0;
+}
+
+Status
+TransformConfig::validate () const
+{
+  if (dims < 1 || row_stride < dims)
+    return Status (Status::BAD_CONFIG, "the transform has no input columns");
+  if (out_dims < 1)
+    return Status (Status::BAD_CONFIG, "the transform has no output rows");
+  if (cols != dims && cols != dims + 1)
+    return Status (Status::BAD_CONFIG, "a " + std::to_string (out_dims) +
+        " x " + std::to_string (cols) + " matrix maps neither " +
+        std::to_string (dims) + " columns (linear: " + std::to_string (dims) +
+        " columns) nor affinely (" + std::to_string (dims + 1) + ")");
+  if (matrices.empty () || matrices.size () % ((size_t) out_dims * cols))
+    return Status (Status::BAD_CONFIG, "the transform's matrices are not "
+        "whole " + std::to_string (out_dims) + " x " + std::to_string (cols) +
+        " matrices");
+  for (float x : matrices)
+    if (!std::isfinite (x))
+      return Status (Status::BAD_CONFIG, "a transform matrix holds NaN or "
+          "infinite values");
+  if (max_batch < 1)
+    return Status (Status::BAD_CONFIG, "max-batch must be at least 1");
+  /* the kernel's offsets are 32-bit */
+  if ((double) max_batch * std::max (row_stride, out_dims) > 4e9 ||
+      (double) matrices.size () > 4e9)
+    return Status (Status::BAD_CONFIG, "the transform's batch or matrices "
+        "are too large for one launch");
+  return Status::Ok ();
+}
+
+Status
+TransformStage::init (std::shared_ptr<Device> device,
+    const TransformConfig &cfg, cl_command_queue queue, TransferStats *stats)
+{
+  cfg_ = cfg;
+  AFET_RETURN_IF_ERROR (cfg_.validate ());
+  device_ = std::move (device);
+  stats_ = stats;
+  lsz_ = pick_local_size (*device_);
+  AFET_RETURN_IF_ERROR (use_queue (*device_, queue, &own_queue_, &queue_));
+  AFET_RETURN_IF_ERROR (make_kernel (*device_, "transform",
+          kernels::transform, kernels::transform_sha256, "-DAFET_LSZ=" +
+          std::to_string (lsz_), "afet_transform", &kernel_));
+  cl_context ctx = device_->context ();
+  /* every matrix once, so that a change of speaker uploads nothing */
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY,
+          cfg_.matrices.size () * sizeof (float), nullptr, &matrices_));
+  AFET_RETURN_IF_ERROR (upload (queue_, matrices_.get (), 0,
+          cfg_.matrices.size () * sizeof (float), cfg_.matrices.data (), true,
+          stats_));
+  selected_ = 0;
+  return Status::Ok ();
+}
+
+Status
+TransformStage::select (int index)
+{
+  if (index < 0 || index >= cfg_.count ())
+    return Status (Status::BAD_CONFIG, "no transform matrix " +
+        std::to_string (index));
+  selected_ = index;
+  return Status::Ok ();
+}
+
+Status
+TransformStage::enqueue (cl_mem in, size_t in_row, int n, cl_mem out,
+    size_t out_row)
+{
+  const TransformConfig &c = cfg_;
+  if (n < 1 || n > c.max_batch)
+    return Status (Status::BAD_CONFIG, "transform batch out of range");
+  ArgSetter a (kernel_.get ());
+  a (in) ((cl_uint) c.row_stride) ((cl_uint) (in_row * c.row_stride))
+      ((cl_uint) n) ((cl_uint) c.dims) (matrices_.get ())
+      ((cl_uint) ((size_t) selected_ * c.out_dims * c.cols)) ((cl_uint) c.cols)
+      ((cl_uint) c.out_dims) (out) ((cl_uint) (out_row * c.out_dims));
+  AFET_RETURN_IF_ERROR (a.status ("afet_transform"));
+  size_t groups = ((size_t) n * c.out_dims + lsz_ - 1) / lsz_;
+  return launch (queue_, kernel_.get (), groups, lsz_, "afet_transform");
+}
+
+Status
+TransformStage::enqueue_host (const float *rows, int n, cl_mem out,
+    size_t out_row)
+{
+  if (n < 1 || n > cfg_.max_batch)
+    return Status (Status::BAD_CONFIG, "transform batch out of range");
+  const size_t bytes = (size_t) n * cfg_.row_stride * sizeof (float);
+  if (!input_)
+    AFET_RETURN_IF_ERROR (make_buffer (device_->context (), CL_MEM_READ_ONLY,
+            (size_t) cfg_.max_batch * cfg_.row_stride * sizeof (float),
+            nullptr, &input_));
+  /* blocking: the host rows are the caller's only until this returns (the
+   * kernel before on the queue has read the buffer by then: in order) */
+  AFET_RETURN_IF_ERROR (upload (queue_, input_.get (), 0, bytes, rows, true,
+          stats_));
+  return enqueue (input_.get (), 0, n, out, out_row);
+}
+
+}  /* namespace afet */
