@@ -586,6 +586,12 @@ gst_afet_base_submit_input_buffer (GstBaseTransform * trans,
     p->t0 = GST_BUFFER_PTS_IS_VALID (input) ? GST_BUFFER_PTS (input) :
         p->run_end;
     p->frames_out = 0;
+    GstAfetBaseClass *klass = GST_AFET_BASE_GET_CLASS (self);
+    if (ret == GST_FLOW_OK && klass->run_start && !klass->run_start (self)) {
+      /* each buffer of the run fails alike */
+      p->t0 = GST_CLOCK_TIME_NONE;
+      ret = GST_FLOW_ERROR;
+    }
   }
   if (ret != GST_FLOW_OK) {
     gst_buffer_unref (input);
@@ -629,6 +635,8 @@ gst_afet_base_sink_event (GstBaseTransform * trans, GstEvent * event)
       afet_base_finish_run (self, "EOS");
       reset_stream (p);
       afet_base_release_events (self, true);
+      if (GST_AFET_BASE_GET_CLASS (self)->stream_end)
+        GST_AFET_BASE_GET_CLASS (self)->stream_end (self);
       break;
     case GST_EVENT_FLUSH_STOP:
       afet_base_clear_queue (p);

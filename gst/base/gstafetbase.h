@@ -156,6 +156,15 @@ struct _GstAfetBaseClass
   void (*describe_analysis) (GstAfetBase * self, const GstAfetInput * in,
       GstStructure * s);
 
+  /* optional: a run of frames begins (its first buffer, after the run
+   * before it was drained and pushed: a DISCONT or the stream's start), or
+   * the stream ends (EOS, after its last run was drained and pushed,
+   * before EOS goes downstream); e.g. afetcmvn takes the statistics of the
+   * entry's key, and writes what it summed. FALSE, with an error posted,
+   * fails the stream. */
+  gboolean (*run_start) (GstAfetBase * self);
+  gboolean (*stream_end) (GstAfetBase * self);
+
   /* set in class_init: the element frames audio itself (latency W / rate,
    * framing properties apply) */
   gboolean takes_audio;
