@@ -380,12 +380,21 @@ const gchar *       afet_features_norm_columns_to_string (AfetFeaturesNormColumn
  * sink template the ones its model depends on, and negotiation refuses a
  * stream made otherwise.
  *
+ * `normalization-stats` (afetcmvn): the frames the normalisation's
+ * statistics came from: `utterance`, `sliding`, `running`, or Kaldi's
+ * statistics read from an archive, `kaldi-utterance` (per key) or
+ * `kaldi-speaker` (per speaker through utt2spk).
+ *
  * Since: 0.2
  */
 #define AFET_FEATURES_ANALYSIS_FIELDS \
     "preemphasis", "remove-dc", "snip-edges", "dither", "sample-range", \
     "filter-bank", "num-filters", "low-freq", "high-freq", "spectrum", \
-    "log", "lifter", "clamp", "energy-floor", "raw-energy", "warp"
+    "log", "lifter", "clamp", "energy-floor", "raw-energy", "warp", \
+    AFET_FEATURES_NORM_STATS_FIELDS
+
+/* the normalisation's source (afetcmvn), apart to ease merging */
+#define AFET_FEATURES_NORM_STATS_FIELDS "normalization-stats"
 
 AFET_FEATURES_API
 void                afet_features_copy_analysis       (GstStructure * dst,
