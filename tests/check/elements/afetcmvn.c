@@ -685,6 +685,57 @@ GST_START_TEST (test_archive_pipeline)
 
 GST_END_TEST;
 
+/* Kaldi's edge cases of ApplyCmvn: a variance below 1e-20 is floored to
+ * it with a warning (the frames go on, scaled by 1e10), a count below 1
+ * stops with an error; statistics as a text archive. */
+GST_START_TEST (test_archive_floor_and_count)
+{
+  gchar *path = g_build_filename (g_get_tmp_dir (), "afet-cmvn-edge.ark",
+      NULL);
+  /* "flat": 4 frames, column 0 always 2 (variance 0), column 1 mean 1 and
+   * variance 1; "few": a count of 0.5 */
+  const gchar *text = "flat  [\n  8 4 4 \n  16 8 0 ]\n"
+      "few  [\n  1 1 0.5 \n  2 2 0 ]\n";
+  fail_unless (g_file_set_contents (path, text, -1, NULL));
+  gchar *l = g_strdup_printf ("afetcmvn scope=archive mode=meanvar "
+      "stats-archive=%s", path);
+  GstHarness *h = gst_harness_new_parse (l);
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
+  set_caps (h, 2, 2, -1, 0);
+  push_key (h, "flat");
+  const gfloat f[8] = { 2, 0, 2, 2, 2.5f, 1, 2, 1 };
+  afetcheck_push_frames (h, f, 4, 2, NULL, 0, 0);
+  gst_harness_push_event (h, gst_event_new_eos ());
+  AfetCheckResult res = { 0 };
+  afetcheck_pull (h, &res, 0, 0);
+  fail_unless_equals_int (res.n_frames, 4);
+  /* (x - 2) 1e10 and (x - 1) / 1 */
+  const gdouble want[8] = { 0, -1, 0, 1, 0.5e10, 0, 0, 0 };
+  for (gint i = 0; i < 8; i++)
+    fail_unless (fabs (res.data[i] - want[i]) <= 1e-6 * MAX (1.0,
+            fabs (want[i])), "value %d: %g, not %g", i, res.data[i], want[i]);
+  guint n_err = 0, n_warn = 0;
+  gchar *warning = NULL;
+  gchar *error = afetcheck_pop_error (bus, &n_err, &n_warn, &warning);
+  fail_unless (error == NULL && n_warn == 1, "errors %u warnings %u", n_err,
+      n_warn);
+  fail_unless (strstr (warning, "'flat'") && strstr (warning, "floored"),
+      "%s", warning);
+  g_print ("%s\n", warning);
+  g_free (warning);
+  afetcheck_result_clear (&res);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  expect_archive_error (l, "few", 2, "count 0.5 is below 1", "'few'");
+  g_unlink (path);
+  g_free (path);
+  g_free (l);
+}
+
+GST_END_TEST;
+
 static Suite *
 afetcmvn_suite (void)
 {
@@ -702,6 +753,7 @@ afetcmvn_suite (void)
   tcase_add_test (tc, test_write_stats);
   tcase_add_test (tc, test_archive_errors);
   tcase_add_test (tc, test_archive_pipeline);
+  tcase_add_test (tc, test_archive_floor_and_count);
   return s;
 }
 
