@@ -380,8 +380,8 @@ const gchar *       afet_features_norm_columns_to_string (AfetFeaturesNormColumn
  * sink template the ones its model depends on, and negotiation refuses a
  * stream made otherwise.
  *
- * `normalization-stats` (afetcmvn): the frames the normalisation's
- * statistics came from: `utterance`, `sliding`, `running`, or Kaldi's
+ * `normalization-stats` (afetcmvn): where the normalisation's statistics
+ * came from: `stream` (the stream's own frames, any scope), or Kaldi's
  * statistics read from an archive, `kaldi-utterance` (per key) or
  * `kaldi-speaker` (per speaker through utt2spk).
  *

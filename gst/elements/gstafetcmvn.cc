@@ -27,7 +27,9 @@
  *
  * write-stats sums the input's statistics as compute-cmvn-stats does (per
  * key, or per speaker with utt2spk as --spk2utt) and writes them at EOS as
- * a binary Kaldi archive (2 x (D + 1) doubles an entry), in any scope.
+ * a binary Kaldi archive (2 x (D + 1) doubles an entry), in any scope (a
+ * live sliding stream then keeps out of the shared lanes: its frames are
+ * summed in order, alone). docs/kaldi-recipe.md compares both with Kaldi.
  *
  * energy-normalise applies HTK's ENORMALISE to the log-energy column (floor
  * at Emax - silence-floor ln(10) / 10, then 1 - (Emax - E) energy-scale);
@@ -321,9 +323,11 @@ gst_afet_cmvn_configure (GstAfetBase * base, const GstAfetEnv * env,
   return TRUE;
 }
 
-/* normalization-stats: the frames the statistics came from, so that a
- * consumer can refuse a stream normalised otherwise; mode=none writes
- * nothing (an input's field passes on) */
+/* normalization-stats: where the statistics came from, the stream itself
+ * (any of its scopes: a model trained per utterance takes a live sliding
+ * stream) or Kaldi's archive, so that a consumer can refuse a stream
+ * normalised otherwise; mode=none writes nothing (an input's field passes
+ * on) */
 static void
 gst_afet_cmvn_describe_analysis (GstAfetBase * base, const GstAfetInput * in,
     GstStructure * s)
@@ -337,9 +341,8 @@ gst_afet_cmvn_describe_analysis (GstAfetBase * base, const GstAfetInput * in,
   GST_OBJECT_UNLOCK (self);
   if (mode == GST_AFET_CMVN_MODE_NONE)
     return;
-  static const char *const names[] = { "utterance", "sliding", "running" };
-  const char *v = scope == GST_AFET_CMVN_SCOPE_ARCHIVE ? (speaker ?
-      "kaldi-speaker" : "kaldi-utterance") : names[(int) scope];
+  const char *v = scope != GST_AFET_CMVN_SCOPE_ARCHIVE ? "stream" :
+      speaker ? "kaldi-speaker" : "kaldi-utterance";
   gst_structure_set (s, "normalization-stats", G_TYPE_STRING, v, nullptr);
 }
 
@@ -794,7 +797,7 @@ gst_afet_cmvn_class_init (GstAfetCmvnClass * klass)
   g_object_class_install_property (gobject_class, PROP_KEY,
       g_param_spec_string ("key", "Key",
           "The stream's key (utterance id) for stats-archive and write-stats;"
-          " unset: the " GST_AFET_TAG_KEY " tag (afetparse sends one an "
+          " unset: the " GST_AFET_TAG_KEY " tag (afetparse sends one per "
           "archive entry)", DEFAULT_KEY, flags));
   g_object_class_install_property (gobject_class, PROP_WRITE_STATS,
       g_param_spec_string ("write-stats", "Write statistics",
