@@ -246,3 +246,57 @@ afet_cmvn_running (__global const float *block, uint row_stride,
   minmax[2 * c] = mn;
   minmax[2 * c + 1] = mx;
 }
+
+/* Given statistics (Kaldi's apply-cmvn, scope=archive): y = x scale +
+ * offset per column (affine: dims scales, then dims offsets, from Kaldi's
+ * ApplyCmvn in its floats), in two roundings as Kaldi's MulColsVec then
+ * AddVecToRows (no fused multiply-add); columns off the mask pass. */
+__kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
+void
+afet_cmvn_affine (__global const float *block, uint row_stride,
+    long first_row, long out_first, uint n, uint dims,
+    __global const float *affine, __global const int *mask,
+    __global float *out, uint out_offset)
+{
+#pragma OPENCL FP_CONTRACT OFF
+  uint gid = get_global_id (0);
+  uint t = gid / dims;
+  uint c = gid - t * dims;
+  if (t >= n)
+    return;
+  long r = out_first + t - first_row;
+  float x = block[(size_t) r * row_stride + c];
+  if (mask[c]) {
+    float y = x * affine[c];
+    x = y + affine[dims + c];
+  }
+  out[out_offset + (size_t) t * dims + c] = x;
+}
+
+#ifdef cl_khr_fp64
+/* Kaldi's AccCmvnStats (compute-cmvn-stats) over rows out_first .. + n - 1:
+ * one work-item per column, frames in order, the value and its square
+ * (taken in float, as Kaldi's float product) added in double: the same
+ * sums, bit for bit. acc: dims sums, then dims sums of squares. */
+__kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
+void
+afet_cmvn_accumulate (__global const float *block, uint row_stride,
+    long first_row, long out_first, uint n, uint dims,
+    __global double *acc)
+{
+#pragma OPENCL FP_CONTRACT OFF
+  uint c = get_global_id (0);
+  if (c >= dims)
+    return;
+  double a = acc[c], b = acc[dims + c];
+  for (uint t = 0; t < n; t++) {
+    long r = out_first + t - first_row;
+    float x = block[(size_t) r * row_stride + c];
+    float x2 = x * x;
+    a += x;
+    b += x2;
+  }
+  acc[c] = a;
+  acc[dims + c] = b;
+}
+#endif

@@ -1,4 +1,4 @@
-/* afet — speech features on OpenCL
+/* afet_transform: a matrix times every frame, plus an offset column.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *

@@ -31,6 +31,11 @@ CmvnConfig::validate () const
     return Status (Status::BAD_CONFIG, "the initial statistics have " +
         std::to_string (initial_mean.size ()) + " columns, the stream " +
         std::to_string (dims));
+  if (scope == CmvnScope::ARCHIVE && mode != CmvnMode::MEAN &&
+      mode != CmvnMode::MEANVAR)
+    return Status (Status::BAD_CONFIG, "scope=archive applies Kaldi's "
+        "statistics (sums and sums of squares): mode=mean (apply-cmvn) or "
+        "mode=meanvar (apply-cmvn --norm-vars)");
   if (!initial_mean.empty ()) {
     if (scope != CmvnScope::RUNNING)
       return Status (Status::BAD_CONFIG, "initial statistics (stats-file) "
@@ -58,9 +63,10 @@ CmvnConfig::key () const
   char buf[256];
   snprintf (buf, sizeof buf, "cmvn dims=%d stride=%d mode=%d scope=%d "
       "cmn_window=%d center=%d min=%d ecol=%d enorm=%d escale=%.9g "
-      "floor=%.9g count=%.17g mask=", dims, row_stride, (int) mode,
+      "floor=%.9g count=%.17g acc=%d mask=", dims, row_stride, (int) mode,
       (int) scope, cmn_window, center ? 1 : 0, min_window, energy_column,
-      energy_normalise ? 1 : 0, energy_scale, silence_floor, initial_count);
+      energy_normalise ? 1 : 0, energy_scale, silence_floor, initial_count,
+      accumulate ? 1 : 0);
   std::string k = buf;
   for (int m : mask)
     k += m ? '1' : '0';
@@ -131,7 +137,141 @@ CmvnStage::init_kernels ()
               (size_t) cfg.dims * 2 * sizeof (float), nullptr, &minmax_));
       AFET_RETURN_IF_ERROR (reset_running ());
       break;
+    case CmvnScope::ARCHIVE:{
+      AFET_RETURN_IF_ERROR (make_kernel (*device_, "cmvn", kernels::cmvn,
+              kernels::cmvn_sha256, opts, "afet_cmvn_affine",
+              &affine_kernel_));
+      AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE,
+              (size_t) cfg.dims * 2 * sizeof (float), nullptr, &affine_));
+      /* the identity until the element gives a run its statistics */
+      AFET_RETURN_IF_ERROR (set_affine (std::vector<float> (cfg.dims, 1.0f),
+              std::vector<float> (cfg.dims, 0.0f)));
+      break;
+    }
   }
+  if (cfg.accumulate) {
+    /* Kaldi sums in double: in float the sums of a long stream would lose
+     * the digits its archive has */
+    if (!fp64_)
+      return Status (Status::BAD_CONFIG, "write-stats sums the statistics "
+          "in double, as Kaldi does, and this device has no double "
+          "precision (cl_khr_fp64): pick another device");
+    AFET_RETURN_IF_ERROR (make_kernel (*device_, "cmvn", kernels::cmvn,
+            kernels::cmvn_sha256, opts, "afet_cmvn_accumulate", &acc_kernel_));
+    AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE,
+            (size_t) cfg.dims * 2 * sizeof (double), nullptr, &acc_));
+    AFET_RETURN_IF_ERROR (set_stats ({}));
+  }
+  return Status::Ok ();
+}
+
+Status
+kaldi_cmvn_affine (const double *stats, int rows, int cols, int dims,
+    bool norm_vars, std::vector<float> *scale, std::vector<float> *offset,
+    std::string *warning)
+{
+  char buf[256];
+  if (rows < 1 || rows > 2 || cols - 1 != dims) {
+    snprintf (buf, sizeof buf, "dims mismatch: the statistics are a %d x %d "
+        "matrix (for %d columns), the stream has %d columns", rows, cols,
+        cols - 1, dims);
+    return Status (Status::BAD_CONFIG, buf);
+  }
+  if (rows == 1 && norm_vars)
+    return Status (Status::BAD_CONFIG, "variance normalisation (mode="
+        "meanvar) needs the sums of squares, and the statistics have one "
+        "row only");
+  const double count = stats[dims];
+  /* Kaldi's threshold: balanced-cmvn represents an offset as stats of
+   * count one */
+  if (count < 1.0) {
+    snprintf (buf, sizeof buf, "insufficient statistics: count %.9g is "
+        "below 1", count);
+    return Status (Status::BAD_CONFIG, buf);
+  }
+  scale->assign (dims, 1.0f);
+  offset->assign (dims, 0.0f);
+  warning->clear ();
+  if (!norm_vars) {
+    /* Kaldi: offset.AddVec (-1.0 / count, sums) with a float factor, the
+     * product in double, stored as float */
+    const float alpha = (float) (-1.0 / count);
+    for (int d = 0; d < dims; d++)
+      (*offset)[d] = (float) ((double) alpha * stats[d]);
+    return Status::Ok ();
+  }
+  for (int d = 0; d < dims; d++) {
+    double mean = stats[d] / count;
+    double var = stats[cols + d] / count - mean * mean;
+    const double floor = 1.0e-20;
+    if (var < floor) {
+      snprintf (buf, sizeof buf, "%scolumn %d's variance %.9g floored to "
+          "%g", warning->empty () ? "" : "; ", d, var, floor);
+      *warning += buf;
+      var = floor;
+    }
+    double sc = 1.0 / sqrt (var);
+    if (sc != sc || 1 / sc == 0.0)
+      return Status (Status::BAD_CONFIG, "NaN or infinity in the mean / "
+          "variance normalisation of column " + std::to_string (d));
+    (*scale)[d] = (float) sc;
+    (*offset)[d] = (float) -(mean * sc);
+  }
+  return Status::Ok ();
+}
+
+Status
+CmvnStage::set_affine (const std::vector<float> &scale,
+    const std::vector<float> &offset)
+{
+  const int d = cfg_.dims;
+  if (!affine_ || (int) scale.size () != d || (int) offset.size () != d)
+    return Status (Status::BAD_CONFIG, "set_affine: not scope=archive, or "
+        "not one value a column");
+  std::vector<float> v (scale);
+  v.insert (v.end (), offset.begin (), offset.end ());
+  return upload (queue_, affine_.get (), 0, v.size () * sizeof (float),
+      v.data (), true, nullptr);
+}
+
+Status
+CmvnStage::set_stats (const std::vector<double> &stats)
+{
+  const int d = cfg_.dims;
+  if (!acc_)
+    return Status (Status::BAD_CONFIG, "set_stats: not accumulating");
+  if (!stats.empty () && (int) stats.size () != 2 * (d + 1))
+    return Status (Status::BAD_CONFIG, "set_stats: not 2 x (dims + 1) "
+        "values");
+  /* on the device: the sums then the squares, dims each */
+  std::vector<double> v ((size_t) 2 * d, 0.0);
+  acc_count_ = 0;
+  if (!stats.empty ()) {
+    for (int c = 0; c < d; c++) {
+      v[c] = stats[c];
+      v[d + c] = stats[d + 1 + c];
+    }
+    acc_count_ = stats[d];
+  }
+  return upload (queue_, acc_.get (), 0, v.size () * sizeof (double),
+      v.data (), true, nullptr);
+}
+
+Status
+CmvnStage::stats (std::vector<double> *out)
+{
+  const int d = cfg_.dims;
+  if (!acc_)
+    return Status (Status::BAD_CONFIG, "stats: not accumulating");
+  std::vector<double> v ((size_t) 2 * d);
+  AFET_RETURN_IF_ERROR (download (queue_, acc_.get (), 0,
+          v.size () * sizeof (double), v.data (), nullptr));
+  out->assign ((size_t) 2 * (d + 1), 0.0);
+  for (int c = 0; c < d; c++) {
+    (*out)[c] = v[c];
+    (*out)[d + 1 + c] = v[d + c];
+  }
+  (*out)[d] = acc_count_;
   return Status::Ok ();
 }
 
@@ -173,6 +313,18 @@ CmvnStage::enqueue (const ContextBlock &in, long long out_first, int n,
   const cl_uint out_offset = (cl_uint) (out_row * c.dims);
   cl_mem mask = mask_.get ();
   const cl_int mode = (cl_int) c.mode;
+  if (c.accumulate && n > 0) {
+    cl_mem acc = acc_.get ();
+    ArgSetter s (acc_kernel_.get ());
+    s (in.rows) ((cl_uint) in.row_stride) ((cl_long) in.first_row)
+        ((cl_long) out_first) ((cl_uint) n) ((cl_uint) c.dims) (acc);
+    AFET_RETURN_IF_ERROR (s.status ("afet_cmvn_accumulate"));
+    AFET_RETURN_IF_ERROR (launch (queue_, acc_kernel_.get (),
+            ((size_t) c.dims + lsz_ - 1) / lsz_, lsz_,
+            "afet_cmvn_accumulate"));
+    /* Kaldi adds a weight of 1 a frame: exact in double */
+    acc_count_ += n;
+  }
   switch (c.scope) {
     case CmvnScope::UTTERANCE:{
       cl_mem stats = stats_.get ();
@@ -206,6 +358,16 @@ CmvnStage::enqueue (const ContextBlock &in, long long out_first, int n,
       AFET_RETURN_IF_ERROR (a.status ("afet_cmvn_running"));
       return launch (queue_, running_kernel_.get (),
           ((size_t) c.dims + lsz_ - 1) / lsz_, lsz_, "afet_cmvn_running");
+    }
+    case CmvnScope::ARCHIVE:{
+      cl_mem affine = affine_.get ();
+      ArgSetter a (affine_kernel_.get ());
+      a (in.rows) ((cl_uint) in.row_stride) ((cl_long) in.first_row)
+          ((cl_long) out_first) ((cl_uint) n) ((cl_uint) c.dims) (affine)
+          (mask) (out) (out_offset);
+      AFET_RETURN_IF_ERROR (a.status ("afet_cmvn_affine"));
+      return launch (queue_, affine_kernel_.get (),
+          ((size_t) n * c.dims + lsz_ - 1) / lsz_, lsz_, "afet_cmvn_affine");
     }
   }
   return Status::Ok ();

@@ -12,9 +12,12 @@
 namespace afet {
 
 /* Cepstral mean / variance / min-max normalisation (CMN, CVN, thesis eq.
- * 4.3) over the whole stream (utterance), Kaldi's sliding span, or
- * running statistics from the stream's start; HTK's energy normalisation
- * (ENORMALISE) of one column in utterance scope. */
+ * 4.3) over the whole stream (utterance), Kaldi's sliding span, running
+ * statistics from the stream's start, or given statistics (archive: Kaldi's
+ * apply-cmvn, the element sets them for each run); HTK's energy
+ * normalisation (ENORMALISE) of one column in utterance scope.  Any scope
+ * can also sum the stream's own statistics as Kaldi's compute-cmvn-stats
+ * does (accumulate). */
 enum class CmvnMode
 {
   NONE = 0,
@@ -28,7 +31,19 @@ enum class CmvnScope
   UTTERANCE = 0,
   SLIDING,
   RUNNING,
+  ARCHIVE,
 };
+
+/* Kaldi's ApplyCmvn (transform/cmvn.cc) as a per-column affine map
+ * y = x scale + offset, in the floats Kaldi computes it in, from a stats
+ * matrix (@rows x @cols doubles: row 0 the sums with the count last, row 1
+ * the sums of squares) for a stream of @dims columns.  Errors as Kaldi's:
+ * a dims mismatch, no variance row for norm_vars, a count below 1, a
+ * scale that is not finite; a variance below 1e-20 is floored to it and
+ * said in *warning (Kaldi warns). */
+Status kaldi_cmvn_affine (const double *stats, int rows, int cols, int dims,
+    bool norm_vars, std::vector<float> *scale, std::vector<float> *offset,
+    std::string *warning);
 
 struct CmvnConfig
 {
@@ -47,6 +62,9 @@ struct CmvnConfig
   /* running: initial statistics (count frames of these means/variances) */
   double initial_count = 0;
   std::vector<double> initial_mean, initial_var;
+  /* sum every column's values and squares (Kaldi's AccCmvnStats, in
+   * double, frame after frame) for stats () */
+  bool accumulate = false;
   int max_batch = 4096;
 
   Status validate () const;
@@ -70,8 +88,16 @@ public:
    * others keep a stream's statistics */
   bool has_lanes () const override
   {
-    return cfg_.scope == CmvnScope::SLIDING;
+    return cfg_.scope == CmvnScope::SLIDING && !cfg_.accumulate;
   }
+  /* archive scope: the map frames from now on get (from
+   * kaldi_cmvn_affine; dims values each) */
+  Status set_affine (const std::vector<float> &scale,
+      const std::vector<float> &offset);
+  /* accumulate: start summing onto @stats (2 x (dims + 1) doubles as
+   * Kaldi's, empty for zeros), and read the sums so far back */
+  Status set_stats (const std::vector<double> &stats);
+  Status stats (std::vector<double> *out);
 
 private:
   Status init_kernels () override;
@@ -79,9 +105,11 @@ private:
   int out_dims () const override { return cfg_.dims; }
   Status reset_running ();
 
-  ClKernel stats_kernel_, apply_kernel_, running_kernel_;
-  ClMem mask_, stats_, state_, minmax_;
+  ClKernel stats_kernel_, apply_kernel_, running_kernel_, affine_kernel_,
+      acc_kernel_;
+  ClMem mask_, stats_, state_, minmax_, affine_, acc_;
   bool fp64_ = false;
+  double acc_count_ = 0;
 };
 
 }  /* namespace afet */

@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* The transform stage: the matrices uploaded once, one launch of
+ * afet_transform per batch of rows (transform.h).
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

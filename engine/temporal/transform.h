@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* The transform stage: Kaldi's transform-feats on the device, a linear or
+ * affine map of every feature row.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

@@ -391,12 +391,21 @@ gchar *             afet_features_info_column_name    (const AfetFeaturesInfo * 
  * sink template the ones its model depends on, and negotiation refuses a
  * stream made otherwise.
  *
+ * `normalization-stats` (afetcmvn): where the normalisation's statistics
+ * came from: `stream` (the stream's own frames, any scope), or Kaldi's
+ * statistics read from an archive, `kaldi-utterance` (per key) or
+ * `kaldi-speaker` (per speaker through utt2spk).
+ *
  * Since: 0.2
  */
 #define AFET_FEATURES_ANALYSIS_FIELDS \
     "preemphasis", "remove-dc", "snip-edges", "dither", "sample-range", \
     "filter-bank", "num-filters", "low-freq", "high-freq", "spectrum", \
-    "log", "lifter", "clamp", "energy-floor", "raw-energy", "warp"
+    "log", "lifter", "clamp", "energy-floor", "raw-energy", "warp", \
+    AFET_FEATURES_NORM_STATS_FIELDS
+
+/* the normalisation's source (afetcmvn), apart to ease merging */
+#define AFET_FEATURES_NORM_STATS_FIELDS "normalization-stats"
 
 /**
  * AFET_FEATURES_CONTEXT_FIELDS:

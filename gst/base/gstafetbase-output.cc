@@ -366,3 +366,12 @@ afet_base_push_queued (GstAfetBase * self)
     afet_base_release_events (self, false);
   return ret;
 }
+
+/* FLUSH_STOP, stop, finalize: what held events came among is gone */
+void
+afet_base_drop_held_events (GstAfetBaseState * p)
+{
+  for (auto & h:p->held_events)
+    gst_event_unref (h.event);
+  p->held_events.clear ();
+}

@@ -237,7 +237,13 @@ void afet_base_explain_output_refusal (GstAfetBase * self, GstCaps * caps);
 /* gstafetbase-streaming.cc: max-batch 0 resolved for the device, the stream's
  * liveness and its duration (set_caps; 0: max-batch is set) */
 gint afet_base_wanted_batch (GstAfetBase * self, gint rate, gint S);
-void afet_base_auto_batch (GstAfetBase * self, GstAfetInput * in);
+/* ... and clamped to what one device allocation holds */
+void afet_base_auto_batch (GstAfetBase * self, GstAfetInput * in,
+    gint out_dims);
+/* The engine, built or kept, takes the caps: budget and latency known */
+void afet_base_engine_ready (GstAfetBase * self);
+/* The engine's warnings while building, on the bus */
+void afet_base_post_engine_warnings (GstAfetBase * self);
 
 /* gstafetbase-reuse.cc: the engine kept from run to run */
 /* dispatch_properties_changed: a writable property set (by the
@@ -286,6 +292,8 @@ void afet_base_release_events (GstAfetBase * self, bool all);
 /* The run ended: held events go before its next frame, whatever the run
  * still owed (a partial frame). */
 void afet_base_events_end_run (GstAfetBaseState * p);
+/* Every held event unreffed (FLUSH_STOP, stop, finalize). */
+void afet_base_drop_held_events (GstAfetBaseState * p);
 
 /* gstafetbase-lanes.cc */
 void afet_base_lanes_release (GstAfetBaseState * p);

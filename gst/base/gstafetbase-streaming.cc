@@ -13,6 +13,8 @@
 
 #include "gstafetclmemory.h"
 
+#include "cache.h"
+
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
@@ -408,7 +410,7 @@ afet_base_wanted_batch (GstAfetBase * self, gint rate, gint S)
 }
 
 void
-afet_base_auto_batch (GstAfetBase * self, GstAfetInput * in)
+afet_base_auto_batch (GstAfetBase * self, GstAfetInput * in, gint out_dims)
 {
   GstAfetBaseState *p = PRIV (self);
   p->built_batch = afet_base_wanted_batch (self, in->rate, in->S);
@@ -417,7 +419,45 @@ afet_base_auto_batch (GstAfetBase * self, GstAfetInput * in)
     GST_INFO_OBJECT (self, "max-batch 0: batches of %d frames",
         p->built_batch);
   }
+  /* every buffer of a batch must fit one device allocation */
+  size_t row_floats = (size_t) MAX (in->in_dims, out_dims);
+  if (GST_AFET_BASE_GET_CLASS (self)->takes_audio)
+    row_floats = MAX (row_floats, (size_t) MAX (in->S,
+            afet::next_pow2 (in->W) + 2));
+  int limit = p->device->info ().batch_limit (2 * row_floats *
+      sizeof (float), in->max_batch);
+  if (limit < in->max_batch) {
+    GST_INFO_OBJECT (self, "max-batch %d clamped to %d: the device "
+        "allocates at most %" G_GSIZE_FORMAT " bytes at once", in->max_batch,
+        limit, p->device->info ().max_alloc_bytes);
+    in->max_batch = limit;
+  }
 }
+
+/* The engine, built or kept, takes these caps: the budget, and the
+ * window, look-ahead and budget in the latency, are known now. */
+void
+afet_base_engine_ready (GstAfetBase * self)
+{
+  afet_base_resolve_budget (self);
+  GST_OBJECT_LOCK (self);
+  PRIV (self)->last_refusal.clear ();
+  GST_OBJECT_UNLOCK (self);
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_latency (GST_OBJECT (self)));
+}
+
+/* What the engine warned of while building (a program cache it does not
+ * trust, ...): on the bus, where a user sees it, not only in the debug
+ * log. */
+void
+afet_base_post_engine_warnings (GstAfetBase * self)
+{
+  for (const auto & w:afet::take_warnings ())
+    GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS, ("%s", w.c_str ()),
+        (nullptr));
+}
+
 
 /* The largest float sample magnitude taken, in 16-bit units: 2^31, the
  * range of S32 (65536 times full scale for float formats). Beyond it the

@@ -194,20 +194,12 @@ gst_afet_base_init (GstAfetBase * self)
 }
 
 static void
-drop_held_events (GstAfetBaseState * p)
-{
-  for (auto & h:p->held_events)
-    gst_event_unref (h.event);
-  p->held_events.clear ();
-}
-
-static void
 gst_afet_base_finalize (GObject * object)
 {
   GstAfetBase *self = GST_AFET_BASE (object);
   GstAfetBaseState *p = PRIV (self);
   afet_base_clear_queue (p);
-  drop_held_events (p);
+  afet_base_drop_held_events (p);
   /* the subclass' stages went with its state already */
   p->configured = false;
   afet_base_release_all (self);
@@ -387,7 +379,7 @@ gst_afet_base_stop (GstBaseTransform * trans)
 
   afet_base_clear_queue (p);
   reset_stream (p);
-  drop_held_events (p);
+  afet_base_drop_held_events (p);
   afet_base_park (self);
   GST_OBJECT_LOCK (self);
   GstAfetDevice *shared = p->shared_device;
@@ -398,30 +390,6 @@ gst_afet_base_stop (GstBaseTransform * trans)
   if (shared)
     gst_object_unref (shared);
   return TRUE;
-}
-
-/* The engine, built or kept, takes these caps: the budget, and the
- * window, look-ahead and budget in the latency, are known now. */
-static void
-engine_ready (GstAfetBase * self)
-{
-  afet_base_resolve_budget (self);
-  GST_OBJECT_LOCK (self);
-  PRIV (self)->last_refusal.clear ();
-  GST_OBJECT_UNLOCK (self);
-  gst_element_post_message (GST_ELEMENT (self),
-      gst_message_new_latency (GST_OBJECT (self)));
-}
-
-/* What the engine warned of while building (a program cache it does not
- * trust, ...): on the bus, where a user sees it, not only in the debug
- * log. */
-static void
-post_engine_warnings (GstAfetBase * self)
-{
-  for (const auto & w:afet::take_warnings ())
-    GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS, ("%s", w.c_str ()),
-        (nullptr));
 }
 
 static gboolean
@@ -440,7 +408,7 @@ gst_afet_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   reset_stream (p);
   const guint settings = p->settings_changes.load ();
   if (afet_base_reuse_engine (self, incaps, outcaps)) {
-    engine_ready (self);
+    afet_base_engine_ready (self);
     return TRUE;
   }
   afet_base_release_engine (self);
@@ -467,20 +435,7 @@ gst_afet_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
         ("set_caps before start"));
     return FALSE;
   }
-  afet_base_auto_batch (self, &in);
-  /* every buffer of a batch must fit one device allocation */
-  size_t row_floats = (size_t) MAX (in.in_dims, out.dims);
-  if (klass->takes_audio)
-    row_floats = MAX (row_floats, (size_t) MAX (in.S,
-            afet::next_pow2 (in.W) + 2));
-  int limit = p->device->info ().batch_limit (2 * row_floats *
-      sizeof (float), in.max_batch);
-  if (limit < in.max_batch) {
-    GST_INFO_OBJECT (self, "max-batch %d clamped to %d: the device "
-        "allocates at most %" G_GSIZE_FORMAT " bytes at once", in.max_batch,
-        limit, p->device->info ().max_alloc_bytes);
-    in.max_batch = limit;
-  }
+  afet_base_auto_batch (self, &in, out.dims);
   GstAfetEnv env;
   env.device = p->device;
   env.queue = p->queue.get ();
@@ -488,7 +443,7 @@ gst_afet_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   GstAfetNeeds needs;
   const gboolean configured = klass->configure (self, &env, &in, &out,
       &needs, &why);
-  post_engine_warnings (self);
+  afet_base_post_engine_warnings (self);
   if (!configured) {
     gchar *msg = g_strdup_printf ("%s cannot start on this input: %s",
         GST_ELEMENT_NAME (self), why);
@@ -512,7 +467,7 @@ gst_afet_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   }
   p->configured = true;
   afet_base_note_built (self, incaps, outcaps, settings);
-  engine_ready (self);
+  afet_base_engine_ready (self);
   GST_DEBUG_OBJECT (self, "input in %s memory, output in %s memory",
       p->in_device ? "device" : "system", p->out_device ? "device" : "system");
   return TRUE;
@@ -588,8 +543,11 @@ gst_afet_base_submit_input_buffer (GstBaseTransform * trans,
         p->run_end;
     p->frames_out = 0;
     GstAfetBaseClass *klass = GST_AFET_BASE_GET_CLASS (self);
-    if (ret == GST_FLOW_OK && klass->start_run)
-      ret = klass->start_run (self);
+    if (ret == GST_FLOW_OK && klass->run_start && !klass->run_start (self)) {
+      /* each buffer of the run fails alike */
+      p->t0 = GST_CLOCK_TIME_NONE;
+      ret = GST_FLOW_ERROR;
+    }
   }
   if (ret != GST_FLOW_OK) {
     gst_buffer_unref (input);
@@ -633,12 +591,14 @@ gst_afet_base_sink_event (GstBaseTransform * trans, GstEvent * event)
       afet_base_finish_run (self, "EOS");
       reset_stream (p);
       afet_base_release_events (self, true);
+      if (GST_AFET_BASE_GET_CLASS (self)->stream_end)
+        GST_AFET_BASE_GET_CLASS (self)->stream_end (self);
       break;
     case GST_EVENT_FLUSH_STOP:
       afet_base_clear_queue (p);
       reset_stream (p);
       /* what they came among is gone; sticky ones stay on the sink pad */
-      drop_held_events (p);
+      afet_base_drop_held_events (p);
       break;
     case GST_EVENT_TAG:
     case GST_EVENT_CUSTOM_DOWNSTREAM:

@@ -162,16 +162,20 @@ struct _GstAfetBaseClass
   void (*describe_analysis) (GstAfetBase * self, const GstAfetInput * in,
       GstStructure * s);
 
+  /* optional: a run of frames begins (its first buffer, after the run
+   * before it was drained and pushed: a DISCONT or the stream's start), or
+   * the stream ends (EOS, after its last run was drained and pushed,
+   * before EOS goes downstream), so that the subclass can switch what it
+   * applies to the run's frames: afetcmvn takes the statistics of the
+   * entry's key and writes what it summed, afettransform the matrix of the
+   * entry's key. FALSE, with an error posted, fails the stream (each later
+   * buffer of the run fails alike). */
+  gboolean (*run_start) (GstAfetBase * self);
+  gboolean (*stream_end) (GstAfetBase * self);
+
   /* set in class_init: the element frames audio itself (latency W / rate,
    * framing properties apply) */
   gboolean takes_audio;
-
-  /* optional: a run starts (its first buffer, after the frames of the run
-   * before were computed: at the first buffer after start, EOS, a flush or
-   * a format change, and at a DISCONT), so that the subclass can switch
-   * what it applies to the run's frames (afettransform: the matrix of the
-   * entry's key); on failure it posts its error and returns it */
-  GstFlowReturn (*start_run) (GstAfetBase * self);
 };
 
 /* Installs frame-length, frame-shift, window, preemphasis, pad,

@@ -1,4 +1,5 @@
-/* afet — speech features on OpenCL
+/* afettransform: Kaldi's transform-feats as an element (one matrix, or one
+ * per utterance or speaker from an archive).
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -139,7 +140,8 @@ load (const std::string & matrix, const std::string & matrices,
     if (afetfile::read_matrix_file (matrix, &m, &why)) {
       l->rows = m.rows;
       l->cols = m.cols;
-      l->data = std::move (m.data);
+      /* the device computes in float, as transform-feats does */
+      l->data.assign (m.v.begin (), m.v.end ());
       hash_matrix (sum, l->rows, l->cols, l->data.data ());
     } else {
       l->error = why;
@@ -149,7 +151,7 @@ load (const std::string & matrix, const std::string & matrices,
     if (!afetfile::read_matrix_archive (matrices, &ark, &why)) {
       l->error = why;
     } else if (!utt2spk.empty ()
-        && !afetfile::read_utt2spk (utt2spk, &l->speaker, &why)) {
+        && !afetfile::read_kaldi_table (utt2spk, &l->speaker, &why)) {
       l->error = why;
     } else {
       /* one shape for every matrix: the output's dims are fixed */
@@ -167,8 +169,8 @@ load (const std::string & matrix, const std::string & matrices,
         }
         l->index[e.first] = (int) (l->data.size () / ((size_t) l->rows *
                 l->cols));
-        l->data.insert (l->data.end (), e.second.data.begin (),
-            e.second.data.end ());
+        l->data.insert (l->data.end (), e.second.v.begin (),
+            e.second.v.end ());
       }
       /* by key, so that the order of the entries does not count */
       for (auto & k:l->index) {
@@ -296,14 +298,14 @@ gst_afet_transform_configure (GstAfetBase * base, const GstAfetEnv * env,
 }
 
 /* matrices=: the run's key (the last afet-key tag) picks its matrix */
-static GstFlowReturn
-gst_afet_transform_start_run (GstAfetBase * base)
+static gboolean
+gst_afet_transform_run_start (GstAfetBase * base)
 {
   GstAfetTransform *self = GST_AFET_TRANSFORM (base);
   GstAfetTransformPrivate *p = self->priv;
   const Loaded *l = p->stage_loaded.get ();
   if (!p->stage || !l || l->matrices.empty ())
-    return GST_FLOW_OK;
+    return TRUE;
   const std::string key = p->tag_key;
   if (key.empty ()) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
@@ -311,7 +313,7 @@ gst_afet_transform_start_run (GstAfetBase * base)
             "from afetparse (an afet-key tag for every archive entry) or "
             "set matrix= for one matrix", GST_ELEMENT_NAME (self),
             l->matrices.c_str ()), (nullptr));
-    return GST_FLOW_ERROR;
+    return FALSE;
   }
   std::string spk = key;
   if (!l->utt2spk.empty ()) {
@@ -321,7 +323,7 @@ gst_afet_transform_start_run (GstAfetBase * base)
           ("%s: utterance '%s' is not in utt2spk file %s, so no matrix of "
               "%s is known for it", GST_ELEMENT_NAME (self), key.c_str (),
               l->utt2spk.c_str (), l->matrices.c_str ()), (nullptr));
-      return GST_FLOW_ERROR;
+      return FALSE;
     }
     spk = u->second;
   }
@@ -338,14 +340,14 @@ gst_afet_transform_start_run (GstAfetBase * base)
               "'%s' in utt2spk file %s)", GST_ELEMENT_NAME (self),
               l->matrices.c_str (), spk.c_str (), key.c_str (),
               l->utt2spk.c_str ()), (nullptr));
-    return GST_FLOW_ERROR;
+    return FALSE;
   }
   GST_DEBUG_OBJECT (self, "run of '%s': matrix of '%s'", key.c_str (),
       spk.c_str ());
   p->stage->select (m->second);
   p->run_key = key;
   p->run_keyed = true;
-  return GST_FLOW_OK;
+  return TRUE;
 }
 
 /* a buffer under another key than its run's starts a run (as afetenc
@@ -530,7 +532,7 @@ gst_afet_transform_class_init (GstAfetTransformClass * klass)
   base_class->configure = gst_afet_transform_configure;
   base_class->process = gst_afet_transform_process;
   base_class->release = gst_afet_transform_release;
-  base_class->start_run = gst_afet_transform_start_run;
+  base_class->run_start = gst_afet_transform_run_start;
 }
 
 static void

@@ -1,4 +1,4 @@
-/* afet — speech features on OpenCL
+/* afettransform's type (gstafettransform.cc).
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

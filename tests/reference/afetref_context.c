@@ -1,11 +1,11 @@
 /* Double-precision restatements of Kaldi's add-deltas and splice-feats, and
- * a reader of Kaldi binary archives for their checks.
+ * Kaldi archives as float matrices for their checks.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
-/* Kaldi's deltas and splicing in double precision, and the archive reader
- * the tests compare Kaldi's files with (afetref_context.h). */
+/* Kaldi's deltas and splicing in double precision, and the archives the
+ * tests compare Kaldi's files with, as floats (afetref_context.h). */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -80,99 +80,33 @@ afetref_splice (const float *x, int T, int d, const int *offsets, int n)
   return y;
 }
 
-/* Kaldi's binary int32: a size byte (4), then the value little-endian. */
-static gboolean
-read_int32 (const guint8 * b, gsize len, gsize * pos, int *v)
-{
-  gint32 x;
-
-  if (*pos + 5 > len || b[*pos] != 4)
-    return FALSE;
-  memcpy (&x, b + *pos + 1, 4);
-  *v = GINT32_FROM_LE (x);
-  *pos += 5;
-  return TRUE;
-}
-
 gboolean
 afetref_ark_read (const char *path, AfetRefArk * ark)
 {
-  gchar *contents = NULL;
-  gsize len = 0, pos = 0;
-  GError *err = NULL;
-  GPtrArray *keys = g_ptr_array_new (), *data = g_ptr_array_new ();
-  GArray *rows = g_array_new (FALSE, FALSE, sizeof (int));
-  GArray *cols = g_array_new (FALSE, FALSE, sizeof (int));
-  gboolean ok = TRUE;
+  int n = 0, i;
+  AfetRefMatrix *m = afetref_read_kaldi_ark (path, &n);
 
   memset (ark, 0, sizeof (*ark));
-  if (!g_file_get_contents (path, &contents, &len, &err)) {
-    g_printerr ("%s: %s\n", path, err->message);
-    g_error_free (err);
-    ok = FALSE;
+  if (!m)
+    return FALSE;
+  ark->n = n;
+  ark->keys = g_new0 (char *, n + 1);
+  ark->data = g_new0 (float *, n + 1);
+  ark->rows = g_new0 (int, n + 1);
+  ark->cols = g_new0 (int, n + 1);
+  for (i = 0; i < n; i++) {
+    gsize k, count = (gsize) m[i].rows * m[i].cols;
+    ark->keys[i] = g_strdup (m[i].key);
+    ark->rows[i] = m[i].rows;
+    ark->cols[i] = m[i].cols;
+    /* FM values come back exactly; DM ones rounded to float, as Kaldi's
+     * float readers do */
+    ark->data[i] = g_new (float, count + 1);
+    for (k = 0; k < count; k++)
+      ark->data[i][k] = (float) m[i].data[k];
   }
-  while (ok && pos < len) {
-    const guint8 *b = (const guint8 *) contents;
-    gsize start = pos, k = pos;
-    int r = 0, c = 0, i;
-    gboolean dbl;
-    char *key;
-    float *m;
-
-    while (k < len && b[k] != ' ')
-      k++;
-    if (k == pos || k + 5 > len || b[k + 1] != 0 || b[k + 2] != 'B') {
-      g_printerr ("%s: byte %" G_GSIZE_FORMAT ": not a binary Kaldi archive "
-          "entry (a key, a space, \\0B)\n", path, start);
-      ok = FALSE;
-      break;
-    }
-    key = g_strndup (contents + pos, k - pos);
-    pos = k + 3;
-    dbl = pos + 3 <= len && memcmp (b + pos, "DM ", 3) == 0;
-    if (!dbl && (pos + 3 > len || memcmp (b + pos, "FM ", 3) != 0)) {
-      g_printerr ("%s: entry %s (byte %" G_GSIZE_FORMAT "): not a float or "
-          "double matrix (compressed matrices are not read)\n", path, key,
-          start);
-      g_free (key);
-      ok = FALSE;
-      break;
-    }
-    pos += 3;
-    if (!read_int32 (b, len, &pos, &r) || !read_int32 (b, len, &pos, &c) ||
-        r < 0 || c < 0 ||
-        (guint64) r * (guint64) c * (dbl ? 8 : 4) > (guint64) (len - pos)) {
-      g_printerr ("%s: entry %s (byte %" G_GSIZE_FORMAT "): bad or truncated "
-          "matrix header or data\n", path, key, start);
-      g_free (key);
-      ok = FALSE;
-      break;
-    }
-    m = g_new (float, (gsize) r * c + 1);
-    for (i = 0; i < r * c; i++) {
-      if (dbl) {
-        gdouble v;
-        memcpy (&v, b + pos + (gsize) i * 8, 8);
-        m[i] = (float) v;
-      } else {
-        memcpy (m + i, b + pos + (gsize) i * 4, 4);
-      }
-    }
-    pos += (gsize) r * c * (dbl ? 8 : 4);
-    g_ptr_array_add (keys, key);
-    g_ptr_array_add (data, m);
-    g_array_append_val (rows, r);
-    g_array_append_val (cols, c);
-  }
-  g_free (contents);
-  ark->n = (int) keys->len;
-  ark->keys = (char **) g_ptr_array_free (keys, FALSE);
-  ark->data = (float **) g_ptr_array_free (data, FALSE);
-  ark->rows = (int *) g_array_free (rows, FALSE);
-  ark->cols = (int *) g_array_free (cols, FALSE);
-  if (!ok)
-    afetref_ark_clear (ark);
-  return ok;
+  afetref_matrices_free (m, n);
+  return TRUE;
 }
 
 void

@@ -5,7 +5,7 @@
 
 /* afetref_context: double-precision restatements of Kaldi's context steps
  * (add-deltas, splice-feats and splicing at any list of offsets), written
- * from their formulas, and a reader of Kaldi's binary archives; checked by
+ * from their formulas, and Kaldi archives as floats; checked by
  * tests/reference/test_reference_context.c against Kaldi's own output
  * (tests/data/kaldi-recipe/deltas, splice). Plain C: libc, libm and GLib;
  * arrays from g_malloc (), freed with g_free (). */
@@ -13,7 +13,7 @@
 #ifndef __AFETREF_CONTEXT_H__
 #define __AFETREF_CONTEXT_H__
 
-#include <glib.h>
+#include "afetref_ark.h"
 
 G_BEGIN_DECLS
 
@@ -28,9 +28,9 @@ typedef struct
   int *cols;
 } AfetRefArk;
 
-/* Reads a binary Kaldi archive of float (FM) or double (DM, rounded to
- * float) matrices. FALSE, with a message naming the file, the entry and the
- * byte offset, for anything else (text, compressed matrices, truncation). */
+/* Reads a Kaldi archive (afetref_read_kaldi_ark) of float (FM) or double
+ * (DM, rounded to float) matrices. FALSE, with a message naming the file
+ * and the byte offset, for anything else (compressed matrices, truncation). */
 gboolean afetref_ark_read (const char *path, AfetRefArk * ark);
 void afetref_ark_clear (AfetRefArk * ark);
 /* The index of the entry called key, or -1. */

@@ -1,4 +1,4 @@
-/* afet — speech features on OpenCL
+/* Checks the transform-feats reference against transform-feats' output.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

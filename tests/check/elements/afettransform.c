@@ -1,4 +1,4 @@
-/* afet — speech features on OpenCL
+/* Tests of afettransform against Kaldi's transform-feats.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
