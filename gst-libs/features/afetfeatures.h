@@ -412,7 +412,9 @@ gchar *             afet_features_info_column_name    (const AfetFeaturesInfo * 
  *
  * The caps fields the context steps of a recipe write (docs/caps.md,
  * "Deltas and splicing"): `deltas` (string, `htk` or `kaldi`: whose dynamic
- * blocks these are, afetdelta's preset) and `splice` (string: the offsets
+ * blocks these are, afetdelta's preset), `delta-windows` (string: each
+ * order's window, comma-separated, "2,2" for deltas and accelerations of
+ * window 2) and `splice` (string: the offsets
  * of the input frames in each spliced frame, comma-separated, in the
  * frame's order, afetsplice).  Passed on as the analysis fields are
  * (afet_features_copy_analysis() copies both sets), so that a consumer
@@ -421,7 +423,7 @@ gchar *             afet_features_info_column_name    (const AfetFeaturesInfo * 
  * Since: 0.2
  */
 #define AFET_FEATURES_CONTEXT_FIELDS \
-    "deltas", "splice"
+    "deltas", "delta-windows", "splice"
 
 /**
  * AFET_FEATURES_TRANSFORM_FIELDS:

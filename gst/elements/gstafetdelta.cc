@@ -152,17 +152,22 @@ gst_afet_delta_describe (GstAfetBase * base, const GstAfetInput * in,
   return TRUE;
 }
 
-/* The caps' deltas field (docs/caps.md): whose dynamic blocks these are. */
+/* The caps' deltas and delta-windows fields (docs/caps.md): whose dynamic
+ * blocks these are, and each order's window. */
 static void
 gst_afet_delta_describe_analysis (GstAfetBase * base, const GstAfetInput * in,
     GstStructure * s)
 {
-  GstAfetDelta *self = GST_AFET_DELTA (base);
-  GST_OBJECT_LOCK (self);
-  gboolean kaldi = self->priv->preset == GST_AFET_DELTA_PRESET_KALDI;
-  GST_OBJECT_UNLOCK (self);
-  gst_structure_set (s, "deltas", G_TYPE_STRING, kaldi ? "kaldi" : "htk",
-      nullptr);
+  afet::DeltaConfig c = make_config (GST_AFET_DELTA (base), in);
+  std::string windows;
+  for (int o = 1; o <= c.order; o++) {
+    if (o > 1)
+      windows += ',';
+    windows += std::to_string (c.kaldi || o == 1 ? c.delta_window :
+        c.accel_window);
+  }
+  gst_structure_set (s, "deltas", G_TYPE_STRING, c.kaldi ? "kaldi" : "htk",
+      "delta-windows", G_TYPE_STRING, windows.c_str (), nullptr);
 }
 
 static gboolean

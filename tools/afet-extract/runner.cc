@@ -137,6 +137,28 @@ rate_agrees (const Options & o, int rate, std::string * why)
   return st.ok ();
 }
 
+/* Before a run's first buffer: its key as an afet-key tag, so that the
+ * chain's elements that pick per-key data (Kaldi statistics, matrices)
+ * find it as they do behind afetparse. */
+static GstPadProbeReturn
+key_tag_probe (GstPad * pad, GstPadProbeInfo *, gpointer data)
+{
+  Runner::KeyTag *k = (Runner::KeyTag *) data;
+  std::string key;
+  {
+    std::lock_guard < std::mutex > l (k->lock);
+    if (!k->pending)
+      return GST_PAD_PROBE_OK;
+    k->pending = false;
+    key = k->key;
+  }
+  GstTagList *tags = gst_tag_list_new_empty ();
+  gst_tag_list_add (tags, GST_TAG_MERGE_REPLACE, "afet-key", key.c_str (),
+      nullptr);
+  gst_pad_push_event (pad, gst_event_new_tag (tags));
+  return GST_PAD_PROBE_OK;
+}
+
 void
 Runner::drop ()
 {
@@ -202,6 +224,8 @@ Runner::build (const std::string & text, std::string * why)
     GstPad *pad = gst_element_get_static_pad (caps, "src");
     gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, count_probe,
         &counts_.audio_bytes, nullptr);
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, key_tag_probe,
+        &key_tag_, nullptr);
     gst_object_unref (pad);
     gst_object_unref (caps);
   }
@@ -402,6 +426,11 @@ Runner::begin (const std::string & key, int out_fd,
     std::string * why)
 {
   g_object_set (enc_, "key", key.c_str (), nullptr);
+  {
+    std::lock_guard < std::mutex > l (key_tag_.lock);
+    key_tag_.key = key;
+    key_tag_.pending = !key.empty ();
+  }
   if (out_fd >= 0) {
     /* fdsink checks its descriptor (seekable?) when it starts */
     gst_element_set_state (sink_, GST_STATE_NULL);

@@ -108,6 +108,15 @@ public:
     std::string error;          /* a read that failed */
     bool ended = false;
   };
+  /* the key of this run, told to the chain as an afet-key tag before its
+   * first buffer (afetcmvn scope=archive, afettransform matrices=, pick
+   * their statistics or matrix by it, as afetenc names the entry) */
+  struct KeyTag
+  {
+    std::mutex lock;
+    std::string key;
+    bool pending = false;
+  };
   /* decodebin's pads of this run: whether one was audio, and the media
    * types of the others (an input without audio is named as such) */
   struct Pads
@@ -119,6 +128,7 @@ public:
   };
 
 private:
+  KeyTag key_tag_;
   Feed feed_;
   Pads pads_;
 };

@@ -302,6 +302,13 @@ GST_START_TEST (test_kaldi_add_deltas)
         fail_unless_equals_int (runs.dims, dims);
         fail_unless_equals_string (gst_structure_get_string
             (gst_caps_get_structure (caps, 0), "deltas"), "kaldi");
+        /* one window for every order: "w", "w,w", "w,w,w" */
+        GString *windows = g_string_new (NULL);
+        for (gint o = 1; o <= order; o++)
+          g_string_append_printf (windows, "%s%d", o > 1 ? "," : "", w);
+        fail_unless_equals_string (gst_structure_get_string
+            (gst_caps_get_structure (caps, 0), "delta-windows"), windows->str);
+        g_string_free (windows, TRUE);
         gst_caps_unref (caps);
         for (gint r = 0; r < in.n; r++) {
           const gint T = in.rows[r];
@@ -378,6 +385,51 @@ GST_START_TEST (test_kaldi_splits_and_discont)
 
 GST_END_TEST;
 
+/* The delta-windows caps field: each order's window, so that a model
+ * trained with other windows refuses the stream. */
+GST_START_TEST (test_windows_in_caps)
+{
+  const struct
+  {
+    const gchar *props;
+    const gchar *windows;
+  } cases[] = {
+    {"", "2,2"},
+    {"order=3 delta-window=3 accel-window=1", "3,1,1"},
+    {"order=1 delta-window=4", "4"},
+    {"preset=kaldi order=3 delta-window=3 accel-window=1", "3,3,3"},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    gchar *launch = g_strdup_printf ("afetdelta %s", cases[i].props);
+    GstHarness *h = gst_harness_new_parse (launch);
+    set_features_caps (h, 13);
+    gfloat *f = random_features (20, 13, 50 + i);
+    afetcheck_push_frames (h, f, 20, 13, NULL, 0, 0);
+    GstCaps *caps = gst_pad_get_current_caps (h->sinkpad);
+    fail_unless_equals_string (gst_structure_get_string
+        (gst_caps_get_structure (caps, 0), "delta-windows"),
+        cases[i].windows);
+    gst_caps_unref (caps);
+    gst_harness_teardown (h);
+    g_free (f);
+    g_free (launch);
+  }
+  /* a consumer of window-2 deltas refuses window-3 ones */
+  gchar *err = NULL;
+  fail_if (afetcheck_run_launch ("audiotestsrc num-buffers=20 ! "
+          "audio/x-raw,rate=16000 ! afetmfcc ! afetdelta delta-window=3 "
+          "accel-window=3 ! capsfilter caps=\"application/x-afet-features, "
+          "delta-windows=(string)\\\"2,2\\\"\" ! fakesink", &err));
+  fail_unless (err != NULL);
+  g_free (err);
+  fail_unless (afetcheck_run_launch ("audiotestsrc num-buffers=20 ! "
+          "audio/x-raw,rate=16000 ! afetmfcc ! afetdelta ! capsfilter "
+          "caps=\"application/x-afet-features, delta-windows=(string)\\\"2,2\\\"\" "
+          "! fakesink", &err), "%s", err);
+}
+
+GST_END_TEST;
+
 /* Kaldi's and HTK's deltas agree but within order x N frames of the ends,
  * where the accelerations differ. */
 GST_START_TEST (test_kaldi_differs_from_htk_at_ends)
@@ -449,6 +501,7 @@ afetdelta_suite (void)
   tcase_add_test (tc, test_kaldi_add_deltas);
   tcase_add_test (tc, test_kaldi_splits_and_discont);
   tcase_add_test (tc, test_kaldi_differs_from_htk_at_ends);
+  tcase_add_test (tc, test_windows_in_caps);
   tcase_add_test (tc, test_kaldi_lookahead_and_latency);
   return s;
 }
