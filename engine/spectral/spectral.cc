@@ -384,6 +384,15 @@ Status
 sgemm_abt (cl_command_queue q, size_t m, size_t n, size_t k, cl_mem a,
     size_t lda, cl_mem b, size_t ldb, cl_mem c, size_t c_offset, size_t ldc)
 {
+  return sgemm_abt_at (q, m, n, k, a, 0, lda, b, 0, ldb, 0.0f, c, c_offset,
+      ldc);
+}
+
+Status
+sgemm_abt_at (cl_command_queue q, size_t m, size_t n, size_t k, cl_mem a,
+    size_t a_offset, size_t lda, cl_mem b, size_t b_offset, size_t ldb,
+    float beta, cl_mem c, size_t c_offset, size_t ldc)
+{
   /* one thread in CLBlast at a time: its kernel compilation and caches are
    * not safe against concurrent first use (8 afetplp pipelines starting
    * together on an H100: status -2039, "unexpected error"); the call only
@@ -391,8 +400,8 @@ sgemm_abt (cl_command_queue q, size_t m, size_t n, size_t k, cl_mem a,
   static std::mutex lock;
   std::lock_guard<std::mutex> guard (lock);
   CLBlastStatusCode st = CLBlastSgemm (CLBlastLayoutRowMajor,
-      CLBlastTransposeNo, CLBlastTransposeYes, m, n, k, 1.0f, a, 0, lda, b,
-      0, ldb, 0.0f, c, c_offset, ldc, &q, nullptr);
+      CLBlastTransposeNo, CLBlastTransposeYes, m, n, k, 1.0f, a, a_offset,
+      lda, b, b_offset, ldb, beta, c, c_offset, ldc, &q, nullptr);
   if (st == CLBlastSuccess)
     return Status::Ok ();
   return Status (Status::GEMM, "CLBlastSgemm (" + std::to_string (m) + " x "

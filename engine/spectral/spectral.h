@@ -265,5 +265,10 @@ protected:
  * init (and waits) so that streaming never compiles. */
 Status sgemm_abt (cl_command_queue q, size_t m, size_t n, size_t k, cl_mem a,
     size_t lda, cl_mem b, size_t ldb, cl_mem c, size_t c_offset, size_t ldc);
+/* The same from float offsets into A and B, adding beta times what C held
+ * (beta 0 or 1). */
+Status sgemm_abt_at (cl_command_queue q, size_t m, size_t n, size_t k,
+    cl_mem a, size_t a_offset, size_t lda, cl_mem b, size_t b_offset,
+    size_t ldb, float beta, cl_mem c, size_t c_offset, size_t ldc);
 
 }  /* namespace afet */

@@ -53,13 +53,17 @@ public:
   cl_command_queue queue () const { return queue_; }
 
 private:
+  Status warm_gemm ();
+
   TransformConfig cfg_;
   std::shared_ptr<Device> device_;
   TransferStats *stats_ = nullptr;
   ClQueue own_queue_;
   cl_command_queue queue_ = nullptr;
-  ClKernel kernel_;
+  ClKernel kernel_, bias_;
   ClMem matrices_, input_;
+  /* wide inputs: CLBlast's SGEMM (after the bias kernel when affine) */
+  bool gemm_ = false;
   size_t lsz_ = 64;
   int selected_ = 0;
 };

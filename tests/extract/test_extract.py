@@ -252,6 +252,14 @@ check(made == sorted(os.listdir("dev0")) and len(made) == 4 and
           for f in made),
       "two devices: each output is what one device alone makes")
 
+# -j's default: 2 on a CPU device (PoCL here), as many as asked otherwise
+rc, _, err = run(["--scp", "two.scp", "-p", CHAIN])
+check(rc == 0 and "2 jobs (-j's default for this device)" in err,
+      "default -j on a CPU device is 2: %s" % err.strip()[-200:])
+rc, _, err = run(["--scp", "two.scp", "-p", CHAIN, "-j", "3"])
+check(rc == 0 and "3 jobs\n" in err, "-j 3 runs 3 jobs: %s" % err[-200:])
+check(run(["--scp", "two.scp", "-j", "-1"])[0] == 2, "-j -1 is a usage error")
+
 # 8. usage errors
 check(run(["--scp", "two.scp", "-p", "afetnosuch"])[0] == 2,
       "a chain that does not build is a usage error")

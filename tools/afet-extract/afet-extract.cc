@@ -180,7 +180,8 @@ main (int argc, char **argv)
           "default: CM above 8 frames, else CM2; 2 CM; 3, 4 CM2; 5, 6, 7 "
           "CM3)", "METHOD"},
     {"jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
-        "Pipelines running at once, sharing the device (default: 2)", "N"},
+        "Pipelines running at once, sharing the device (default: 8 a GPU, "
+        "at most one a core; 2 on a CPU device; 0: this default)", "N"},
     {"device", 'd', 0, G_OPTION_ARG_STRING, &device,
           "auto (default: the afet elements choose), all (every GPU, or "
           "every OpenCL device when there is no GPU; jobs are spread over "
@@ -318,8 +319,8 @@ main (int argc, char **argv)
     return usage ("--wav-scp needs --out-dir or --ark");
   if (!o.ark.empty () && !g_str_has_suffix (o.ark.c_str (), ".ark"))
     return usage ("--ark names a file ending in .ark");
-  if (jobs < 1)
-    return usage ("--jobs must be at least 1");
+  if (jobs < 0)
+    return usage ("--jobs must be at least 1 (or 0: the default)");
   if (!std::isfinite (max_overshoot) || max_overshoot < 0 ||
       max_overshoot > kMaxSegmentSeconds)
     return usage ("--max-overshoot takes seconds, 0 or more");
@@ -431,7 +432,8 @@ main (int argc, char **argv)
 
   const gint64 t0 = g_get_monotonic_time ();
   std::vector<std::thread> threads;
-  const int n_jobs = std::max (1, std::min<int> (o.jobs, (int) items.size ()));
+  const int want = o.jobs > 0 ? o.jobs : auto_jobs (sh.devices);
+  const int n_jobs = std::max (1, std::min<int> (want, (int) items.size ()));
   sh.jobs = n_jobs;
   for (int w = 0; w < n_jobs; w++)
     threads.emplace_back (worker, &sh, w);
@@ -515,6 +517,9 @@ main (int argc, char **argv)
         d += (d.empty ()? "" : ", ") + x;
       g_printerr ("afet-extract: %d jobs on the devices %s\n", n_jobs,
           d.c_str ());
+    } else {
+      g_printerr ("afet-extract: %d jobs%s\n", n_jobs, o.jobs > 0 ? "" :
+          " (-j's default for this device)");
     }
     for (const auto & f:failures)
       g_printerr ("  %s\n", f.c_str ());

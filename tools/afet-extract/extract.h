@@ -28,7 +28,7 @@ struct Options
   std::string scp, out_dir, wav_scp, segments, ark;
   std::string format = "htk";
   int compress = 0;             /* Kaldi's compression method (--compress) */
-  int jobs = 2;
+  int jobs = 0;                 /* 0: auto_jobs () */
   std::string device = "auto";
   int shard_k = 1, shard_n = 1;
   bool skip_existing = false;

@@ -9,6 +9,8 @@
 
 #include "runner.h"
 
+#include <cstring>
+
 #include <CL/cl.h>
 #include <gst/app/app.h>
 #include <gst/audio/audio.h>
@@ -48,6 +50,60 @@ all_devices ()
     }
   }
   return gpus.empty ()? any : gpus;
+}
+
+/* Whether a device value (as the elements take it: auto, gpu, cpu, P:D or
+ * part of a name) names a GPU, as the elements would resolve it. */
+static bool
+names_gpu (const std::string & value)
+{
+  if (value == "cpu")
+    return false;
+  const bool any = value.empty () || value == "auto" || value == "gpu";
+  cl_uint np = 0;
+  if (clGetPlatformIDs (0, nullptr, &np) != CL_SUCCESS || np == 0)
+    return false;
+  std::vector<cl_platform_id> plats (np);
+  clGetPlatformIDs (np, plats.data (), nullptr);
+  for (cl_uint p = 0; p < np; p++) {
+    cl_uint nd = 0;
+    if (clGetDeviceIDs (plats[p], CL_DEVICE_TYPE_ALL, 0, nullptr, &nd) !=
+        CL_SUCCESS)
+      continue;
+    std::vector<cl_device_id> devs (nd);
+    clGetDeviceIDs (plats[p], CL_DEVICE_TYPE_ALL, nd, devs.data (), nullptr);
+    for (cl_uint d = 0; d < nd; d++) {
+      cl_device_type t = 0;
+      char name[256] = "";
+      clGetDeviceInfo (devs[d], CL_DEVICE_TYPE, sizeof t, &t, nullptr);
+      clGetDeviceInfo (devs[d], CL_DEVICE_NAME, sizeof name - 1, name,
+          nullptr);
+      const bool gpu = (t & CL_DEVICE_TYPE_GPU) != 0;
+      const std::string id = std::to_string (p) + ":" + std::to_string (d);
+      if (any && gpu)
+        return true;
+      if (!any && (value == id || strstr (name, value.c_str ())))
+        return gpu;
+    }
+  }
+  return false;
+}
+
+int
+auto_jobs (const std::vector<std::string> & devices)
+{
+  int gpus = 0;
+  if (devices.empty ()) {
+    const char *env = g_getenv ("AFET_DEVICE");
+    gpus = names_gpu (env ? env : "auto") ? 1 : 0;
+  } else {
+    for (const auto & d:devices)
+      gpus += names_gpu (d) ? 1 : 0;
+  }
+  if (gpus == 0)
+    return 2;
+  return std::max (1, std::min<int> ((int) g_get_num_processors (),
+          8 * gpus));
 }
 
 /* The pipeline, as gst-launch-1.0 would take it.  decodebin's audio pad
