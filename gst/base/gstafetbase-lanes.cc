@@ -6,7 +6,7 @@
  */
 
 /* The path of live context elements (afetdelta, afettraps,
- * afetcmvn scope=sliding) whose rows arrive in system memory: a lane of the
+ * afetcmvn scope=sliding) fed features, in system or device memory: a lane of the
  * process' ContextCombiner for their configuration instead of a device
  * history of their own, so that many live streams share each launch
  * (engine/temporal/lanes.h; the spectral elements combine through the
@@ -31,8 +31,7 @@ gst_afet_base_class_install_combine (GObjectClass * klass)
           "Compute small batches (live input) in one launch with those of "
           "the other afet streams of the same configuration in this "
           "process, for many streams on one device (results unchanged; "
-          "context elements: rows in system memory, afetcmvn's sliding "
-          "scope)", DEFAULT_COMBINE_STREAMS, (GParamFlags) (G_PARAM_READWRITE
+          "context elements: feature input, afetcmvn's sliding scope)", DEFAULT_COMBINE_STREAMS, (GParamFlags) (G_PARAM_READWRITE
               | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY)));
   g_object_class_install_property (klass, PROP_MERGED_BATCHES,
       g_param_spec_uint64 ("merged-batches", "Merged batches",
