@@ -4,7 +4,9 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "combine.h"
+#include "clutil.h"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <utility>
@@ -50,11 +52,12 @@ struct SpectralCombiner::Request : Combiner::Slot
   const void *frames;
   int n;
   float *out;
+  DeviceRows *device;
 };
 
 SpectralCombiner::SpectralCombiner (std::unique_ptr<SpectralStage> stage,
-    int dims)
-  : stage_ (std::move (stage)), dims_ (dims)
+    int dims, cl_context context)
+  : stage_ (std::move (stage)), dims_ (dims), device_context_ (context)
 {
   const FramingConfig &f = stage_->spectral ().framing;
   frame_bytes_ = (size_t) f.W * f.sample_bytes ();
@@ -83,7 +86,8 @@ SpectralCombiner::get (const std::shared_ptr<Device> &device,
     return Status (Status::BAD_CONFIG, "a combined stage takes whole "
         "frames of audio (S = W)");
   int dims = stage->dims ();
-  out->reset (new SpectralCombiner (std::move (stage), dims));
+  out->reset (new SpectralCombiner (std::move (stage), dims,
+          device->context ()));
   registry[k] = *out;
   /* drop the entries of combiners that are gone */
   for (auto it = registry.begin (); it != registry.end ();)
@@ -93,7 +97,7 @@ SpectralCombiner::get (const std::shared_ptr<Device> &device,
 
 Status
 SpectralCombiner::compute (const void *frames, int n, float *out,
-    bool *combined)
+    bool *combined, DeviceRows *device)
 {
   if (n <= 0)
     return Status::Ok ();
@@ -101,6 +105,7 @@ SpectralCombiner::compute (const void *frames, int n, float *out,
   self.frames = frames;
   self.n = n;
   self.out = out;
+  self.device = device;
   return combiner_.submit (&self, [this] (const std::vector<Combiner::
               Slot *> &batch) { return run (batch); }, combined);
 }
@@ -123,12 +128,69 @@ SpectralCombiner::run (const std::vector<Combiner::Slot *> &slots)
         (size_t) r->n * frame_bytes_);
     at += (size_t) r->n;
   }
+  bool on_device = false;
+  for (const Request *r : batch)
+    on_device = on_device || r->device;
+  if (on_device)
+    return run_device (batch, total);
   AFET_RETURN_IF_ERROR (stage_->run_samples (in_.data (), total,
           out_.data ()));
   at = 0;
   for (const Request *r : batch) {
     std::memcpy (r->out, out_.data () + at * dims_, (size_t) r->n * dims_ *
         sizeof (float));
+    at += (size_t) r->n;
+  }
+  return Status::Ok ();
+}
+
+/* A launch some callers want on the device: its rows go into a buffer of
+ * its own (never written again), which each such caller gets a reference
+ * to with its rows' offset and the launch's completion; the others' rows
+ * are downloaded as run () does. Runs in the leader, in_ filled. */
+Status
+SpectralCombiner::run_device (const std::vector<const Request *> &batch,
+    int total)
+{
+  const size_t row_bytes = (size_t) dims_ * sizeof (float);
+  cl_command_queue q = stage_->queue ();
+  ClMem rows;
+  AFET_RETURN_IF_ERROR (make_buffer (device_context_, CL_MEM_READ_WRITE,
+          (size_t) total * row_bytes, nullptr, &rows));
+  const int max_batch = stage_->spectral ().max_batch;
+  for (int done = 0; done < total;) {
+    int b = std::min (total - done, max_batch);
+    AFET_RETURN_IF_ERROR (stage_->enqueue_samples (Samples (in_.data () +
+                (size_t) done * frame_bytes_), b, rows.get (), (size_t) done,
+            done));
+    done += b;
+  }
+  cl_event ev = nullptr;
+  cl_int err = clEnqueueMarkerWithWaitList (q, 0, nullptr, &ev);
+  if (err != CL_SUCCESS)
+    return cl_fail ("clEnqueueMarkerWithWaitList", err);
+  ClEvent ready (ev);
+  clFlush (q);
+  bool on_host = false;
+  for (const Request *r : batch)
+    on_host = on_host || !r->device;
+  if (on_host) {
+    out_.resize ((size_t) total * dims_);
+    AFET_RETURN_IF_ERROR (download (q, rows.get (), 0, (size_t) total *
+            row_bytes, out_.data (), nullptr));
+  }
+  size_t at = 0;
+  for (const Request *r : batch) {
+    if (r->device) {
+      clRetainMemObject (rows.get ());
+      clRetainEvent (ready.get ());
+      r->device->buffer = rows.get ();
+      r->device->offset = at * row_bytes;
+      r->device->ready = ready.get ();
+    } else {
+      std::memcpy (r->out, out_.data () + at * dims_, (size_t) r->n *
+          row_bytes);
+    }
     at += (size_t) r->n;
   }
   return Status::Ok ();

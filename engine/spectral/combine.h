@@ -17,6 +17,19 @@
 
 namespace afet {
 
+/* Rows a combined launch leaves on the device for one caller: bytes from
+ * offset of buffer, written when ready completes. The caller owns a
+ * reference to buffer and to ready (clReleaseMemObject, clReleaseEvent).
+ * A launch's buffer is its own, made for it, and no later launch writes
+ * it: it goes when the last caller's reference does, so one caller's
+ * rows stay as they are while anything still reads them. */
+struct DeviceRows
+{
+  cl_mem buffer = nullptr;
+  size_t offset = 0;
+  cl_event ready = nullptr;
+};
+
 /* Requests that arrive together run as one (group commit, as databases
  * call it): the way SpectralCombiner and ContextCombiner share a device
  * among streams. A caller's request joins those waiting; the first caller
@@ -78,20 +91,27 @@ public:
       std::shared_ptr<SpectralCombiner> *out);
 
   /* n frames of W samples (the stage's sample format), one after the
-   * other, to n rows of dims () floats at out. Blocks until done; any
-   * thread. combined: set when the launch held other callers' frames too. */
-  Status compute (const void *frames, int n, float *out, bool *combined);
+   * other, to n rows of dims () floats at out, or, where device is given,
+   * left on the device (device is set: the rows' place in the launch's
+   * buffer; out is not used). Blocks until done (device: until enqueued);
+   * any thread. combined: set when the launch held other callers' frames
+   * too. */
+  Status compute (const void *frames, int n, float *out, bool *combined,
+      DeviceRows *device = nullptr);
 
   int dims () const { return dims_; }
 
 private:
   struct Request;
 
-  SpectralCombiner (std::unique_ptr<SpectralStage> stage, int dims);
+  SpectralCombiner (std::unique_ptr<SpectralStage> stage, int dims,
+      cl_context context);
   Status run (const std::vector<Combiner::Slot *> &batch);
+  Status run_device (const std::vector<const Request *> &batch, int total);
 
   std::unique_ptr<SpectralStage> stage_;
   int dims_ = 0;
+  cl_context device_context_ = nullptr;
   size_t frame_bytes_ = 0;
   Combiner combiner_;
   std::vector<uint8_t> in_;     /* the leader's, while it runs */

@@ -195,6 +195,8 @@ public:
   FrontPlan front_plan () const { return front_.plan (); }
   /* floats a row of the output */
   int dims () const { return dims_; }
+  /* where enqueue_* runs */
+  cl_command_queue queue () const { return queue_; }
 
 protected:
   /* The start of every kind's init: device, queue, front; dims and the

@@ -26,6 +26,7 @@ struct ContextCombiner::Request : Combiner::Slot
   int n;
   long long total;
   float *out;
+  DeviceIo *io;
 };
 
 ContextCombiner::ContextCombiner (std::shared_ptr<Device> device,
@@ -70,6 +71,9 @@ ContextCombiner::get (const std::shared_ptr<Device> &device,
   AFET_RETURN_IF_ERROR (make_kernel (*device, "context", kernels::context,
           kernels::context_sha256, "-DAFET_LSZ=" + std::to_string (c->lsz_),
           "afet_lane_scatter", &c->scatter_));
+  AFET_RETURN_IF_ERROR (make_kernel (*device, "context", kernels::context,
+          kernels::context_sha256, "-DAFET_LSZ=" + std::to_string (c->lsz_),
+          "afet_lane_gather", &c->gather_));
   registry[k] = c;
   *out = std::move (c);
   for (auto it = registry.begin (); it != registry.end ();)
@@ -99,7 +103,7 @@ ContextCombiner::leave (int lane)
 Status
 ContextCombiner::compute (int lane, const float *rows, int m,
     long long first_row, long long out_first, int n, long long total,
-    float *out, bool *combined)
+    float *out, bool *combined, DeviceIo *io)
 {
   if (m < 0 || m > kMaxRows || n < 0 || out_first + n > first_row + m ||
       first_row + m - std::max (0LL, out_first - extent_.back) > ring_)
@@ -119,6 +123,7 @@ ContextCombiner::compute (int lane, const float *rows, int m,
   self.n = n;
   self.total = total;
   self.out = out;
+  self.io = io;
   return combiner_.submit (&self, [this] (const std::vector<Combiner::
               Slot *> &batch) { return run (batch); }, combined);
 }
@@ -180,69 +185,156 @@ ContextCombiner::run (const std::vector<Combiner::Slot *> &slots)
     lanes = next_lane_;
   }
   const int rs = extent_.row_dims;
-  size_t rows = 0, outs = 0;
+  const size_t out_row_bytes = (size_t) dims_ * sizeof (float);
+  /* new rows from the host and from the device (grouped by their buffer:
+   * one gather each), output rows to the host and to the device */
+  size_t rows = 0, dev_rows = 0, outs = 0;
+  bool host_out = false, dev_out = false;
+  std::vector<std::pair<cl_mem, const Request *>> from_device;
+  std::vector<cl_event> wait;
   for (const Request *r : batch) {
-    rows += (size_t) r->m;
+    const bool on_device = r->io && r->io->in.buffer;
+    if (on_device && r->m > 0) {
+      dev_rows += (size_t) r->m;
+      from_device.emplace_back (r->io->in.buffer, r);
+      if (r->io->in.ready)
+        wait.push_back (r->io->in.ready);
+    } else if (!on_device) {
+      rows += (size_t) r->m;
+    }
     outs += (size_t) r->n;
+    if (r->n > 0 && r->io && r->io->out_device)
+      dev_out = true;
+    else if (r->n > 0)
+      host_out = true;
   }
+  std::stable_sort (from_device.begin (), from_device.end (),
+      [](const std::pair<cl_mem, const Request *> &a,
+          const std::pair<cl_mem, const Request *> &b) {
+        return a.first < b.first;
+      });
+  std::sort (wait.begin (), wait.end ());
+  wait.erase (std::unique (wait.begin (), wait.end ()), wait.end ());
   /* desc: per output row its frame, its run's total and its lane's first
-   * row; then per new row its row in the lanes */
+   * row; then per new host row its row in the lanes; then per new device
+   * row its first float in its buffer and its row in the lanes */
+  const size_t host_at = 3 * outs, dev_at = host_at + rows;
   host_rows_.resize (rows * rs);
-  host_desc_.resize (3 * outs + rows);
-  host_out_.resize (outs * dims_);
+  host_desc_.resize (dev_at + 2 * dev_rows);
+  host_out_.resize (host_out ? outs * dims_ : 0);
   size_t ri = 0, oi = 0;
   for (const Request *r : batch) {
     const cl_long base = (cl_long) r->lane * ring_;
-    if (r->m > 0)
-      std::memcpy (host_rows_.data () + ri * rs, r->rows,
-          (size_t) r->m * rs * sizeof (float));
-    for (int i = 0; i < r->m; i++)
-      host_desc_[3 * outs + ri + i] = base + ((r->first_row + i) &
-          (ring_ - 1));
+    if (!(r->io && r->io->in.buffer)) {
+      if (r->m > 0)
+        std::memcpy (host_rows_.data () + ri * rs, r->rows,
+            (size_t) r->m * rs * sizeof (float));
+      for (int i = 0; i < r->m; i++)
+        host_desc_[host_at + ri + i] = base + ((r->first_row + i) &
+            (ring_ - 1));
+      ri += (size_t) r->m;
+    }
     for (int t = 0; t < r->n; t++) {
       cl_long *d = host_desc_.data () + 3 * (oi + t);
       d[0] = r->out_first + t;
       d[1] = r->total;
       d[2] = base;
     }
-    ri += (size_t) r->m;
     oi += (size_t) r->n;
   }
-  AFET_RETURN_IF_ERROR (fit (lanes, rows, outs));
+  size_t di = 0;
+  for (const auto &f : from_device) {
+    const Request *r = f.second;
+    const cl_long base = (cl_long) r->lane * ring_;
+    const cl_long first = (cl_long) (r->io->in.offset / sizeof (float));
+    for (int i = 0; i < r->m; i++, di++) {
+      host_desc_[dev_at + 2 * di] = first + (cl_long) i * rs;
+      host_desc_[dev_at + 2 * di + 1] = base + ((r->first_row + i) &
+          (ring_ - 1));
+    }
+  }
+  AFET_RETURN_IF_ERROR (fit (lanes, rows, dev_out ? 0 : outs));
   cl_command_queue q = stage_->queue ();
+  /* without a blocking download after them, the uploads block: the next
+   * run overwrites the host memory they read */
+  const bool block = !host_out;
   AFET_RETURN_IF_ERROR (upload (q, desc_.get (), 0, host_desc_.size () *
-          sizeof (cl_long), host_desc_.data (), false, nullptr));
+          sizeof (cl_long), host_desc_.data (), block, nullptr));
   if (rows > 0) {
     AFET_RETURN_IF_ERROR (upload (q, rows_.get (), 0, host_rows_.size () *
-            sizeof (float), host_rows_.data (), false, nullptr));
+            sizeof (float), host_rows_.data (), block, nullptr));
     ArgSetter a (scatter_.get ());
-    a (rows_.get ()) (desc_.get ()) ((cl_uint) (3 * outs)) ((cl_uint) rows)
+    a (rows_.get ()) (desc_.get ()) ((cl_uint) host_at) ((cl_uint) rows)
         ((cl_uint) rs) (lanes_.get ());
     AFET_RETURN_IF_ERROR (a.status ("afet_lane_scatter"));
     AFET_RETURN_IF_ERROR (launch (q, scatter_.get (), (rows * rs + lsz_ -
                 1) / lsz_, lsz_, "afet_lane_scatter"));
   }
+  if (!wait.empty ()) {
+    /* the producers' kernels (other queues) before the gathers */
+    cl_int err = clEnqueueBarrierWithWaitList (q, (cl_uint) wait.size (),
+        wait.data (), nullptr);
+    if (err != CL_SUCCESS)
+      return cl_fail ("clEnqueueBarrierWithWaitList", err);
+  }
+  for (size_t g = 0, at = 0; g < from_device.size ();) {
+    /* the rows of one buffer */
+    size_t m = 0, h = g;
+    for (; h < from_device.size () && from_device[h].first ==
+        from_device[g].first; h++)
+      m += (size_t) from_device[h].second->m;
+    ArgSetter a (gather_.get ());
+    a (from_device[g].first) (desc_.get ()) ((cl_uint) (dev_at + 2 * at))
+        ((cl_uint) m) ((cl_uint) rs) (lanes_.get ());
+    AFET_RETURN_IF_ERROR (a.status ("afet_lane_gather"));
+    AFET_RETURN_IF_ERROR (launch (q, gather_.get (), (m * rs + lsz_ - 1) /
+            lsz_, lsz_, "afet_lane_gather"));
+    at += m;
+    g = h;
+  }
+  /* output rows some caller keeps on the device: a buffer of this
+   * launch's own (see DeviceRows) */
+  ClMem launch_out;
+  if (dev_out)
+    AFET_RETURN_IF_ERROR (make_buffer (device_->context (),
+            CL_MEM_READ_WRITE, outs * out_row_bytes, nullptr, &launch_out));
+  cl_mem out_buf = dev_out ? launch_out.get () : out_.get ();
   if (outs > 0) {
     LaneBlock in;
     in.rows = lanes_.get ();
     in.row_stride = rs;
     in.ring = ring_;
     in.desc = desc_.get ();
-    AFET_RETURN_IF_ERROR (stage_->enqueue_lanes (in, (int) outs,
-            out_.get ()));
-    AFET_RETURN_IF_ERROR (download (q, out_.get (), 0, host_out_.size () *
-            sizeof (float), host_out_.data (), nullptr));
-  } else {
-    /* the uploads read host memory that the next run overwrites */
-    cl_int err = clFinish (q);
-    if (err != CL_SUCCESS)
-      return cl_fail ("clFinish", err);
+    AFET_RETURN_IF_ERROR (stage_->enqueue_lanes (in, (int) outs, out_buf));
   }
+  ClEvent done;
+  if (dev_out || dev_rows > 0) {
+    cl_event ev = nullptr;
+    cl_int err = clEnqueueMarkerWithWaitList (q, 0, nullptr, &ev);
+    if (err != CL_SUCCESS)
+      return cl_fail ("clEnqueueMarkerWithWaitList", err);
+    done = ClEvent (ev);
+    clFlush (q);
+  }
+  if (host_out)
+    AFET_RETURN_IF_ERROR (download (q, out_buf, 0, host_out_.size () *
+            sizeof (float), host_out_.data (), nullptr));
   oi = 0;
   for (const Request *r : batch) {
-    if (r->n > 0)
+    if (r->io && r->io->in.buffer && r->m > 0) {
+      clRetainEvent (done.get ());
+      r->io->read_done = done.get ();
+    }
+    if (r->n > 0 && r->io && r->io->out_device) {
+      clRetainMemObject (out_buf);
+      clRetainEvent (done.get ());
+      r->io->out.buffer = out_buf;
+      r->io->out.offset = oi * out_row_bytes;
+      r->io->out.ready = done.get ();
+    } else if (r->n > 0) {
       std::memcpy (r->out, host_out_.data () + oi * dims_, (size_t) r->n *
-          dims_ * sizeof (float));
+          out_row_bytes);
+    }
     oi += (size_t) r->n;
   }
   return Status::Ok ();

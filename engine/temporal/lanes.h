@@ -50,15 +50,33 @@ public:
   int join ();
   void leave (int lane);
 
+  /* A call's rows on the device (device chains: the rows of an afet
+   * element before, and for one after). */
+  struct DeviceIo
+  {
+    /* in.buffer set: the new rows are bytes from in.offset of in.buffer,
+     * written when in.ready (if set) completes; borrowed for the call */
+    DeviceRows in;
+    /* out_device: the output rows stay on the device, in out (set by the
+     * call, the caller's references: see DeviceRows) */
+    bool out_device = false;
+    DeviceRows out;
+    /* set by the call when in.buffer was: the launch's completion, after
+     * which in.buffer is no longer read (the caller's reference) */
+    cl_event read_done = nullptr;
+  };
+
   /* m <= kMaxRows new rows of the lane's run (rows first_row ..; host,
-   * row_dims floats each), then output frames out_first .. out_first + n - 1
-   * (the run has total frames, -1 while unknown) into out (n rows of dims ()
-   * floats). The lane must hold what they read: every frame from
-   * out_first - back on (see ready ()). Blocks until done; any thread.
-   * combined: set when the launch served other streams too. */
+   * row_dims floats each, or on the device: io), then output frames
+   * out_first .. out_first + n - 1 (the run has total frames, -1 while
+   * unknown) into out (n rows of dims () floats; or the device: io). The
+   * lane must hold what they read: every frame from out_first - back on
+   * (see ready ()). Blocks until done (rows left on the device: until
+   * enqueued); any thread. combined: set when the launch served other
+   * streams too. */
   Status compute (int lane, const float *rows, int m, long long first_row,
       long long out_first, int n, long long total, float *out,
-      bool *combined);
+      bool *combined, DeviceIo *io = nullptr);
 
   int dims () const { return dims_; }
   const RowHistory::Extent &extent () const { return extent_; }
@@ -91,7 +109,7 @@ private:
   size_t rows_cap_ = 0, desc_cap_ = 0, out_cap_ = 0;
   std::vector<float> host_rows_, host_out_;
   std::vector<cl_long> host_desc_;
-  ClKernel scatter_;
+  ClKernel scatter_, gather_;
   size_t lsz_ = 64;
 };
 

@@ -28,6 +28,7 @@ struct AfetCLMemoryState
   cl_command_queue queue = nullptr;          /* retained */
   std::shared_ptr<afet::TransferStats> stats;
   cl_mem buffer = nullptr;
+  size_t origin = 0;            /* of the memory in buffer (a region) */
   void *host = nullptr;
   bool host_valid = false;
   bool device_valid = true;
@@ -101,8 +102,8 @@ ensure_host (GstAfetCLMemory * m)
   if (s->write_event) {
     clWaitForEvents (1, &s->write_event);
   }
-  afet::Status st = afet::download (s->queue, s->buffer, 0, m->mem.maxsize,
-      s->host, s->stats.get ());
+  afet::Status st = afet::download (s->queue, s->buffer, s->origin,
+      m->mem.maxsize, s->host, s->stats.get ());
   if (!st.ok ()) {
     GST_ERROR ("download failed: %s", st.message ().c_str ());
     return false;
@@ -119,8 +120,8 @@ ensure_device (GstAfetCLMemory * m)
   AfetCLMemoryState *s = m->state;
   if (s->device_valid)
     return true;
-  afet::Status st = afet::upload (s->queue, s->buffer, 0, m->mem.maxsize,
-      s->host, true, s->stats.get ());
+  afet::Status st = afet::upload (s->queue, s->buffer, s->origin,
+      m->mem.maxsize, s->host, true, s->stats.get ());
   if (!st.ok ()) {
     GST_ERROR ("upload failed: %s", st.message ().c_str ());
     return false;
@@ -179,7 +180,7 @@ afet_cl_copy (GstMemory * mem, gssize offset, gssize size)
     return nullptr;
   GstAfetCLMemory *c = (GstAfetCLMemory *) copy;
   std::lock_guard<std::mutex> guard (s->lock);
-  size_t from = mem->offset + (size_t) offset;
+  size_t from = s->origin + mem->offset + (size_t) offset;
   if (s->device_valid) {
     cl_uint n = s->write_event ? 1 : 0;
     cl_int err = clEnqueueCopyBuffer (s->queue, s->buffer, c->state->buffer,
@@ -272,6 +273,42 @@ gst_afet_cl_memory_new (const std::shared_ptr<afet::Device> &device,
   gst_memory_init (GST_MEMORY_CAST (m), GST_MEMORY_FLAG_NO_SHARE, allocator,
       nullptr, size, 0, 0, size);
   return GST_MEMORY_CAST (m);
+}
+
+GstMemory *
+gst_afet_cl_memory_new_region (const std::shared_ptr<afet::Device> &device,
+    cl_command_queue queue, const std::shared_ptr<afet::TransferStats> &stats,
+    cl_mem buffer, gsize origin, gsize size, cl_event write_event)
+{
+  GstAllocator *allocator = get_allocator ();
+  GstAfetCLMemory *m = g_new0 (GstAfetCLMemory, 1);
+  m->state = new AfetCLMemoryState ();
+  m->state->device = device;
+  clRetainCommandQueue (queue);
+  m->state->queue = queue;
+  m->state->stats = stats;
+  m->state->buffer = buffer;
+  m->state->origin = origin;
+  m->state->write_event = write_event;
+  gst_memory_init (GST_MEMORY_CAST (m), GST_MEMORY_FLAG_NO_SHARE, allocator,
+      nullptr, size, 0, 0, size);
+  return GST_MEMORY_CAST (m);
+}
+
+gsize
+gst_afet_cl_memory_get_origin (GstMemory * mem)
+{
+  return ((GstAfetCLMemory *) mem)->state->origin;
+}
+
+cl_event
+gst_afet_cl_memory_get_write_event (GstMemory * mem)
+{
+  AfetCLMemoryState *s = ((GstAfetCLMemory *) mem)->state;
+  std::lock_guard<std::mutex> guard (s->lock);
+  if (s->write_event)
+    clRetainEvent (s->write_event);
+  return s->write_event;
 }
 
 afet::Device *

@@ -46,7 +46,25 @@ GstMemory *gst_afet_cl_memory_new (const std::shared_ptr<afet::Device> &
     const std::shared_ptr<afet::TransferStats> &stats, gsize size,
     afet::Status * err);
 
+/* A device memory that is size bytes from origin of buffer (a combined
+ * launch's rows for one stream, afet::DeviceRows), written when
+ * write_event completes; takes over a reference to buffer and to
+ * write_event. The buffer goes when the last memory using it does and no
+ * queued work reads it. */
+GstMemory *gst_afet_cl_memory_new_region (const std::shared_ptr<afet::Device>
+    & device, cl_command_queue queue,
+    const std::shared_ptr<afet::TransferStats> &stats, cl_mem buffer,
+    gsize origin, gsize size, cl_event write_event);
+
 afet::Device *gst_afet_cl_memory_get_device (GstMemory * mem);
+
+/* Where the memory's first byte is in the cl_mem a GST_MAP_AFET_CL map
+ * gives (0 but for regions). */
+gsize gst_afet_cl_memory_get_origin (GstMemory * mem);
+
+/* The completion event of the last device write (a new reference), or
+ * NULL: for a reader that waits for it itself. */
+cl_event gst_afet_cl_memory_get_write_event (GstMemory * mem);
 
 /* Makes queue wait until the memory may be read on the device (the last
  * write finished), or written (also every recorded read finished). */

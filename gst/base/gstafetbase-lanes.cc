@@ -6,7 +6,7 @@
  */
 
 /* The path of live context elements (afetdelta, afettraps,
- * afetcmvn scope=sliding) whose rows arrive in system memory: a lane of the
+ * afetcmvn scope=sliding) fed features, in system or device memory: a lane of the
  * process' ContextCombiner for their configuration instead of a device
  * history of their own, so that many live streams share each launch
  * (engine/temporal/lanes.h; the spectral elements combine through the
@@ -18,6 +18,7 @@
 
 #include "gstafetbase-private.h"
 
+#include "gstafetclmemory.h"
 #include "lanes.h"
 
 #define GST_CAT_DEFAULT gst_afet_base_debug
@@ -30,8 +31,7 @@ gst_afet_base_class_install_combine (GObjectClass * klass)
           "Compute small batches (live input) in one launch with those of "
           "the other afet streams of the same configuration in this "
           "process, for many streams on one device (results unchanged; "
-          "context elements: rows in system memory, afetcmvn's sliding "
-          "scope)", DEFAULT_COMBINE_STREAMS, (GParamFlags) (G_PARAM_READWRITE
+          "context elements: feature input, afetcmvn's sliding scope)", DEFAULT_COMBINE_STREAMS, (GParamFlags) (G_PARAM_READWRITE
               | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY)));
   g_object_class_install_property (klass, PROP_MERGED_BATCHES,
       g_param_spec_uint64 ("merged-batches", "Merged batches",
@@ -83,8 +83,8 @@ afet_base_lanes_active (GstAfetBase * self)
   if (p->lanes_checked)
     return p->combiner != nullptr;
   p->lanes_checked = true;
-  if (!p->live || !p->lane_stage || p->in.audio || p->in_device ||
-      p->out_device || !gst_afet_base_combine_streams (self))
+  if (!p->live || !p->lane_stage || p->in.audio ||
+      !gst_afet_base_combine_streams (self))
     return false;
   afet::Status st = afet::ContextCombiner::get (p->device, *p->lane_stage,
       p->extent, p->out.dims, &p->combiner);
@@ -104,15 +104,34 @@ afet_base_lanes_active (GstAfetBase * self)
   return true;
 }
 
-/* m rows from the host into the lane; the output frames they complete
- * (every frame of the run at its end) come back and are queued. */
-GstFlowReturn
-afet_base_lanes_push (GstAfetBase * self, const float *rows, gint64 m,
+/* m rows into the lane, from the host (rows) or from the device (in: a
+ * buffer's memory, rows from its origin on); the output frames they
+ * complete (every frame of the run at its end) come back, in system memory
+ * or, with device output, in a region of the launch's buffer, and are
+ * queued. */
+static GstFlowReturn
+lanes_push (GstAfetBase * self, const float *rows, GstMemory * in, gint64 m,
     bool end)
 {
   GstAfetBaseState *p = PRIV (self);
   const afet::RowHistory::Extent & x = p->extent;
   const gsize row_bytes = (gsize) p->out.dims * sizeof (float);
+  const gsize in_row_bytes = (gsize) x.row_dims * sizeof (float);
+  afet::ContextCombiner::DeviceIo io;
+  cl_mem in_cl = nullptr;
+  GstMapInfo in_map = GST_MAP_INFO_INIT;
+  if (in) {
+    if (!gst_memory_map (in, &in_map, (GstMapFlags) (GST_MAP_READ |
+                GST_MAP_AFET_CL))) {
+      afet_base_post_engine_error (self, "cannot map the input device "
+          "memory");
+      return GST_FLOW_ERROR;
+    }
+    in_cl = (cl_mem) in_map.data;
+    io.in.ready = gst_afet_cl_memory_get_write_event (in);
+  }
+  io.out_device = p->out_device;
+  GstFlowReturn ret = GST_FLOW_OK;
   gint64 done = 0;
   do {
     gint64 take = MIN (m - done, (gint64) afet::ContextCombiner::kMaxRows);
@@ -121,33 +140,52 @@ afet_base_lanes_push (GstAfetBase * self, const float *rows, gint64 m,
     gint64 n = afet::RowHistory::ready_of (x, received, p->frames_out, last);
     GstBuffer *buf = nullptr;
     GstMapInfo map = GST_MAP_INFO_INIT;
-    if (n > 0) {
+    if (n > 0 && !p->out_device) {
       buf = gst_buffer_new_allocate (nullptr, (gsize) n * row_bytes, nullptr);
       if (!gst_buffer_map (buf, &map, GST_MAP_WRITE)) {
         gst_buffer_unref (buf);
         afet_base_post_engine_error (self, "cannot map an output buffer");
-        return GST_FLOW_ERROR;
+        ret = GST_FLOW_ERROR;
+        break;
       }
     }
+    if (in_cl) {
+      io.in.buffer = in_cl;
+      io.in.offset = gst_afet_cl_memory_get_origin (in) + (gsize) done *
+          in_row_bytes;
+    }
+    io.out = afet::DeviceRows ();
     bool combined = false;
     afet::Status st = p->combiner->compute (p->lane, rows ? rows + done *
         x.row_dims : nullptr, (int) take, p->lane_rows,
         (long long) p->frames_out, (int) n, last ? received : -1,
-        (float *) map.data, &combined);
+        (float *) map.data, &combined, &io);
     if (buf)
       gst_buffer_unmap (buf, &map);
+    if (io.read_done) {
+      /* the memory is not reused (a pool's) nor freed before this read */
+      gst_afet_cl_memory_add_read_event (in, io.read_done);
+      io.read_done = nullptr;
+    }
+    if (st.ok () && n > 0 && p->out_device) {
+      buf = gst_buffer_new ();
+      gst_buffer_append_memory (buf, gst_afet_cl_memory_new_region
+          (p->device, p->queue.get (), p->stats, io.out.buffer,
+              io.out.offset, (gsize) n * row_bytes, io.out.ready));
+    }
     if (!st.ok ()) {
       gst_clear_buffer (&buf);
       afet_base_post_engine_error (self, st.message ().c_str ());
-      return GST_FLOW_ERROR;
+      ret = GST_FLOW_ERROR;
+      break;
     }
     p->lane_rows = received;
     /* this stream's share of the combined copies */
-    if (take > 0) {
+    if (take > 0 && !in) {
       p->stats->uploads++;
-      p->stats->upload_bytes += (guint64) take * x.row_dims * sizeof (float);
+      p->stats->upload_bytes += (guint64) take * in_row_bytes;
     }
-    if (n > 0) {
+    if (n > 0 && !p->out_device) {
       p->stats->downloads++;
       p->stats->download_bytes += (guint64) n * row_bytes;
     }
@@ -157,5 +195,22 @@ afet_base_lanes_push (GstAfetBase * self, const float *rows, gint64 m,
       afet_base_queue_output (self, buf, n);
     done += take;
   } while (done < m);
-  return GST_FLOW_OK;
+  if (io.in.ready)
+    clReleaseEvent (io.in.ready);
+  if (in)
+    gst_memory_unmap (in, &in_map);
+  return ret;
+}
+
+GstFlowReturn
+afet_base_lanes_push (GstAfetBase * self, const float *rows, gint64 m,
+    bool end)
+{
+  return lanes_push (self, rows, nullptr, m, end);
+}
+
+GstFlowReturn
+afet_base_lanes_push_device (GstAfetBase * self, GstMemory * in, gint64 m)
+{
+  return lanes_push (self, nullptr, in, m, false);
 }

@@ -212,6 +212,27 @@ afet_base_compute (GstAfetBase * self, gint64 n, const GstAfetBatch * proto,
   gchar *why = nullptr;
   gboolean ok = TRUE;
 
+  if (p->out_device && proto->host && !in_mem && n <= max_batch &&
+      klass->process_host_device) {
+    /* rows of a combined launch, left on the device: a region of its
+     * buffer becomes this buffer's memory */
+    afet::DeviceRows rows;
+    gboolean handled = FALSE;
+    if (!klass->process_host_device (self, proto, (gint) n, &rows, &handled,
+            &why)) {
+      afet_base_post_engine_error (self, why);
+      g_free (why);
+      return GST_FLOW_ERROR;
+    }
+    if (handled) {
+      buf = gst_buffer_new ();
+      gst_buffer_append_memory (buf, gst_afet_cl_memory_new_region
+          (p->device, q, p->stats, rows.buffer, rows.offset, bytes,
+              rows.ready));
+      *out = buf;
+      return GST_FLOW_OK;
+    }
+  }
   if (p->out_device) {
     if (n <= max_batch) {
       if (gst_buffer_pool_acquire_buffer (p->pool, &buf, nullptr) !=
@@ -255,6 +276,9 @@ afet_base_compute (GstAfetBase * self, gint64 n, const GstAfetBatch * proto,
 
   cl_mem in_cl = nullptr;
   GstMapInfo in_map = GST_MAP_INFO_INIT;
+  /* a region's rows start there (take_on_device checked it is a row) */
+  const size_t in_origin_row = in_mem ? gst_afet_cl_memory_get_origin
+      (in_mem) / ((gsize) p->in.in_dims * sizeof (float)) : 0;
   if (ok && in_mem) {
     if (gst_memory_map (in_mem, &in_map, (GstMapFlags) (GST_MAP_READ |
                 GST_MAP_AFET_CL))) {
@@ -270,7 +294,7 @@ afet_base_compute (GstAfetBase * self, gint64 n, const GstAfetBatch * proto,
     GstAfetBatch batch = *proto;
     if (in_cl) {
       batch.device = in_cl;
-      batch.in_row = (size_t) done;
+      batch.in_row = in_origin_row + (size_t) done;
     } else if (proto->host) {
       batch.host = (const char *) proto->host + (size_t) done *
           p->stream.step_bytes ();

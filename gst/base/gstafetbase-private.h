@@ -300,6 +300,10 @@ void afet_base_lanes_release (GstAfetBaseState * p);
 bool afet_base_lanes_active (GstAfetBase * self);
 GstFlowReturn afet_base_lanes_push (GstAfetBase * self, const float *rows,
     gint64 m, bool end);
+/* m rows of a device buffer's memory (take_on_device accepted it) into the
+ * lane */
+GstFlowReturn afet_base_lanes_push_device (GstAfetBase * self,
+    GstMemory * in, gint64 m);
 
 /* gstafetbase-streaming.cc */
 void afet_base_check_live (GstAfetBase * self);

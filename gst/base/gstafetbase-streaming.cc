@@ -82,7 +82,7 @@ context_pre_process (GstAfetBase * self, gint64 n)
  * buffer (already synchronised), appended to the history. */
 static GstFlowReturn
 context_push_rows (GstAfetBase * self, const float *host, cl_mem dev,
-    gint64 m)
+    gint64 m, gint64 dev_row = 0)
 {
   GstAfetBaseState *p = PRIV (self);
   GST_LOG_OBJECT (self, "context: %" G_GINT64_FORMAT " rows in", m);
@@ -95,8 +95,8 @@ context_push_rows (GstAfetBase * self, const float *host, cl_mem dev,
     gint64 take = MIN (m, p->history.space ());
     afet::Status st = host ?
         p->history.append_host (host + src_row * row_dims, take,
-        p->stats.get ()) : p->history.append_device (dev, (size_t) src_row,
-        take);
+        p->stats.get ()) : p->history.append_device (dev, (size_t) (dev_row +
+            src_row), take);
     if (!st.ok ()) {
       afet_base_post_engine_error (self, st.message ().c_str ());
       return GST_FLOW_ERROR;
@@ -584,13 +584,14 @@ bool
 afet_base_take_on_device (GstAfetBase * self, GstBuffer * input)
 {
   GstAfetBaseState *p = PRIV (self);
-  if (p->in.audio || !p->stream.empty () || gst_buffer_n_memory (input) != 1
-      || p->combiner)
+  if (p->in.audio || !p->stream.empty () || gst_buffer_n_memory (input) != 1)
     return false;
   GstMemory *mem = gst_buffer_peek_memory (input, 0);
+  const gsize row_bytes = (gsize) p->in.in_dims * sizeof (float);
   return gst_is_afet_cl_memory (mem) && mem->offset == 0 &&
       gst_afet_cl_memory_get_device (mem) == p->device.get () &&
-      mem->size % ((gsize) p->in.in_dims * sizeof (float)) == 0;
+      mem->size % row_bytes == 0 &&
+      gst_afet_cl_memory_get_origin (mem) % row_bytes == 0;
 }
 
 /* A buffer take_on_device accepted (consumed): computed from its device
@@ -604,12 +605,21 @@ afet_base_submit_device_buffer (GstAfetBase * self, GstBuffer * input)
           sizeof (float)));
   p->units_in += (guint64) n;
   GstFlowReturn ret = GST_FLOW_OK;
-  afet::Status st = gst_afet_cl_memory_sync (mem, p->queue.get (), FALSE);
+  afet::Status st;
+  if (p->context_mode && afet_base_lanes_active (self)) {
+    /* live: the rows go into this stream's lane from where they are */
+    ret = afet_base_lanes_push_device (self, mem, n);
+    gst_buffer_unref (input);
+    return ret;
+  }
+  st = gst_afet_cl_memory_sync (mem, p->queue.get (), FALSE);
   if (st.ok () && p->context_mode) {
     GstMapInfo map;
     if (gst_memory_map (mem, &map, (GstMapFlags) (GST_MAP_READ |
                 GST_MAP_AFET_CL))) {
-      ret = context_push_rows (self, nullptr, (cl_mem) map.data, n);
+      ret = context_push_rows (self, nullptr, (cl_mem) map.data, n,
+          gst_afet_cl_memory_get_origin (mem) / (gsize) (p->in.in_dims *
+              sizeof (float)));
       if (ret == GST_FLOW_OK)
         st = afet_base_mark_completion (self, mem, nullptr);
       gst_memory_unmap (mem, &map);

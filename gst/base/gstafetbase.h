@@ -11,6 +11,7 @@
 #include <gst/base/gstbasetransform.h>
 
 #include "afetfeatures.h"
+#include "combine.h"
 #include "device.h"
 #include "params.h"
 #include "transfer.h"
@@ -154,6 +155,13 @@ struct _GstAfetBaseClass
    * process () and a download to do it */
   gboolean (*process_host) (GstAfetBase * self, const GstAfetBatch * in,
       gint n, float *out, gboolean * handled, gchar ** why);
+  /* optional, device-memory output: the same for a host batch whose rows
+   * stay on the device: sets *out to their place in a buffer of the
+   * launch (the caller's references, afet::DeviceRows), which the base
+   * class makes the output buffer's memory */
+  gboolean (*process_host_device) (GstAfetBase * self,
+      const GstAfetBatch * in, gint n, afet::DeviceRows * out,
+      gboolean * handled, gchar ** why);
 
   /* optional: writes the analysis fields (AFET_FEATURES_ANALYSIS_FIELDS)
    * this element's own settings decide for an input into its output

@@ -436,10 +436,11 @@ gst_afet_spectral_process (GstAfetBase * base, const GstAfetBatch * in,
 
 /* Small batches of audio (live input) through the shared combiner: one
  * launch for the frames of every stream of this configuration that is
- * waiting at the moment. */
+ * waiting at the moment; their rows into out, or left on the device
+ * (device). */
 static gboolean
-gst_afet_spectral_process_host (GstAfetBase * base, const GstAfetBatch * in,
-    gint n, float *out, gboolean * handled, gchar ** why)
+combine (GstAfetBase * base, const GstAfetBatch * in, gint n, float *out,
+    afet::DeviceRows * device, gboolean * handled, gchar ** why)
 {
   GstAfetSpectralState *p = STATE (base);
   afet::SpectralCombiner *combiner = p->combiner.get ();
@@ -453,7 +454,8 @@ gst_afet_spectral_process_host (GstAfetBase * base, const GstAfetBatch * in,
     memcpy (p->frames.data () + (size_t) t * frame_bytes,
         (const guint8 *) in->host + (size_t) t * f.S * unit, frame_bytes);
   bool combined = false;
-  afet::Status st = combiner->compute (p->frames.data (), n, out, &combined);
+  afet::Status st = combiner->compute (p->frames.data (), n, out, &combined,
+      device);
   if (!st.ok ()) {
     *why = g_strdup (st.message ().c_str ());
     return FALSE;
@@ -462,14 +464,34 @@ gst_afet_spectral_process_host (GstAfetBase * base, const GstAfetBatch * in,
   if (p->stats) {
     p->stats->uploads++;
     p->stats->upload_bytes += (uint64_t) n * frame_bytes;
-    p->stats->downloads++;
-    p->stats->download_bytes += (uint64_t) n * combiner->dims () *
-        sizeof (float);
+    if (!device) {
+      p->stats->downloads++;
+      p->stats->download_bytes += (uint64_t) n * combiner->dims () *
+          sizeof (float);
+    }
   }
   if (combined)
     gst_afet_base_count_combined (base);
   *handled = TRUE;
   return TRUE;
+}
+
+static gboolean
+gst_afet_spectral_process_host (GstAfetBase * base, const GstAfetBatch * in,
+    gint n, float *out, gboolean * handled, gchar ** why)
+{
+  return combine (base, in, n, out, nullptr, handled, why);
+}
+
+/* The same with device-memory output: the rows stay in the combined
+ * launch's buffer, a region of which becomes the output buffer's memory
+ * (the next afet element reads them there). */
+static gboolean
+gst_afet_spectral_process_host_device (GstAfetBase * base,
+    const GstAfetBatch * in, gint n, afet::DeviceRows * out,
+    gboolean * handled, gchar ** why)
+{
+  return combine (base, in, n, nullptr, out, handled, why);
 }
 
 static void
@@ -717,6 +739,7 @@ gst_afet_spectral_class_init (GstAfetSpectralClass * klass)
   base_class->pre_process = gst_afet_spectral_process;
   base_class->release = gst_afet_spectral_release;
   base_class->process_host = gst_afet_spectral_process_host;
+  base_class->process_host_device = gst_afet_spectral_process_host_device;
   gst_type_mark_as_plugin_api (GST_TYPE_AFET_SPECTRAL, (GstPluginAPIFlags) 0);
 }
 

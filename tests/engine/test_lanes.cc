@@ -64,13 +64,29 @@ own_run (afet::ContextStage &stage, const Kind &k,
   return out;
 }
 
-/* One live stream through its lane: rows in pieces of 1..64, outputs as
- * their look-ahead arrives, the rest at the end. */
+/* Where a stream's rows are: mode & 1, its input on the device (one buffer
+ * of its own, its rows after 3 rows of padding: an offset); mode & 2, its
+ * outputs left on the device (a region of each launch's buffer). */
 static bool
 live_run (afet::ContextCombiner &c, const std::vector<float> &rows,
-    long long len, std::mt19937 &rng, std::vector<float> *out, int *combined)
+    long long len, std::mt19937 &rng, std::vector<float> *out, int *combined,
+    int mode = 0)
 {
   const afet::RowHistory::Extent &x = c.extent ();
+  const size_t in_row_bytes = (size_t) x.row_dims * sizeof (float);
+  const size_t pad = 3 * in_row_bytes;
+  afet::ClQueue q;
+  afet::ClMem in;
+  if (!device->create_queue (&q).ok ())
+    return false;
+  if (mode & 1) {
+    cl_int err;
+    in.reset (clCreateBuffer (device->context (), CL_MEM_READ_WRITE, pad +
+            rows.size () * sizeof (float), nullptr, &err));
+    if (!afet::upload (q.get (), in.get (), pad, rows.size () *
+            sizeof (float), rows.data (), true, nullptr).ok ())
+      return false;
+  }
   int lane = c.join ();
   out->assign ((size_t) len * c.dims (), 0.0f);
   long long received = 0, frames_out = 0;
@@ -84,12 +100,34 @@ live_run (afet::ContextCombiner &c, const std::vector<float> &rows,
       limit = 0;
     long long n = std::max (0LL, limit - frames_out);
     bool m = false;
-    afet::Status st = c.compute (lane, rows.data () + received * x.row_dims,
-        (int) take, received, frames_out, (int) n, last ? len : -1,
-        out->data () + frames_out * c.dims (), &m);
+    afet::ContextCombiner::DeviceIo io;
+    if (mode & 1) {
+      io.in.buffer = in.get ();
+      io.in.offset = pad + (size_t) received * in_row_bytes;
+    }
+    io.out_device = (mode & 2) != 0;
+    afet::Status st = c.compute (lane, (mode & 1) ? nullptr : rows.data () +
+        received * x.row_dims, (int) take, received, frames_out, (int) n,
+        last ? len : -1, out->data () + frames_out * c.dims (), &m, &io);
     ok = st.ok ();
     if (!ok)
       std::printf ("%s\n", st.message ().c_str ());
+    if (ok && io.out.buffer) {
+      /* the region, once its launch is done */
+      cl_int err = clEnqueueReadBuffer (q.get (), io.out.buffer, CL_TRUE,
+          io.out.offset, (size_t) n * c.dims () * sizeof (float),
+          out->data () + frames_out * c.dims (), 1, &io.out.ready, nullptr);
+      ok = err == CL_SUCCESS;
+    }
+    if (io.out.buffer)
+      clReleaseMemObject (io.out.buffer);
+    if (io.out.ready)
+      clReleaseEvent (io.out.ready);
+    if (io.read_done) {
+      clWaitForEvents (1, &io.read_done);
+      clReleaseEvent (io.read_done);
+    }
+    ok = ok && (n == 0 || (mode & 2) == 0 || io.out.buffer);
     *combined += m;
     received += take;
     frames_out += n;
@@ -139,8 +177,10 @@ lanes_case (Kind &k)
            * taken again while the others run */
           for (int i = 0; i < PER_THREAD; i++) {
             size_t s = (size_t) t * PER_THREAD + i;
+            /* rows from the host or the device, outputs to either: one
+             * launch holds them all */
             ok[s] = live_run (*c, rows[s], lens[s], rng, &got[s],
-                &combined[t]);
+                &combined[t], (int) (s % 4));
           }
         });
   for (std::thread &th : threads)

@@ -1071,6 +1071,126 @@ GST_START_TEST (test_live_context_lanes)
 
 GST_END_TEST;
 
+/* ---- live streams of the default chain, device memory between ----------- */
+
+/* The chain a server writes, all properties at their defaults: afetmfcc !
+ * afetdelta ! afetcmvn scope=sliding, so device memory between the afet
+ * elements (the spectral element's rows stay on the device, the context
+ * elements read them there) and the automatic latency budget. Many live
+ * streams of it combine their launches at every element (merged-batches)
+ * and each stream's frames are those of its own run, not live. A quarter
+ * of them end in scope=running, which computes each stream alone from the
+ * rows afetdelta left in its combined launch's buffer. */
+typedef struct
+{
+  gint index;
+  gboolean live;
+  gfloat *data;
+  gsize n;
+  guint64 merged[3];
+  gboolean device[2];           /* memory:AfetCLMemory after m, after d */
+} ChainJob;
+
+static const gchar *const chain_names[] = { "m", "d", "c" };
+
+static gboolean
+pad_has_cl_memory (GstElement * pipe, const gchar * name)
+{
+  GstElement *e = gst_bin_get_by_name (GST_BIN (pipe), name);
+  GstPad *pad = gst_element_get_static_pad (e, "src");
+  GstCaps *caps = gst_pad_get_current_caps (pad);
+  gboolean yes = caps && gst_caps_features_contains (gst_caps_get_features
+      (caps, 0), "memory:AfetCLMemory");
+  if (caps)
+    gst_caps_unref (caps);
+  gst_object_unref (pad);
+  gst_object_unref (e);
+  return yes;
+}
+
+static gpointer
+run_chain_job (gpointer user_data)
+{
+  ChainJob *job = (ChainJob *) user_data;
+  gchar *launch = g_strdup_printf ("audiotestsrc is-live=%s num-buffers=60 "
+      "samplesperbuffer=160 wave=%d freq=%d volume=0.%d ! "
+      "audio/x-raw,rate=16000,channels=1,format=S16LE ! afetmfcc name=m ! "
+      "afetdelta name=d ! afetcmvn name=c scope=%s ! "
+      "appsink name=sink sync=false", job->live ? "true" : "false",
+      job->index % 4, 300 + 70 * job->index, 1 + job->index % 9,
+      job->index % 4 == 3 ? "running" : "sliding");
+  GstElement *pipe = gst_parse_launch (launch, NULL);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  job->data = pull_floats (sink, &job->n);
+  for (gint k = 0; k < 3; k++) {
+    GstElement *e = gst_bin_get_by_name (GST_BIN (pipe), chain_names[k]);
+    g_object_get (e, "merged-batches", &job->merged[k], NULL);
+    gst_object_unref (e);
+  }
+  job->device[0] = pad_has_cl_memory (pipe, "m");
+  job->device[1] = pad_has_cl_memory (pipe, "d");
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (pipe);
+  g_free (launch);
+  return NULL;
+}
+
+GST_START_TEST (test_live_device_chain_combined)
+{
+  enum
+  { N = 12 };
+  ChainJob alone[N], together[N];
+  for (gint i = 0; i < N; i++) {
+    alone[i].index = together[i].index = i;
+    alone[i].live = FALSE;
+    together[i].live = TRUE;
+    run_chain_job (&alone[i]);
+    fail_unless (alone[i].n > 0);
+  }
+  /* whether two streams' batches meet in one launch depends on timing:
+   * rounds until every element's did */
+  guint64 merged[3] = { 0, 0, 0 };
+  for (gint round = 0; round < 5 && (merged[0] == 0 || merged[1] == 0 ||
+          merged[2] == 0); round++) {
+    GThread *threads[N];
+    for (gint i = 0; i < N; i++)
+      threads[i] = g_thread_new ("chain", run_chain_job, &together[i]);
+    for (gint i = 0; i < N; i++)
+      g_thread_join (threads[i]);
+    for (gint i = 0; i < N; i++) {
+      fail_unless (together[i].device[0] && together[i].device[1],
+          "live stream %d: no device memory between the afet elements", i);
+      fail_unless_equals_uint64 (together[i].n, alone[i].n);
+      fail_unless (memcmp (together[i].data, alone[i].data,
+              alone[i].n * sizeof (gfloat)) == 0,
+          "live stream %d differs from its own run", i);
+      GST_INFO ("round %d stream %d: merged-batches afetmfcc %"
+          G_GUINT64_FORMAT ", afetdelta %" G_GUINT64_FORMAT ", afetcmvn %"
+          G_GUINT64_FORMAT, round, i, together[i].merged[0],
+          together[i].merged[1], together[i].merged[2]);
+      for (gint k = 0; k < 3; k++)
+        merged[k] += together[i].merged[k];
+      g_free (together[i].data);
+    }
+  }
+  for (gint i = 0; i < N; i++) {
+    for (gint k = 0; k < 3; k++)
+      fail_unless_equals_uint64 (alone[i].merged[k], 0);
+    g_free (alone[i].data);
+  }
+  GST_INFO ("merged-batches of %d streams: afetmfcc %" G_GUINT64_FORMAT
+      ", afetdelta %" G_GUINT64_FORMAT ", afetcmvn %" G_GUINT64_FORMAT, N,
+      merged[0], merged[1], merged[2]);
+  for (gint k = 0; k < 3; k++)
+    fail_unless (merged[k] > 0, "no batch of afet%s in %d live streams of "
+        "the default chain (device memory between) was combined in 5 "
+        "rounds", k == 0 ? "mfcc" : k == 1 ? "delta" : "cmvn", N);
+}
+
+GST_END_TEST;
+
 static Suite *
 matrix_suite (void)
 {
@@ -1080,6 +1200,7 @@ matrix_suite (void)
   tcase_add_test (tc, test_formats_refused);
   tcase_add_test (tc, test_live_streams_combined);
   tcase_add_test (tc, test_live_context_lanes);
+  tcase_add_test (tc, test_live_device_chain_combined);
   tcase_add_test (tc, test_wrong_streams_refused);
   tcase_add_loop_test (tc, test_rates, 0, G_N_ELEMENTS (rates));
   tcase_add_test (tc, test_empty_and_short);
