@@ -15,6 +15,11 @@ caps' description of the columns beside them::
     feats.info.dims, feats.info.energy_index, feats.info.preset
     feats.times             # start of each frame's window, in seconds
 
+    feats = afet.extract(samples, rate=16000)   # a 1-D NumPy array
+    batch = afet.extract_batch([a, b, c], 16000)  # concurrently, in order
+    with afet.Extractor("afetmfcc ! afetdelta") as ex:  # kept across calls
+        ex("a.wav"), ex(samples, rate=16000), ex.extract_batch(arrays, 16000)
+
     for block in afet.stream("autoaudiosrc", pipeline="afetmfcc"):
         ...                 # arrays as the buffers arrive
 
@@ -29,7 +34,8 @@ through ``GST_PLUGIN_PATH`` (a build tree's ``build/gst``), or with
 
 The parts: _errors (the exceptions), _setup (GStreamer's initialisation,
 the fork guard), layout (FeatureInfo), results (Features, Block), _running
-(one run of a pipeline), files (extract, Extractor, run, read), live
+(one run of a pipeline), files (extract, extract_batch, Extractor, run,
+read), arrays (NumPy arrays in, through appsrc), live
 (stream, Stream), _capsapi (the caps library's names through ctypes).
 """
 
@@ -39,8 +45,8 @@ gi.require_version("Gst", "1.0")
 
 from ._errors import Error, NoFramesError, NotFoundError  # noqa: E402
 from ._setup import FEATURES_MEDIA_TYPE as _MEDIA_TYPE, init  # noqa: E402
-from .files import (Extractor, extract, file_pipeline, read,  # noqa: E402
-                    read_archive, run)
+from .files import (Extractor, extract, extract_batch,  # noqa: E402
+                    file_pipeline, read, read_archive, run)
 from .layout import FeatureInfo, mel_centres  # noqa: E402
 from .live import Stream, stream  # noqa: E402
 from .results import Block, Features  # noqa: E402
@@ -52,6 +58,7 @@ FEATURES_MEDIA_TYPE = _MEDIA_TYPE
 
 __all__ = [
     "Error", "NotFoundError", "NoFramesError", "FeatureInfo", "Features",
-    "Block", "Extractor", "Stream", "init", "extract", "read",
+    "Block", "Extractor", "Stream", "init", "extract", "extract_batch",
+    "read",
     "read_archive", "run", "stream", "file_pipeline", "mel_centres",
 ]
