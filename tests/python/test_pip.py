@@ -16,7 +16,8 @@ the installed module extracts a file and an array with the build tree's
 plugin, bit-equal to the source tree's module, that ``python3 -m afet``
 reports the plugin, and that without the plugin the first use raises an
 afet.Error naming GST_PLUGIN_PATH and afet.init(plugin_path=...), which
-then fixes it.  Then, with stub modules first on sys.path: a missing gi,
+then fixes it, and that the source tree's module finds the checkout's
+build/gst by itself.  Then, with stub modules first on sys.path: a missing gi,
 a gi without GStreamer's typelib and a missing NumPy each make ``import
 afet`` fail with an ImportError naming the package to install.
 
@@ -205,6 +206,33 @@ class Pip(unittest.TestCase):
                          r"or call afet.init\(plugin_path=...\) first\)")
         self.assertIn("found: None", out)
         self.assertIn("then: <afet.Features MFCC_0 472x13>", out)
+
+
+    def test_checkout_build_tree_found(self):
+        # the source tree's module, GStreamer without the build tree: the
+        # module finds the checkout's build/gst itself
+        if os.path.realpath(BUILD_GST) != os.path.realpath(
+                os.path.join(TOP, "build", "gst")):
+            self.skipTest("the build tree is not the checkout's build/")
+        system = [d for d in os.environ.get("GST_PLUGIN_PATH_1_0",
+                                            "").split(os.pathsep)
+                  if d and not os.path.realpath(d).startswith(
+                      os.path.realpath(BUILD_GST))]
+        env = child_env(
+            GST_PLUGIN_PATH_1_0=os.pathsep.join(system),
+            GST_PLUGIN_PATH=None, PYTHONPATH=SRC,
+            GST_REGISTRY_1_0=os.path.join(self.tmp, "checkout.registry"))
+        rc, out = run([sys.executable, "-c", textwrap.dedent("""
+            import afet
+            print(afet.plugin_file())
+            print(afet.extract(%r))
+            """ % WAV)], env=env, cwd=self.tmp)
+        self.assertEqual(rc, 0, out)
+        self.assertEqual(os.path.realpath(out.splitlines()[0]),
+                         os.path.realpath(os.path.join(
+                             TOP, "build", "gst", "elements",
+                             "libgstafet.so")))
+        self.assertIn("<afet.Features MFCC_0 472x13>", out)
 
 
 class ImportErrors(unittest.TestCase):
