@@ -76,8 +76,7 @@ def init(plugin_path=None):
     :func:`plugin_file` says which one was loaded."""
     global _searched
     with _init_lock:
-        first = not Gst.is_initialized()
-        if first:
+        if not Gst.is_initialized():
             Gst.init(None)
     if plugin_path:
         registry = Gst.Registry.get()
@@ -85,7 +84,11 @@ def init(plugin_path=None):
             if d:
                 registry.scan_path(d)
     with _init_lock:
-        if _searched is None and Gst.ElementFactory.find("afetmfcc") is None:
+        if _searched is not None:         # looked once already
+            return
+        if Gst.ElementFactory.find("afetmfcc") is not None:
+            _searched = []
+        else:
             _searched = _fallback_dirs()
             for d in _searched:
                 if os.path.isfile(os.path.join(d, _PLUGIN_FILE)):
@@ -130,9 +133,8 @@ def plugin_missing_hint():
                                                "its default")))]
     where += _searched or []
     return ("the afet plugin (%s) was not found in %s: install it "
-            "(ninja -C build install, with --prefix=/usr for the system's "
-            "plugin directory), set GST_PLUGIN_PATH to afet's build/gst "
-            "directory, or call afet.init(plugin_path=...) first" %
+            "(ninja -C build install), set GST_PLUGIN_PATH to afet's "
+            "build/gst directory, or call afet.init(plugin_path=...) first" %
             (_PLUGIN_FILE, ", ".join(where)))
 
 
