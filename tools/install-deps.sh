@@ -13,6 +13,9 @@ packages=(
   # module (python/afet); Matplotlib draws afet-plot's pictures
   python3-numpy python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
   python3-matplotlib
+  # tests: pip installs the Python module into a fresh venv, offline
+  # (tests/python/test_pip.py)
+  python3-venv python3-pip python3-setuptools python3-wheel
   # tests: espeak-ng speaks the words afetdtw recognises (tests/dtw)
   espeak-ng
   # GStreamer 1.22: libraries, headers, gst-check, gst-launch, base plugins

@@ -95,12 +95,11 @@ def _error_from_message(msg, others=()):
 def _parse_error(exc, description):
     """A GLib.Error from gst_parse_* as an afet.Error, with a hint when the
     missing element is one of afet's."""
+    from ._setup import plugin_missing_hint
     message = exc.message
     if 'no element "afet' in message and \
             Gst.ElementFactory.find("afetmfcc") is None:
-        message += (" (the afet plugin was not found: install it, set "
-                    "GST_PLUGIN_PATH to afet's build/gst directory or call "
-                    "afet.init(plugin_path=...))")
+        message += " (%s)" % plugin_missing_hint()
     return Error("could not build the pipeline '%s': %s" % (description,
                                                           message),
                  domain="gst-parse-error-quark", code=exc.code)

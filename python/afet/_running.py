@@ -299,11 +299,15 @@ def _one(results, what, allow_empty, info=None):
 
 
 def _run_pipeline(pipeline, sink, what, track_keys=False, timeout=None,
-                  stop_state=Gst.State.NULL):
+                  stop_state=Gst.State.NULL, feed=None):
+    """Runs the pipeline to its end; feed(), if given, is called once it
+    started (an appsrc takes buffers only then)."""
     session = _Session(pipeline, sink, track_keys, timeout, stop_state)
     collector = _Collector()
     session.start()
     try:
+        if feed is not None:
+            feed()
         for sample, entry in session.samples():
             collector.add(sample, entry)
         info = collector._info or session.current_info()

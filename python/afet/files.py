@@ -1,9 +1,9 @@
-# Features of audio and feature files: afet.extract, afet.Extractor,
-# afet.run, afet.read and afet.read_archive.
+# Features of audio files and arrays and of feature files: afet.extract,
+# extract_batch, Extractor, run, read and read_archive.
 # Copyright (C) 2026 the afet authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""Files in, afet.Features out: extract, Extractor, run, read,
-read_archive, file_pipeline."""
+"""Files and arrays in, afet.Features out: extract, extract_batch,
+Extractor, run, read, read_archive, file_pipeline."""
 
 import os
 import stat
@@ -11,6 +11,7 @@ import threading
 
 from gi.repository import GLib, Gst
 
+from . import arrays
 from ._errors import Error, NoFramesError, _Abandoned, _parse_error
 from ._running import (_appsink, _one, _parse, _run_pipeline, _sink_desc)
 from ._setup import FEATURES_MEDIA_TYPE, _SRC, _make, init
@@ -80,39 +81,55 @@ def _link_audio(dec, pad, conv):
 
 
 class Extractor(_Closing):
-    """Extracts features from audio files with one pipeline, built once and
-    reused from file to file (afet-extract's way)::
+    """Extracts features from audio files and NumPy arrays with pipelines
+    built once and reused from call to call (afet-extract's way).  Files
+    go through::
 
         filesrc ! decodebin ! audioconvert ! audioresample !
             audio/x-raw,channels=1[,rate=R] ! PIPELINE ! appsink
 
-    ``ex = Extractor("afetmfcc ! afetdelta"); feats = ex("a.wav")``.
-    Calling it returns :class:`Features`; it raises :class:`Error` for a
-    file that fails (the next call starts afresh).  Calls from several
+    and arrays through the same chain with an ``appsrc`` (caps of the
+    array's format and rate) in place of ``filesrc ! decodebin``; a batch
+    runs up to ``streams`` such array pipelines at once.
+
+    ``ex = Extractor("afetmfcc ! afetdelta"); feats = ex("a.wav")``,
+    ``ex(samples, rate=16000)``, ``ex.extract_batch(list_of_arrays,
+    16000)``.  ``rate`` given here resamples files and arrays to it;
+    ``rate=`` of :meth:`extract` is an array's own sampling rate.  Calls
+    return :class:`Features`; they raise :class:`Error` for a file or an
+    array that fails (the next call starts afresh).  Calls from several
     threads are safe and take turns (a lock): for files in parallel, make
-    one per thread or worker process.  :meth:`close` (or leaving a
-    ``with`` block, or dropping the last reference) frees the pipeline.
+    one per thread or worker process, or give arrays to
+    :meth:`extract_batch`.  :meth:`close` (or leaving a ``with`` block,
+    or dropping the last reference) frees the pipelines.
     """
 
-    def __init__(self, pipeline="afetmfcc", rate=None, timeout=None):
+    def __init__(self, pipeline="afetmfcc", rate=None, timeout=None,
+                 streams=8):
         init()
         self.description = pipeline
         self.rate = rate
         self.timeout = timeout
+        if isinstance(streams, bool) or not isinstance(streams, int) or \
+                streams < 1:
+            raise Error("streams=%r: give the number of arrays computed at "
+                        "once as a whole number >= 1" % (streams,))
+        self.streams = streams
         self._lock = threading.Lock()
         self._closed = False
         self._pipeline = None
+        self._lanes = []          # array pipelines (arrays.Lane), kept
+        self._builds = 0          # pipelines built so far (tests: reuse)
         self._build()
 
-    def _build(self):
+    def _tail(self, p):
+        """Adds audioconvert ! audioresample ! capsfilter ! PIPELINE !
+        appsink to p, linked; returns (audioconvert, appsink)."""
         pipeline = self.description
         try:
             chain = Gst.parse_bin_from_description(pipeline, True)
         except GLib.Error as e:
             raise _parse_error(e, pipeline) from None
-        p = Gst.Pipeline.new("afet-extractor")
-        src = _make("filesrc", _SRC)
-        dec = _make("decodebin")
         conv = _make("audioconvert")
         res = _make("audioresample")
         cf = _make("capsfilter")
@@ -120,10 +137,9 @@ class Extractor(_Closing):
             "audio/x-raw,channels=1" + (",rate=%d" % self.rate
                                         if self.rate else "")))
         sink = _appsink()
-        for e in (src, dec, conv, res, cf, chain, sink):
+        for e in (conv, res, cf, chain, sink):
             p.add(e)
-        ok = src.link(dec) and conv.link(res) and res.link(cf)
-        if not ok:
+        if not (conv.link(res) and res.link(cf)):
             raise Error("could not link the audio front")
         if not cf.link(chain):
             raise Error("'%s' does not take audio" % pipeline)
@@ -131,25 +147,74 @@ class Extractor(_Closing):
             raise Error("'%s' does not end in a feature stream (%s): "
                         "its last element cannot link to the appsink" %
                         (pipeline, FEATURES_MEDIA_TYPE))
+        self._builds += 1
+        return conv, sink
+
+    def _build(self):
+        p = Gst.Pipeline.new("afet-extractor")
+        src = _make("filesrc", _SRC)
+        dec = _make("decodebin")
+        p.add(src)
+        p.add(dec)
+        if not src.link(dec):
+            raise Error("could not link the audio front")
+        conv, sink = self._tail(p)
         dec.connect("pad-added", _link_audio, conv)
         self._pipeline, self._src, self._sink = p, src, sink
 
-    def __call__(self, path, allow_empty=False):
-        path = os.fspath(path)
+    def _build_lane(self, lane=None):
+        p = Gst.Pipeline.new("afet-extractor-array")
+        src = arrays.make_appsrc()
+        p.add(src)
+        conv, sink = self._tail(p)
+        if not src.link(conv):
+            raise Error("could not link the appsrc to audioconvert")
+        if lane is None:
+            return arrays.Lane(p, src, sink, conv)
+        lane.pipeline, lane.src, lane.sink, lane.conv = p, src, sink, conv
+        lane.failed = False
+        return lane
+
+    def _check_open(self):
+        if self._closed:
+            raise Error("the Extractor is closed")
+
+    def __call__(self, source, rate=None, allow_empty=False):
+        """The same as :meth:`extract`."""
+        return self.extract(source, rate=rate, allow_empty=allow_empty)
+
+    def extract(self, source, rate=None, allow_empty=False):
+        """Features of ``source``: a path (``rate`` None or the
+        Extractor's own) or a 1-D NumPy array of samples at ``rate`` Hz
+        (int16 as it is; float32 or float64 at full scale +-1), mono.
+        Returns :class:`Features`."""
+        arrays.check_source(source)
+        if arrays.is_array(source):
+            item = arrays.ArrayInput(source, rate)
+            with self._lock:
+                self._check_open()
+                lane = self._lanes_for(1)[0]
+                return self._run_array(lane, item, allow_empty,
+                                       "the array")
+        if rate is not None and rate != self.rate:
+            raise Error("rate=%r with a file: rate= of extract() is an "
+                        "array's own sampling rate; a file's rate is read "
+                        "from it, and Extractor(rate=...) resamples" %
+                        (rate,))
+        path = os.fspath(source)
+        if isinstance(path, bytes):
+            path = os.fsdecode(path)
         _check_regular(path)
         # two threads on one pipeline got each other's frames: one call at
         # a time
         with self._lock:
-            if self._closed:
-                raise Error("the Extractor is closed")
+            self._check_open()
             if self._pipeline is None:      # left to a blocked thread
                 self._build()
             # READY between files: the elements keep their device work
             # (queue, kernels, buffers) for the next file of the same format
             self._pipeline.set_state(Gst.State.READY)
-            bus = self._pipeline.get_bus()
-            while bus.pop() is not None:      # what the last run left
-                pass
+            _drain_bus(self._pipeline)
             self._src.set_property("location", path)
             try:
                 results, info = _run_pipeline(
@@ -162,33 +227,161 @@ class Extractor(_Closing):
                 raise
         return _one(results, path, allow_empty, info)
 
+    def extract_batch(self, arrays_in, rate, allow_empty=False):
+        """Features of each array of the list (1-D, at ``rate`` Hz, of any
+        lengths), computed ``streams`` at a time, concurrently; returns a
+        list of :class:`Features` in the input's order, each what
+        :meth:`extract` gives for that array alone.  Every array is
+        checked before any runs; if some fail, the others still run and
+        the first failure (in input order) is raised, its message naming
+        the array (``arrays[3] of 10: ...``, also as ``.index``)."""
+        arrays.check_rate(rate, "the batch")
+        if arrays.is_array(arrays_in) and arrays_in.dtype != object and \
+                arrays_in.ndim < 2:
+            raise Error("extract_batch() takes a list of 1-D arrays, got "
+                        "one array: use extract(samples, rate=...) for "
+                        "one")
+        items = []
+        for i, a in enumerate(arrays_in):
+            what = "arrays[%d]" % i
+            if not arrays.is_array(a):
+                raise Error("%s is %s: extract_batch() takes a list of 1-D "
+                            "NumPy arrays (numpy.asarray(x) converts)" %
+                            (what, type(a).__name__))
+            items.append(arrays.ArrayInput(a, rate, what))
+        n = len(items)
+        if n == 0:
+            return []
+        results = [None] * n
+        errors = {}
+        order = iter(range(n))
+        order_lock = threading.Lock()
+
+        def work(lane):
+            while True:
+                with order_lock:
+                    i = next(order, None)
+                if i is None:
+                    return
+                try:
+                    results[i] = self._run_array(
+                        lane, items[i], allow_empty, "arrays[%d]" % i)
+                except Exception as e:      # raised in the caller's thread
+                    errors[i] = e
+
+        with self._lock:
+            self._check_open()
+            lanes = self._lanes_for(min(self.streams, n))
+            # one thread per lane pulls its pipeline's samples; the
+            # pipelines run at once, so the elements see several streams
+            threads = [threading.Thread(target=work, args=(lane,),
+                                        name="afet-batch-%d" % k,
+                                        daemon=True)
+                       for k, lane in enumerate(lanes[1:], 1)]
+            for t in threads:
+                t.start()
+            work(lanes[0])
+            for t in threads:
+                t.join()
+        if errors:
+            i = min(errors)
+            e = errors[i]
+            if isinstance(e, Error):
+                e.index = i
+                e.args = ("arrays[%d] of %d: %s" % (i, n, e.args[0]),) + \
+                    e.args[1:]
+            raise e
+        return results
+
+    def _lanes_for(self, n):
+        while len(self._lanes) < n:
+            self._lanes.append(self._build_lane())
+        return self._lanes[:n]
+
+    def _run_array(self, lane, item, allow_empty, what):
+        what = "%s (%d samples at %d Hz)" % (what, item.samples, item.rate)
+        if lane.pipeline is None:           # left to a blocked thread
+            self._build_lane(lane)
+        lane.pipeline.set_state(Gst.State.READY)
+        if lane.failed:
+            lane.renew_src()
+        _drain_bus(lane.pipeline)
+        arrays.prepare(lane.src, item)
+        src = lane.src
+        try:
+            results, info = _run_pipeline(
+                lane.pipeline, lane.sink, what, timeout=self.timeout,
+                stop_state=Gst.State.READY,
+                feed=lambda: arrays.feed(src, item))
+        except _Abandoned:
+            lane.pipeline = lane.src = lane.sink = lane.conv = None
+            raise
+        except BaseException:
+            lane.failed = True
+            raise
+        return _one(results, what, allow_empty, info)
+
     def close(self):
-        """Stops and frees the pipeline; later calls raise Error."""
+        """Stops and frees the pipelines; later calls raise Error."""
         lock = getattr(self, "_lock", None)
         if lock is None:             # __init__ failed before it
             return
         with lock:
             self._closed = True
-            p = self._pipeline
+            ps = [self._pipeline] + [lane.pipeline for lane in self._lanes]
             self._pipeline = self._src = self._sink = None
-        if p is not None:
-            p.set_state(Gst.State.NULL)
+            self._lanes = []
+        for p in ps:
+            if p is not None:
+                p.set_state(Gst.State.NULL)
 
 
-def extract(path, pipeline="afetmfcc", rate=None, allow_empty=False,
+def _drain_bus(pipeline):
+    """Drops what the last run left on the bus."""
+    bus = pipeline.get_bus()
+    while bus.pop() is not None:
+        pass
+
+
+def extract(source, pipeline="afetmfcc", rate=None, allow_empty=False,
             timeout=None):
-    """Features of an audio file: any format decodebin decodes, mixed to
-    mono, resampled to ``rate`` if given, through ``pipeline`` (afet
-    elements in gst-launch-1.0 syntax).  Returns :class:`Features`.
+    """Features of an audio file or of a NumPy array of samples, through
+    ``pipeline`` (afet elements in gst-launch-1.0 syntax).  Returns
+    :class:`Features`.
+
+    A file: any format decodebin decodes, mixed to mono, resampled to
+    ``rate`` if given.  An array (``numpy.ndarray``): mono, 1-D, int16 as
+    it is or float32/float64 at full scale +-1 (as soundfile and lhotse
+    give it); ``rate`` is then required and is the array's own sampling
+    rate (nothing is resampled).  The frames are those of the same chain
+    on a WAV file of the same samples, bit for bit.
 
     Raises :class:`Error` with GStreamer's message when the pipeline fails
-    (:class:`NotFoundError` for a missing file) and :class:`NoFramesError`
+    (:class:`NotFoundError` for a missing file), or naming the cause and
+    the fix for an array it does not take, and :class:`NoFramesError`
     when it produces no frame, unless ``allow_empty`` (then an empty array
     with the stream's info, when the stream got that far).  ``timeout``
     (seconds) bounds the whole run.
     """
+    arrays.check_source(source)
+    if arrays.is_array(source):
+        arrays.check_rate(rate)
+        with Extractor(pipeline, timeout=timeout) as ex:
+            return ex.extract(source, rate=rate, allow_empty=allow_empty)
     with Extractor(pipeline, rate=rate, timeout=timeout) as ex:
-        return ex(path, allow_empty=allow_empty)
+        return ex(source, allow_empty=allow_empty)
+
+
+def extract_batch(arrays_in, rate, pipeline="afetmfcc", allow_empty=False,
+                  timeout=None, streams=8):
+    """Features of each 1-D array of a list (lengths may differ), all at
+    ``rate`` Hz, through ``pipeline``: up to ``streams`` pipelines run at
+    once in this process, so the device computes them concurrently.
+    Returns a list of :class:`Features` in the input's order, each bit for
+    bit what :func:`extract` gives for that array alone.  See
+    :meth:`Extractor.extract_batch`."""
+    with Extractor(pipeline, timeout=timeout, streams=streams) as ex:
+        return ex.extract_batch(arrays_in, rate, allow_empty=allow_empty)
 
 
 def run(description, allow_empty=False, timeout=None):

@@ -1,0 +1,173 @@
+# In-memory audio for afet.extract and afet.Extractor: NumPy arrays
+# checked, then fed through appsrc into the file chain's front.
+# Copyright (C) 2026 the afet authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""NumPy arrays in: the checks an array passes, its caps and buffer, and
+the appsrc pipeline (a lane) that takes it where a file's decodebin would
+give the same samples."""
+
+import os
+
+import numpy as np
+
+from gi.repository import Gst
+
+from ._errors import Error
+from ._setup import _make
+
+# sample formats the afet elements take as they are (audioconvert passes
+# them through): int16 as it is, floats at full scale +-1
+_FORMATS = {("i", 2): ("S16LE", "<i2"), ("f", 4): ("F32LE", "<f4"),
+            ("f", 8): ("F64LE", "<f8")}
+# float samples beyond this are int16-scale audio stored as float (a
+# common slip: x.astype(np.float32) without / 32768), which would give
+# features of audio 90 dB too loud
+_FLOAT_LIMIT = 32.0
+_APPSRC = "afet_appsrc"
+
+
+def is_array(source):
+    """True for what extract() takes as audio samples rather than a path."""
+    return isinstance(source, np.ndarray)
+
+
+def check_source(source):
+    """Refuses what is neither a path nor a NumPy array, naming the fix."""
+    if is_array(source) or isinstance(source, (str, bytes, os.PathLike)):
+        return
+    raise Error("afet takes a file path or a 1-D NumPy array of samples, "
+                "not %s: convert it with numpy.asarray(x) (a torch tensor: "
+                "x.numpy())" % type(source).__name__)
+
+
+class ArrayInput:
+    """One checked array: its samples as little-endian bytes, its caps and
+    its length, ready for appsrc."""
+
+    __slots__ = ("data", "caps", "samples", "rate", "format")
+
+    def __init__(self, array, rate, what="the array"):
+        self.rate = check_rate(rate, what)
+        a = array
+        if a.ndim != 1:
+            if a.ndim == 0:
+                raise Error("%s is a 0-d array (a single number): give a "
+                            "1-D array of samples" % what)
+            raise Error("%s has shape %s: afet takes mono audio as a 1-D "
+                        "array of samples; take one channel (x[:, 0] for "
+                        "(samples, channels), x[0] for (channels, samples)), "
+                        "mix them (x.mean(axis=...)) or, for one channel, "
+                        "x.reshape(-1)" % (what, a.shape))
+        fmt = _FORMATS.get((a.dtype.kind, a.dtype.itemsize))
+        if fmt is None:
+            raise Error("%s has dtype %s: afet takes int16 samples, or "
+                        "float32/float64 in [-1, 1); convert it, e.g. "
+                        "(x / 2**31).astype(np.float32) for int32 or "
+                        "x.astype(np.float32) for other floats" %
+                        (what, a.dtype))
+        if len(a) == 0:
+            raise Error("%s is empty (0 samples): there is nothing to "
+                        "extract" % what)
+        if a.dtype.kind == "f":
+            finite = np.isfinite(a)
+            if not finite.all():
+                bad = np.flatnonzero(~finite)
+                raise Error("%s holds %d NaN or infinite samples (the first "
+                            "at index %d, %g s): clean them first, e.g. "
+                            "np.nan_to_num(x, nan=0.0, posinf=0.0, "
+                            "neginf=0.0)" % (what, len(bad), bad[0],
+                                             bad[0] / self.rate))
+            peak = float(np.max(np.abs(a)))
+            if peak > _FLOAT_LIMIT:
+                raise Error("%s holds float samples up to %g, far beyond "
+                            "full scale (+-1): int16-scale audio stored as "
+                            "float? Divide by 32768 (or give the int16 "
+                            "array as it is)" % (what, peak))
+        self.format = fmt[0]
+        # little-endian and contiguous: what the caps say (no copy when it
+        # already is)
+        self.data = np.ascontiguousarray(a, dtype=fmt[1]).tobytes()
+        self.samples = len(a)
+        self.caps = Gst.Caps.from_string(
+            "audio/x-raw,format=%s,layout=interleaved,channels=1,rate=%d" %
+            (fmt[0], self.rate))
+
+
+def check_rate(rate, what="the array"):
+    """The array's sampling rate as an int, or an Error naming the fix."""
+    if rate is None:
+        raise Error("rate= is missing: an array needs its own sampling "
+                    "rate, e.g. afet.extract(samples, rate=16000)")
+    if isinstance(rate, bool) or not isinstance(rate, (int, float,
+                                                       np.integer,
+                                                       np.floating)):
+        raise Error("rate=%r for %s: give the sampling rate in Hz as a "
+                    "number, e.g. rate=16000" % (rate, what))
+    if rate != int(rate) or not 1 <= rate <= 2**31 - 1:
+        raise Error("rate=%r for %s: give the sampling rate in Hz as a "
+                    "positive whole number, e.g. rate=16000" % (rate, what))
+    return int(rate)
+
+
+class Lane:
+    """A pipeline whose source is an appsrc, kept from array to array:
+    appsrc ! audioconvert ! audioresample ! capsfilter ! CHAIN ! appsink.
+    ``pipeline`` None: left to a thread blocked in a state change, built
+    again on next use."""
+
+    __slots__ = ("pipeline", "src", "sink", "conv", "failed")
+
+    def __init__(self, pipeline, src, sink, conv):
+        self.pipeline, self.src, self.sink, self.conv = (pipeline, src,
+                                                         sink, conv)
+        self.failed = False
+
+    def renew_src(self):
+        """A new appsrc in place of one whose run failed: appsrc 1.22
+        keeps the caps of a run that failed to negotiate and sends them
+        again before the next run's, so one refused rate would fail every
+        later array (test: Kept.test_pipelines_reused)."""
+        old = self.src
+        old.unlink(self.conv)
+        old.set_state(Gst.State.NULL)
+        self.pipeline.remove(old)
+        src = make_appsrc()
+        self.pipeline.add(src)
+        if not src.link(self.conv):
+            raise Error("could not link the appsrc to audioconvert")
+        self.src = src
+        self.failed = False
+
+
+def make_appsrc():
+    src = _make("appsrc", _APPSRC)
+    src.set_property("format", Gst.Format.TIME)
+    src.set_property("is-live", False)
+    src.set_property("emit-signals", False)
+    src.set_property("max-bytes", 0)       # the array goes in one push
+    return src
+
+
+def prepare(src, item):
+    """Sets the appsrc's caps and length for item, in READY."""
+    src.set_property("caps", item.caps)
+    src.set_property("size", len(item.data))
+    src.set_property("duration", _time_of(item.samples, item.rate))
+
+
+def feed(src, item):
+    """Pushes item's samples as one buffer from time 0 (as a decoded file
+    starts), then end-of-stream.  A refused push (the pipeline failed
+    already) is left to the bus's error."""
+    buf = Gst.Buffer.new_wrapped(item.data)
+    buf.pts = 0
+    buf.dts = 0
+    buf.duration = _time_of(item.samples, item.rate)
+    buf.offset = 0
+    buf.offset_end = item.samples
+    src.emit("push-buffer", buf)
+    src.emit("end-of-stream")
+
+
+def _time_of(samples, rate):
+    return Gst.util_uint64_scale_int(samples, Gst.SECOND, rate)
