@@ -20,7 +20,9 @@
  *
  * Options are floats, as Kaldi holds them (BaseFloat), so that the sizes they
  * give (the number of lags, window lengths in samples) are Kaldi's; the
- * arithmetic on signals is double. */
+ * arithmetic on signals (resampling, NCCF, processing) is double, the
+ * Viterbi's costs are floats as Kaldi's are: on silence the paths tie to a
+ * float's rounding and only float arithmetic picks Kaldi's lag there. */
 
 #ifndef __AFETREF_PITCH_H__
 #define __AFETREF_PITCH_H__
