@@ -55,8 +55,8 @@ kaldi () {
 
 chain="afetmfcc preset=kaldi ! afetdelta preset=kaldi ! afetsplice left-context=3 right-context=3 ! afettransform matrix=$w/lda.mat"
 afet () {
-  "$x" -q "$@" --wav-scp "$w/wav.scp" --ark "$w/afet.ark" --compress=1 \
-    -p "$chain" 2> "$w/afet.log"
+  "$x" "$@" --wav-scp "$w/wav.scp" --ark "$w/afet.ark" --compress=1 \
+    -p "$chain" 2>> "$w/afet.log"
 }
 
 secs () {
@@ -68,11 +68,19 @@ secs () {
 }
 
 declare -A runs
+# the tools take turns, in a different order each round (a GPU left idle
+# by the CPU tool's run clocks down)
 for ((r = 0; r < repeats; r++)); do
-  runs[kaldi]+="$(secs kaldi) "
-  runs[afet]+="$(secs afet) "
-  runs[afetj]+="$(secs afet -j "$jobs") "
+  if ((r % 2 == 0)); then order="kaldi afet afetj"; else order="afetj afet kaldi"; fi
+  for t in $order; do
+    case $t in
+      kaldi) runs[kaldi]+="$(secs kaldi) " ;;
+      afet) runs[afet]+="$(secs afet) " ;;
+      afetj) runs[afetj]+="$(secs afet -j "$jobs") " ;;
+    esac
+  done
 done
+grep -h "jobs" "$w/afet.log" | sort | uniq -c >&2
 grep -h "ERROR\|error" "$w"/kaldi*.log | head -3 >&2 || true
 python3 "$here/agree.py" "$w/afet.ark" "$w"/kaldi*.ark
 
