@@ -1,8 +1,13 @@
 #!/bin/bash
 # Benchmarks afet-extract on one GPU and on every GPU of the machine (--device
-# all): 10 h of 16 kHz short and long files, MFCC_0_D_A_Z, HTK out. Run from
-# the project root on a multi-GPU machine with .devrt/.devbuild.
+# all): HOURS (default 10) of 16 kHz short and long files, MFCC_0_D_A_Z, HTK
+# out, whole process, best of 2 after an untimed run. Above 10 h the sets are
+# the 10 h corpus's files linked HOURS/10 times under other names (the same
+# audio again: reading comes from the page cache either way). Run from the
+# project root on a multi-GPU machine with .devrt/.devbuild.
+#   bash bench/device/extract-devices.sh [HOURS]
 set -u
+hours=${1:-10}
 . .devrt/env.sh
 export GST_PLUGIN_PATH=$PWD/.devbuild/gst
 export LD_LIBRARY_PATH=$PWD/.devbuild/gst-libs/features:$LD_LIBRARY_PATH
@@ -11,18 +16,29 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 python3 bench/make_corpus.py /tmp/xc/r16000 --rate 16000 --hours 10 > /dev/null
 chain="afetmfcc frame-length=20 num-ceps=12 num-filters=23 ! afetdelta order=2 delta-window=3 accel-window=3 ! afetcmvn columns=htk"
 now() { date +%s.%N; }
+copies=$(( (hours + 9) / 10 ))
 for set in short long; do
-  ls /tmp/xc/r16000/$set/*.wav > /tmp/list-$set
-  for cfg in "-j 8" "--device all -j 8" "--device all -j 16"; do
+  rm -f /tmp/list-$set
+  for ((c = 0; c < copies; c++)); do
+    mkdir -p /tmp/xc/copies/$set/$c
+    for f in /tmp/xc/r16000/$set/*.wav; do
+      ln -f "$f" /tmp/xc/copies/$set/$c/ 2>/dev/null
+    done
+    # two columns: the copies' outputs need names of their own
+    ls /tmp/xc/copies/$set/$c/*.wav | awk -v c=$c '{n=$0; sub(".*/","",n);
+      sub("[.]wav$","",n); print $0, "/tmp/xo/" c "-" n ".htk"}' >> /tmp/list-$set
+  done
+  echo "$set: $(wc -l < /tmp/list-$set) files, $((copies * 10)) h"
+  for cfg in "" "-j 8" "--device all" "--device all -j 16"; do
     best=
     for rep in 0 1 2; do
-      rm -rf /tmp/xo
+      rm -rf /tmp/xo; mkdir -p /tmp/xo
       a=$(now)
-      $x --scp /tmp/list-$set -o /tmp/xo -p "$chain" $cfg 2> /tmp/err.txt || { tail -3 /tmp/err.txt; break; }
+      $x --scp /tmp/list-$set -p "$chain" $cfg 2> /tmp/err.txt || { tail -3 /tmp/err.txt; break; }
       b=$(now)
       t=$(python3 -c "print('%.3f' % ($b - $a))")
       [ $rep -gt 0 ] && { [ -z "$best" ] && best=$t || best=$(python3 -c "print(min($best, $t))"); }
     done
-    echo "| $set | afet-extract $cfg | $best | $(tail -1 /tmp/err.txt) |"
+    echo "| $set | afet-extract ${cfg:-(defaults)} | $best | $(grep -h "jobs\|steady" /tmp/err.txt | tr '\n' ' ') |"
   done
 done
