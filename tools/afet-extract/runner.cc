@@ -23,46 +23,15 @@
 namespace afetx
 {
 
-/* "P:D" of every GPU, or of every device when there is no GPU. */
-std::vector<std::string>
-all_devices ()
+/* Every OpenCL device in clinfo -l's order: its "P:D", name and whether
+ * it is a GPU; fn returns false to stop. */
+template <typename Fn>
+static void
+each_device (Fn fn)
 {
-  std::vector<std::string> gpus, any;
   cl_uint np = 0;
   if (clGetPlatformIDs (0, nullptr, &np) != CL_SUCCESS || np == 0)
-    return any;
-  std::vector<cl_platform_id> plats (np);
-  clGetPlatformIDs (np, plats.data (), nullptr);
-  for (cl_uint p = 0; p < np; p++) {
-    cl_uint nd = 0;
-    if (clGetDeviceIDs (plats[p], CL_DEVICE_TYPE_ALL, 0, nullptr, &nd) !=
-        CL_SUCCESS)
-      continue;
-    std::vector<cl_device_id> devs (nd);
-    clGetDeviceIDs (plats[p], CL_DEVICE_TYPE_ALL, nd, devs.data (), nullptr);
-    for (cl_uint d = 0; d < nd; d++) {
-      cl_device_type t = 0;
-      clGetDeviceInfo (devs[d], CL_DEVICE_TYPE, sizeof t, &t, nullptr);
-      std::string id = std::to_string (p) + ":" + std::to_string (d);
-      any.push_back (id);
-      if (t & CL_DEVICE_TYPE_GPU)
-        gpus.push_back (id);
-    }
-  }
-  return gpus.empty ()? any : gpus;
-}
-
-/* Whether a device value (as the elements take it: auto, gpu, cpu, P:D or
- * part of a name) names a GPU, as the elements would resolve it. */
-static bool
-names_gpu (const std::string & value)
-{
-  if (value == "cpu")
-    return false;
-  const bool any = value.empty () || value == "auto" || value == "gpu";
-  cl_uint np = 0;
-  if (clGetPlatformIDs (0, nullptr, &np) != CL_SUCCESS || np == 0)
-    return false;
+    return;
   std::vector<cl_platform_id> plats (np);
   clGetPlatformIDs (np, plats.data (), nullptr);
   for (cl_uint p = 0; p < np; p++) {
@@ -78,15 +47,49 @@ names_gpu (const std::string & value)
       clGetDeviceInfo (devs[d], CL_DEVICE_TYPE, sizeof t, &t, nullptr);
       clGetDeviceInfo (devs[d], CL_DEVICE_NAME, sizeof name - 1, name,
           nullptr);
-      const bool gpu = (t & CL_DEVICE_TYPE_GPU) != 0;
-      const std::string id = std::to_string (p) + ":" + std::to_string (d);
-      if (any && gpu)
-        return true;
-      if (!any && (value == id || strstr (name, value.c_str ())))
-        return gpu;
+      if (!fn (std::to_string (p) + ":" + std::to_string (d),
+              std::string (name), (t & CL_DEVICE_TYPE_GPU) != 0))
+        return;
     }
   }
-  return false;
+}
+
+/* "P:D" of every GPU, or of every device when there is no GPU. */
+std::vector<std::string>
+all_devices ()
+{
+  std::vector<std::string> gpus, any;
+  each_device ([&](const std::string & id, const std::string &, bool gpu) {
+        any.push_back (id);
+        if (gpu)
+          gpus.push_back (id);
+        return true;
+      });
+  return gpus.empty ()? any : gpus;
+}
+
+/* Whether a device value (as the elements take it: auto, gpu, cpu, P:D or
+ * part of a name) names a GPU, as the elements would resolve it. */
+static bool
+names_gpu (const std::string & value)
+{
+  if (value == "cpu")
+    return false;
+  const bool any = value.empty () || value == "auto" || value == "gpu";
+  bool found = false;
+  each_device ([&](const std::string & id, const std::string & name,
+          bool gpu) {
+        if (any && gpu) {
+          found = true;
+          return false;
+        }
+        if (!any && (value == id || name.find (value) != std::string::npos)) {
+          found = gpu;
+          return false;
+        }
+        return true;
+      });
+  return found;
 }
 
 int
