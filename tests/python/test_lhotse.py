@@ -11,6 +11,8 @@
   synthetic audio of many lengths against lhotse's own Fbank (80 bins) and
   Mfcc (13) on the same samples: relative L2 <= 1e-4 over each matrix, the
   same number of frames (the measured worst is printed);
+- AfetWhisperFbank on the recordings against Whisper's formula
+  (tests/data/whisper, 80 and 128 mels), lhotse's zero frames after;
 - extract_batch() of arrays of different lengths, of a padded tensor with
   lengths, of torch tensors: each item bit-equal to its own extract();
 - frame_shift and feature_dim against what extract() gives, for every
@@ -250,15 +252,34 @@ class Dimensions(unittest.TestCase):
     def test_whisper_against_afet(self):
         # afet.lhotse's Whisper is afetmfcc preset=whisper, padded with
         # zero frames to lhotse's count as lhotse's WhisperFbank pads
-        x = synthetic(16070, 16000, 11)
+        x = synthetic(16100, 16000, 11)
         a = AfetWhisperFbank(AfetWhisperConfig(device=DEVICE)).extract(
             x, 16000)
         b = afet.extract(x, rate=16000,
                          pipeline="afetmfcc preset=whisper device=" +
                          DEVICE).data
-        self.assertEqual(b.shape[0], 16070 // 160)
+        self.assertEqual(b.shape[0], 100)       # 16100 // 160
+        self.assertEqual(a.shape[0], 101)       # lhotse's (16100 + 80) // 160
         np.testing.assert_array_equal(a[:b.shape[0]], b)
         np.testing.assert_array_equal(a[b.shape[0]:], 0)
+
+    def test_whisper_against_whisper(self):
+        # Whisper's own formula (tests/data/whisper: openai-whisper's
+        # log_mel_spectrogram, what lhotse's WhisperFbank computes before
+        # its zero frames) on the recordings, 80 and 128 mels
+        for mels in (80, 128):
+            ex = AfetWhisperFbank(AfetWhisperConfig(device=DEVICE,
+                                                    num_filters=mels))
+            for n in (1, 2, 3):
+                ref = np.load(os.path.join(TOP, "tests", "data", "whisper",
+                                           str(mels), "s0%d_16k.npy" % n))
+                x = recording("s0%d_16k.wav" % n).load_audio()
+                a = ex.extract(x, 16000)
+                self.assertEqual(a.shape[0], (x.shape[1] + 80) // 160)
+                err = rel_l2(a[:ref.shape[0]], ref)
+                note(("whisper %d" % mels, "tests/data/audio"), err)
+                self.assertLessEqual(err, TOLERANCE)
+                np.testing.assert_array_equal(a[ref.shape[0]:], 0)
 
     def test_plp_against_afet(self):
         x = synthetic(8000, 16000, 12)
@@ -399,7 +420,8 @@ if __name__ == "__main__":
     argv = [sys.argv[0]] + [a for a in sys.argv[1:] if a.startswith("-")]
     result = unittest.main(argv=argv, exit=False,
                            verbosity=2 if "-v" in argv else 1).result
-    print("measured relative L2 against lhotse %s (bound %g), device %s:"
+    print("measured relative L2 against lhotse %s's extractors (whisper: "
+          "Whisper's formula), bound %g, device %s:"
           % (lhotse.__version__, TOLERANCE, DEVICE))
     for (kind, where), err in sorted(worst.items()):
         print("  %-16s %-18s %.2e" % (kind, where, err))
