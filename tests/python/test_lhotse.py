@@ -249,6 +249,16 @@ class Dimensions(unittest.TestCase):
             hop = round(shift * 16000)
             self.assertEqual(f.shape, ((12345 + hop // 2) // hop, dim), what)
 
+    def test_short(self):
+        # lhotse's count down to one sample (its own Fbank fails below 159
+        # samples); no frame is a (0, dims) matrix, no audio is refused
+        ex = fbank()
+        for n in (1, 79, 80, 159, 240):
+            self.assertEqual(ex.extract(synthetic(n, 16000, n), 16000).shape,
+                             ((n + 80) // 160, 80), n)
+        with self.assertRaisesRegex(afet.Error, "empty"):
+            ex.extract(np.zeros(0, np.float32), 16000)
+
     def test_whisper_against_afet(self):
         # afet.lhotse's Whisper is afetmfcc preset=whisper, padded with
         # zero frames to lhotse's count as lhotse's WhisperFbank pads
