@@ -6,7 +6,7 @@
 # PyGObject, NumPy and torch; lhotse, dask and distributed come from
 # WHEELS (a folder of wheels made here with
 #   pip download -d .devwheels --python-version X.Y --only-binary=:all: \
-#     lhotse==1.33.0 urllib3 dask==2026.8.0 distributed==2026.8.0
+#     lhotse==1.33.0 urllib3 lilcom==1.8.2 dask==2026.8.0 distributed==2026.8.0
 # for the device's Python X.Y) when that python lacks them: the GPU
 # machine reaches no registry. Output: ${OUT:-.}/lhotse-device.log, and
 # "N passed, N failed, N skipped" last.
@@ -29,9 +29,9 @@ export AFET_LHOTSE_VENV=/nonexistent CI=${CI:-true}
 mkdir -p "$out"
 log=$out/lhotse-device.log
 : > "$log"
-if ! "$py" -c 'import lhotse, distributed' 2>/dev/null && [ -n "${WHEELS:-}" ]; then
+if ! "$py" -c 'import lhotse, lilcom, distributed' 2>/dev/null && [ -n "${WHEELS:-}" ]; then
   "$py" -m pip install -q --no-index --find-links "$WHEELS" \
-    lhotse urllib3 dask distributed 2>&1 | tee -a "$log"
+    lhotse urllib3 lilcom dask distributed 2>&1 | tee -a "$log"
 fi
 {
   echo "device: AFET_DEVICE=$AFET_DEVICE"

@@ -2,7 +2,7 @@
 # one, or the venv tools/install-deps.sh makes; else skips or, in CI, fails.
 # Copyright (C) 2026 the afet authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""need_lhotse(script): returns when lhotse, torch (and, with dask=True,
+"""need_lhotse(script): returns when lhotse, torch, lilcom (and, with dask=True,
 distributed) import here; else re-runs the script under the venv's python3
 (AFET_LHOTSE_VENV, default /opt/afet-lhotse) when it has them; else exits
 77 (skipped) naming what is missing and the fix, or 1 when CI is set."""
@@ -17,6 +17,7 @@ def need_lhotse(script, dask=False):
     try:
         import torch  # noqa: F401
         import lhotse  # noqa: F401
+        import lilcom  # noqa: F401
         if dask:
             import distributed  # noqa: F401
         import gi  # noqa: F401
@@ -31,8 +32,8 @@ def need_lhotse(script, dask=False):
         os.execv(venv_py, [venv_py, script] + sys.argv[1:])
     ci = bool(os.environ.get("CI"))
     print("%s: %s under %s (and no venv with it at %s): the afet.lhotse "
-          "tests need lhotse, torch%s; tools/install-deps.sh installs them "
-          "there (or: pip install torch lhotse urllib3%s)" %
+          "tests need lhotse, torch, lilcom%s; tools/install-deps.sh installs "
+          "them there (or: pip install torch lhotse urllib3 lilcom%s)" %
           ("failed" if ci else "skipped", missing, sys.executable, VENV,
            ", dask, distributed" if dask else "",
            " dask distributed" if dask else ""))

@@ -19,7 +19,8 @@
   extractor and the options that change the columns;
 - CutSet.compute_and_store_features and compute_and_store_features_batch
   (collated and not): cut.load_features() bit-equal to the extractor's
-  extract() of cut.load_audio(), and lhotse's manifests valid; the same
+  extract() of cut.load_audio(), and lhotse's manifests valid (with
+  LilcomChunkyWriter, icefall's, within lilcom's rounding); the same
   features from the config's chain on the WAV file (serving in
   GStreamer); lhotse's OnTheFlyFeatures (training without stored
   features) pads afet's batch;
@@ -376,6 +377,21 @@ class Storage(unittest.TestCase):
                 extractor=ex, storage_path=os.path.join(d, "feats"),
                 storage_type=NumpyFilesWriter, num_jobs=1)
             self.check(cuts, ex)
+
+    def test_lilcom_chunky(self):
+        # icefall's storage: lilcom's lossy compression of log values (its
+        # default tick 2^-5, so at most half of it off)
+        from lhotse import LilcomChunkyWriter
+        ex = fbank()
+        with tempfile.TemporaryDirectory() as d:
+            cuts = cutset().subset(first=4).compute_and_store_features(
+                extractor=ex, storage_path=os.path.join(d, "feats"),
+                storage_type=LilcomChunkyWriter, num_jobs=1)
+            for cut in cuts:
+                stored = cut.load_features()
+                direct = ex.extract(cut.load_audio(), 16000)
+                self.assertEqual(stored.shape, direct.shape)
+                self.assertLessEqual(np.abs(stored - direct).max(), 2 ** -6)
 
     def test_same_as_the_file_in_gstreamer(self):
         # serving: the config's chain on the WAV file (decodebin, as a
