@@ -18,7 +18,7 @@
 - frame_shift and feature_dim against what extract() gives, for every
   extractor and the options that change the columns;
 - CutSet.compute_and_store_features and compute_and_store_features_batch
-  (collated and not): cut.load_features() bit-equal to the extractor's
+  (collated and not, data loader workers forked): cut.load_features() bit-equal to the extractor's
   extract() of cut.load_audio(), and lhotse's manifests valid (with
   LilcomChunkyWriter, icefall's, within lilcom's rounding); the same
   features from the config's chain on the WAV file (serving in
@@ -424,12 +424,14 @@ class Storage(unittest.TestCase):
                 feats[i, :direct.shape[0]].numpy(), direct)
 
     def test_compute_and_store_features_batch(self):
-        for collate in (False, True):
+        # collated or not; data loader workers forked after afet ran here
+        # (they only read audio; afet runs in this process)
+        for collate, workers in ((False, 0), (True, 0), (False, 2)):
             ex = mfcc()
             with tempfile.TemporaryDirectory() as d:
                 cuts = cutset().compute_and_store_features_batch(
                     extractor=ex, storage_path=os.path.join(d, "feats"),
-                    storage_type=NumpyFilesWriter, num_workers=0,
+                    storage_type=NumpyFilesWriter, num_workers=workers,
                     batch_duration=8.0, collate=collate,
                     manifest_path=os.path.join(d, "cuts.jsonl.gz"))
                 self.check(CutSet.from_file(os.path.join(d,
