@@ -377,6 +377,18 @@ class Storage(unittest.TestCase):
                 extractor=ex, storage_path=os.path.join(d, "feats"),
                 storage_type=NumpyFilesWriter, num_jobs=1)
             self.check(cuts, ex)
+            # lhotse's own Fbank on the same cuts, stored the same way
+            theirs = cutset().compute_and_store_features(
+                extractor=Fbank(FbankConfig(num_filters=80)),
+                storage_path=os.path.join(d, "theirs"),
+                storage_type=NumpyFilesWriter, num_jobs=1)
+            for a, b in zip(cuts, theirs):
+                self.assertEqual(a.id, b.id)
+                fa, fb = a.load_features(), b.load_features()
+                self.assertEqual(fa.shape, fb.shape, a.id)
+                err = rel_l2(fa, fb)
+                note(("fbank 80", "cuts, stored"), err)
+                self.assertLessEqual(err, TOLERANCE, a.id)
 
     def test_lilcom_chunky(self):
         # icefall's storage: lilcom's lossy compression of log values (its
