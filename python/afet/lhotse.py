@@ -86,8 +86,47 @@ def _seconds_to_ms(s):
     return round(s * 1000.0, 9)
 
 
+def _common_props(c):
+    """(field, afet property, value) of the framing and filter-bank
+    fields the configs share."""
+    props = [
+        ("frame_length", "frame-length", None if c.frame_length is None
+         else _seconds_to_ms(c.frame_length)),
+        ("frame_shift", "frame-shift", None if c.frame_shift is None
+         else _seconds_to_ms(c.frame_shift)),
+        ("window_type", "window", c.window_type),
+        ("preemph_coeff", "preemphasis", c.preemph_coeff),
+        ("remove_dc_offset", "remove-dc", c.remove_dc_offset),
+        ("dither", "dither", c.dither),
+        ("dither_seed", "dither-seed", c.dither_seed),
+        ("snip_edges", "snip-edges", c.snip_edges),
+        ("energy_floor", "energy-floor", c.energy_floor),
+        ("raw_energy", "raw-energy", c.raw_energy),
+        ("use_energy", "energy", c.use_energy),
+        ("low_freq", "low-freq", c.low_freq),
+        ("high_freq", "high-freq", c.high_freq),
+        ("num_filters", "num-filters", c.num_filters),
+        ("vtln_warp", "warp-factor", c.vtln_warp),
+        ("device", "device", c.device),
+    ]
+    if getattr(c, "use_fft_mag", None) is not None:
+        props.append(("use_fft_mag", "use-power", not c.use_fft_mag))
+    return props
+
+
 class _ConfigBase:
-    """to_dict / from_dict as lhotse's configs have them."""
+    """What the configs share: the chain as text, made from their
+    properties() (element, preset, [(field, afet property, value)]), and
+    to_dict / from_dict as lhotse's configs have them."""
+
+    def pipeline(self) -> str:
+        """The afet chain that computes these features, as gst-launch-1.0
+        text (what a server runs: docs/lhotse.md)."""
+        element, preset, props = self.properties()
+        parts = [element, "preset=%s" % preset]
+        parts += ["%s=%s" % (prop, _value(v)) for _, prop, v in props
+                  if v is not None]
+        return " ".join(parts)
 
     def to_dict(self) -> Dict[str, Any]:
         return {k: v for k, v in dataclasses.asdict(self).items()
@@ -98,44 +137,58 @@ class _ConfigBase:
         return cls(**data)
 
 
+def _configured(config):
+    """The config's element, its properties set field by field, each
+    value checked against the property's type, range or values and read
+    back: a value afet cannot take raises Error naming the field (GStreamer
+    itself would only warn and keep the default)."""
+    from gi.repository import GObject, Gst
+    from ._setup import _make, init
+    init()
+    element, preset, props = config.properties()
+    kind = type(config).__name__
+    e = _make(element)
+    Gst.util_set_object_arg(e, "preset", preset)
+    for field, prop, v in props:
+        if v is None:
+            continue
+        pspec = e.find_property(prop)
+        what = "%s: %s=%r (%s's %s=%s)" % (
+            kind, field or prop, getattr(config, field, v), element, prop,
+            _value(v))
+        vtype = pspec.value_type
+        if vtype.is_a(GObject.TYPE_ENUM):
+            nicks = [x.value_nick for x in
+                     pspec.enum_class.__enum_values__.values()]
+            if v not in nicks:
+                raise Error("%s: takes one of %s" % (what, ", ".join(nicks)))
+        elif vtype == GObject.TYPE_BOOLEAN:
+            if not isinstance(v, bool):
+                raise Error("%s: give True or False" % what)
+        elif vtype == GObject.TYPE_STRING:
+            if not isinstance(v, str):
+                raise Error("%s: give a string" % what)
+        else:
+            integral = vtype not in (GObject.TYPE_DOUBLE, GObject.TYPE_FLOAT)
+            if isinstance(v, bool) or not isinstance(
+                    v, int if integral else (int, float)):
+                raise Error("%s: give a %s" % (
+                    what, "whole number" if integral else "number"))
+            if not pspec.minimum <= v <= pspec.maximum:
+                raise Error("%s: outside %s .. %s" % (
+                    what, _value(pspec.minimum), _value(pspec.maximum)))
+        Gst.util_set_object_arg(e, prop, _value(v))
+        got = e.get_property(prop)
+        got = getattr(got, "value_nick", got)
+        if got != v:
+            raise Error("%s: %s kept %r" % (what, element, got))
+    return e
+
+
 def _check_preset(preset, allowed, kind):
     if preset not in allowed:
         raise Error("%s: preset=%r is not one afet has for it: use one of %s "
                     "(docs/lhotse.md)" % (kind, preset, ", ".join(allowed)))
-
-
-def _common_props(c):
-    """The framing and filter-bank properties shared by the configs, for
-    the fields that are set."""
-    props = [
-        ("frame-length", None if c.frame_length is None
-         else _seconds_to_ms(c.frame_length)),
-        ("frame-shift", None if c.frame_shift is None
-         else _seconds_to_ms(c.frame_shift)),
-        ("window", c.window_type),
-        ("preemphasis", c.preemph_coeff),
-        ("remove-dc", c.remove_dc_offset),
-        ("dither", c.dither),
-        ("dither-seed", c.dither_seed),
-        ("snip-edges", c.snip_edges),
-        ("energy-floor", c.energy_floor),
-        ("raw-energy", c.raw_energy),
-        ("energy", c.use_energy),
-        ("low-freq", c.low_freq),
-        ("high-freq", c.high_freq),
-        ("num-filters", c.num_filters),
-        ("warp-factor", c.vtln_warp),
-        ("device", c.device),
-    ]
-    if getattr(c, "use_fft_mag", None) is not None:
-        props.append(("use-power", not c.use_fft_mag))
-    return props
-
-
-def _describe(element, preset, props):
-    parts = [element, "preset=%s" % preset]
-    parts += ["%s=%s" % (k, _value(v)) for k, v in props if v is not None]
-    return " ".join(parts)
 
 
 @dataclass
@@ -165,10 +218,9 @@ class AfetFbankConfig(_ConfigBase):
     def __post_init__(self):
         _check_preset(self.preset, _PRESETS, "AfetFbankConfig")
 
-    def pipeline(self) -> str:
-        """The afet chain that computes these features."""
-        return _describe("afetmfcc", self.preset,
-                         [("num-ceps", 0)] + _common_props(self))
+    def properties(self):
+        return ("afetmfcc", self.preset,
+                [("", "num-ceps", 0)] + _common_props(self))
 
 
 @dataclass
@@ -207,11 +259,11 @@ class AfetMfccConfig(_ConfigBase):
                         "2; for the filter bank itself use AfetFbank"
                         % (self.num_ceps,))
 
-    def pipeline(self) -> str:
-        return _describe("afetmfcc", self.preset,
-                         [("num-ceps", self.num_ceps - 1),
-                          ("lifter", self.cepstral_lifter)] +
-                         _common_props(self))
+    def properties(self):
+        return ("afetmfcc", self.preset,
+                [("num_ceps", "num-ceps", self.num_ceps - 1),
+                 ("cepstral_lifter", "lifter", self.cepstral_lifter)] +
+                _common_props(self))
 
 
 @dataclass
@@ -251,14 +303,14 @@ class AfetPlpConfig(_ConfigBase):
                         "columns, column 0 included (13), at least 2"
                         % (self.num_ceps,))
 
-    def pipeline(self) -> str:
-        return _describe("afetplp", self.preset,
-                         [("num-ceps", self.num_ceps - 1),
-                          ("lpc-order", self.lpc_order),
-                          ("compression", self.compress_factor),
-                          ("lifter", self.cepstral_lifter),
-                          ("cepstral-scale", self.cepstral_scale)] +
-                         _common_props(self))
+    def properties(self):
+        return ("afetplp", self.preset,
+                [("num_ceps", "num-ceps", self.num_ceps - 1),
+                 ("lpc_order", "lpc-order", self.lpc_order),
+                 ("compress_factor", "compression", self.compress_factor),
+                 ("cepstral_lifter", "lifter", self.cepstral_lifter),
+                 ("cepstral_scale", "cepstral-scale", self.cepstral_scale)] +
+                _common_props(self))
 
 
 @dataclass
@@ -269,10 +321,10 @@ class AfetWhisperConfig(_ConfigBase):
     device: str = "auto"
     streams: int = 8
 
-    def pipeline(self) -> str:
-        return _describe("afetmfcc", "whisper",
-                         [("num-filters", self.num_filters),
-                          ("device", self.device)])
+    def properties(self):
+        return ("afetmfcc", "whisper",
+                [("num_filters", "num-filters", self.num_filters),
+                 ("device", "device", self.device)])
 
 
 class _AfetExtractor(FeatureExtractor):
@@ -285,6 +337,7 @@ class _AfetExtractor(FeatureExtractor):
         super().__init__(config=config)
         self._afet = None
         self._props = None
+        self._element()             # a value afet cannot take: refused now
 
     # pickling (lhotse's worker processes, Dask) sends the config: the
     # afet pipelines and their device context stay in the process that
@@ -313,11 +366,7 @@ class _AfetExtractor(FeatureExtractor):
         """The chain's element, configured, read back: the values in
         effect (the preset's where the config left None)."""
         if self._props is None:
-            from ._setup import init
-            from gi.repository import Gst
-            init()
-            desc = self.config.pipeline()
-            e = Gst.parse_launch(desc)
+            e = _configured(self.config)
             self._props = {k: e.get_property(k) for k in
                            ("frame-shift", "num-filters", "num-ceps", "c0",
                             "energy")}

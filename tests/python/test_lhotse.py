@@ -336,6 +336,18 @@ class Config(unittest.TestCase):
             AfetPlpConfig(preset="lhotse")
         with self.assertRaisesRegex(afet.Error, "num_ceps=1.*column 0"):
             AfetMfccConfig(num_ceps=1)
+        # a value afet's property cannot take (GStreamer would only warn
+        # and keep the default): refused when the extractor is made
+        for kw, msg in ((dict(window_type="foo"), "window_type='foo'.*"
+                         "takes one of hamming"),
+                        (dict(num_filters=0), "num_filters=0.*outside 1"),
+                        (dict(num_filters=80.0), "whole number"),
+                        (dict(frame_shift=0.0), "frame_shift=0.0.*outside"),
+                        (dict(remove_dc_offset=1), "True or False")):
+            with self.assertRaisesRegex(afet.Error, msg):
+                fbank(**kw)
+        with self.assertRaisesRegex(afet.Error, "lpc_order=0"):
+            AfetPlp(AfetPlpConfig(lpc_order=0))
         with self.assertRaisesRegex(afet.Error, "samples\\[1\\] has 2"):
             fbank().extract_batch([np.zeros(800, np.float32),
                                    np.zeros((2, 800), np.float32)], 16000)
