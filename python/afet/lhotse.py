@@ -337,7 +337,13 @@ class _AfetExtractor(FeatureExtractor):
         super().__init__(config=config)
         self._afet = None
         self._props = None
-        self._element()             # a value afet cannot take: refused now
+        streams = self.config.streams
+        if isinstance(streams, bool) or not isinstance(streams, int) or \
+                streams < 1:
+            raise Error("%s: streams=%r: give the number of arrays computed "
+                        "at once as a whole number >= 1" %
+                        (type(self.config).__name__, streams))
+        self._values()              # a value afet cannot take: refused now
 
     # pickling (lhotse's worker processes, Dask) sends the config: the
     # afet pipelines and their device context stay in the process that
@@ -362,9 +368,10 @@ class _AfetExtractor(FeatureExtractor):
             self._afet.close()
             self._afet = None
 
-    def _element(self):
-        """The chain's element, configured, read back: the values in
-        effect (the preset's where the config left None)."""
+    def _values(self):
+        """The properties that shape the output, read back from the
+        configured element: the values in effect (the preset's where the
+        config left None)."""
         if self._props is None:
             e = _configured(self.config)
             self._props = {k: e.get_property(k) for k in
@@ -375,10 +382,10 @@ class _AfetExtractor(FeatureExtractor):
     @property
     def frame_shift(self) -> Seconds:
         # afet's frame-shift in ms, as lhotse's seconds (10 -> 0.01)
-        return round(self._element()["frame-shift"] / 1000.0, 12)
+        return round(self._values()["frame-shift"] / 1000.0, 12)
 
     def feature_dim(self, sampling_rate: int) -> int:
-        p = self._element()
+        p = self._values()
         if p["num-ceps"] == 0:
             return p["num-filters"] + (1 if p["energy"] else 0)
         return p["num-ceps"] + (1 if p["c0"] else 0) + \

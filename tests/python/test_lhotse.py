@@ -346,6 +346,8 @@ class Config(unittest.TestCase):
                         (dict(remove_dc_offset=1), "True or False")):
             with self.assertRaisesRegex(afet.Error, msg):
                 fbank(**kw)
+        with self.assertRaisesRegex(afet.Error, "streams=0"):
+            fbank(streams=0)
         with self.assertRaisesRegex(afet.Error, "lpc_order=0"):
             AfetPlp(AfetPlpConfig(lpc_order=0))
         with self.assertRaisesRegex(afet.Error, "samples\\[1\\] has 2"):
