@@ -54,3 +54,21 @@ if [ $only = no ] && ! python3 -c 'import kaldiio' 2>/dev/null &&
   echo "afet: installing kaldiio (pip)"
   python3 -m pip install -q kaldiio || echo "afet: kaldiio not installed: its test will skip"
 fi
+
+# tests: lhotse, torch (lhotse needs it), Dask and distributed (PyPI) for
+# afet.lhotse (tests/python/test_lhotse*.py), in a venv of the system's
+# python3 that sees its PyGObject and NumPy (AFET_LHOTSE_VENV, default
+# /opt/afet-lhotse; the tests run themselves there). PyPI's torch is the
+# CUDA build: about 3 GB to fetch, 5.4 GB installed, about 70 s here.
+# urllib3: lhotse 1.33 imports it without requiring it; lilcom: the
+# storage icefall's recipes use (LilcomChunkyWriter).
+lhotse_venv=${AFET_LHOTSE_VENV:-/opt/afet-lhotse}
+if [ $only = no ] &&
+    ! "$lhotse_venv/bin/python3" -c 'import torch, lhotse, lilcom, distributed' 2>/dev/null; then
+  echo "afet: installing torch, lhotse, dask, distributed (pip) in $lhotse_venv"
+  { /usr/bin/python3 -m venv --system-site-packages "$lhotse_venv" &&
+    "$lhotse_venv/bin/pip" install -q --no-cache-dir torch==2.15.0 \
+      lhotse==1.33.0 urllib3 lilcom==1.8.2 dask==2026.8.0 \
+      distributed==2026.8.0; } ||
+    echo "afet: lhotse's packages not installed: the python-lhotse tests fail in CI"
+fi
