@@ -5,12 +5,14 @@
 # Starts munged, slurmctld and slurmd from Debian's packages in a temporary
 # folder (its own munge key, slurm.conf, free ports, state and spool
 # folders; the daemons in the foreground, each in its own process group,
-# killed at exit whatever happens), then runs docs/files.md's recipe,
+# killed at exit whatever happens), then runs docs/clusters.md's recipe,
 # `sbatch --array=1-4 --wait` over `afet-extract --shard K/4`, on a corpus
 # of short WAVs the test writes.  Checks:
 #   - the shards' feature files are byte for byte those of one plain run,
 #     and their archives (one per shard, indexes concatenated) hold every
 #     key once with the plain run's bytes;
+#   - a job cancelled while it runs (scancel), submitted again, ends with
+#     the same bytes;
 #   - an input that fails in one task makes `sbatch --wait` exit non-zero,
 #     `scontrol show job` marks that task FAILED (the others COMPLETED) and
 #     its output file names the input;
@@ -149,7 +151,7 @@ class Cluster:
         with open(self.conf, "w") as f:
             f.write("""\
 ClusterName=afettest
-SlurmctldHost=localhost
+SlurmctldHost=localhost(127.0.0.1)
 SlurmctldPort=%(ctld)d
 SlurmdPort=%(slurmd)d
 SlurmUser=root
@@ -347,7 +349,7 @@ print("cluster up after %.1f s" % (time.monotonic() - T0), flush=True)
 
 
 def array(name, wait=True):
-    """docs/files.md's recipe, in files and into archives, one job array;
+    """docs/clusters.md's recipe, in files and into archives, one job array;
     returns (sbatch --wait's exit status, the job id); without WAIT, as
     soon as the job is queued."""
     out = os.path.join(tmp, name)
@@ -374,7 +376,7 @@ def array(name, wait=True):
 def compare(name, what):
     out = os.path.join(tmp, name)
     # a task killed by a signal may leave NAME.afet-part-XXXXXX behind,
-    # never taken for an output (docs/files.md)
+    # never taken for an output (docs/clusters.md)
     got = {f: read(os.path.join(out, "feats", f))
            for f in tree(os.path.join(out, "feats"))
            if ".afet-part-" not in f}
