@@ -18,6 +18,9 @@ packages=(
   python3-venv python3-pip python3-setuptools python3-wheel
   # tests: espeak-ng speaks the words afetdtw recognises (tests/dtw)
   espeak-ng
+  # tests: a one-node Slurm cluster (munge, slurmctld, slurmd) runs
+  # afet-extract --shard as a job array (tests/extract/test_slurm.py)
+  munge slurmctld slurmd slurm-client
   # GStreamer 1.22: libraries, headers, gst-check, gst-launch, base plugins
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-tools
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good
