@@ -884,10 +884,21 @@ gst_afet_pitch_class_init (GstAfetPitchClass * klass)
         spec);
   }
 
-  gst_afet_base_class_set_element (element_class, GST_AFET_AUDIO_CAPS,
-      GST_AFET_FEATURES_CAPS ("user"), "afet Kaldi pitch",
-      "Kaldi's pitch features (compute-and-process-kaldi-pitch-feats) on an "
-      "OpenCL device");
+  /* the pads and metadata of every afet element, without the live
+   * latency budget gst_afet_base_class_set_element adds (afetpitch takes
+   * no live input) */
+  GstCaps *caps = gst_caps_from_string (GST_AFET_AUDIO_CAPS);
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
+  gst_caps_unref (caps);
+  caps = gst_caps_from_string (GST_AFET_FEATURES_CAPS ("user"));
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
+  gst_caps_unref (caps);
+  gst_element_class_set_static_metadata (element_class, "afet Kaldi pitch",
+      "Filter/Analyzer/Audio", "Kaldi's pitch features "
+      "(compute-and-process-kaldi-pitch-feats) on an OpenCL device",
+      "the afet authors");
   element_class->change_state =
       GST_DEBUG_FUNCPTR (gst_afet_pitch_change_state);
   element_class->set_context = GST_DEBUG_FUNCPTR (gst_afet_pitch_set_context);

@@ -79,6 +79,14 @@ run_harness (const gchar * launch, gint rate, gdouble ** x, const gint * n,
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
   memset (runs, 0, sizeof (*runs));
   afetcheck_pull_runs (h, runs);
+  /* the caps name the columns (docs/caps.md, the pitch-columns field) */
+  GstCaps *caps = gst_pad_get_current_caps (h->sinkpad);
+  const gchar *cols = gst_structure_get_string (gst_caps_get_structure (caps,
+          0), "pitch-columns");
+  fail_unless (cols && strcmp (cols, runs->dims == 2 ? "nccf,pitch" :
+          "pov,normalized-log-pitch,delta-pitch") == 0, "pitch-columns %s",
+      cols);
+  gst_caps_unref (caps);
   gst_harness_teardown (h);
   g_free (sizes);
 }
