@@ -307,6 +307,65 @@ GST_START_TEST (test_reference_random)
 
 GST_END_TEST;
 
+/* Kaldi's default delta-pitch noise (stddev 0.005, times the delta scale
+ * 10): only the delta column moves, by about 0.05 rms, the same for the
+ * same srand and otherwise for another; float input gives what 16-bit
+ * input of the same values gives */
+GST_START_TEST (test_noise_and_formats)
+{
+  gint rate, n;
+  gdouble *x = load_wave ("s01_16k", &rate, &n);
+  AfetCheckRuns clean, noisy, again, other;
+  run_harness ("afetpitch delta-pitch-noise-stddev=0 device-memory=false",
+      rate, &x, &n, 1, 81, &clean);
+  run_harness ("afetpitch device-memory=false", rate, &x, &n, 1, 82, &noisy);
+  run_harness ("afetpitch device-memory=false", rate, &x, &n, 1, 83, &again);
+  run_harness ("afetpitch srand=5 device-memory=false", rate, &x, &n, 1, 84,
+      &other);
+  fail_unless (clean.n_frames > 100 && noisy.n_frames == clean.n_frames);
+  gdouble ss = 0;
+  for (gint t = 0; t < clean.n_frames; t++) {
+    fail_unless (noisy.data[3 * t] == clean.data[3 * t] &&
+        noisy.data[3 * t + 1] == clean.data[3 * t + 1]);
+    gdouble d = noisy.data[3 * t + 2] - clean.data[3 * t + 2];
+    ss += d * d;
+  }
+  gdouble rms = sqrt (ss / clean.n_frames);
+  g_print ("default delta-pitch noise: rms %.4f on the delta column\n", rms);
+  fail_unless (rms > 0.035 && rms < 0.065, "noise rms %g", rms);
+  fail_unless (memcmp (noisy.data, again.data, sizeof (gfloat) * 3 *
+          clean.n_frames) == 0, "the same srand gave other noise");
+  fail_if (memcmp (noisy.data, other.data, sizeof (gfloat) * 3 *
+          clean.n_frames) == 0, "srand=5 gave the same noise");
+
+  /* F32 input (values / 32768) equals S16 input */
+  GstHarness *h = gst_harness_new_parse ("afetpitch process=false "
+      "device-memory=false");
+  gst_harness_set_live (h, FALSE);
+  afetcheck_set_audio_caps (h, AFETCHECK_F32, rate);
+  fail_unless_equals_int (afetcheck_push_samples (h, AFETCHECK_F32, rate, x,
+          n, NULL, 0, 0, TRUE), GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  AfetCheckRuns f32, s16;
+  memset (&f32, 0, sizeof f32);
+  afetcheck_pull_runs (h, &f32);
+  gst_harness_teardown (h);
+  run_harness ("afetpitch process=false device-memory=false", rate, &x, &n,
+      1, 85, &s16);
+  fail_unless_equals_int (f32.n_frames, s16.n_frames);
+  fail_unless (memcmp (f32.data, s16.data, sizeof (gfloat) * 2 *
+          s16.n_frames) == 0, "F32 and S16 input differ");
+  afetcheck_runs_clear (&clean);
+  afetcheck_runs_clear (&noisy);
+  afetcheck_runs_clear (&again);
+  afetcheck_runs_clear (&other);
+  afetcheck_runs_clear (&f32);
+  afetcheck_runs_clear (&s16);
+  g_free (x);
+}
+
+GST_END_TEST;
+
 /* the pipeline fails with an error holding every needle */
 static void
 expect_error (const gchar * launch, const gchar * const *needles)
@@ -367,6 +426,7 @@ afetpitch_suite (void)
   tcase_add_test (tc, test_kaldi_raw);
   tcase_add_test (tc, test_kaldi_processed);
   tcase_add_test (tc, test_reference_random);
+  tcase_add_test (tc, test_noise_and_formats);
   tcase_add_test (tc, test_bad_input);
   return s;
 }
