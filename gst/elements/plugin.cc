@@ -18,6 +18,7 @@
 #include "gstafetenc.h"
 #include "gstafetparse.h"
 #include "gstafettransform.h"
+#include "gstafetpitch.h"
 #include "cache.h"
 
 GST_DEBUG_CATEGORY_STATIC (afet_engine_debug);
@@ -52,6 +53,7 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (afetenc, plugin);
   ret |= GST_ELEMENT_REGISTER (afetparse, plugin);
   ret |= GST_ELEMENT_REGISTER (afettransform, plugin);
+  ret |= GST_ELEMENT_REGISTER (afetpitch, plugin);
   return ret;
 }
 

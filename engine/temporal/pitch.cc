@@ -1,0 +1,595 @@
+/* The pitch stage (pitch.h): Kaldi's pitch tracker of a whole utterance on
+ * the device, and process-kaldi-pitch-feats on the host.
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+/* Written from Kaldi's algorithm (feat/pitch-functions.cc, feat/resample.cc;
+ * tests/reference/afetref_pitch.c restates it in double). Offline, Kaldi
+ * takes the whole input, computes the frames whose lags lie inside what it
+ * could resample without the end (their NCCF ballast from the energy of
+ * that part), then, at the end of input, the last frames (ballast from the
+ * energy of the whole resampled signal); if that energy differs from the
+ * first by more than 1 % and the first part had fewer than recompute-frame
+ * frames, the early frames' NCCFs are rescaled (RecomputeBacktraces). This
+ * stage reproduces those ballasts frame by frame, so that every frame's
+ * NCCF is Kaldi's. */
+
+#include "pitch.h"
+#include "clutil.h"
+
+#include "afet-kernels.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+
+namespace afet {
+
+Status
+PitchConfig::validate () const
+{
+  auto bad = [](const char *m) { return Status (Status::BAD_CONFIG, m); };
+  if (!(samp_freq > 0))
+    return bad ("the sample rate must be positive");
+  if (!(resample_freq > 0))
+    return bad ("resample-frequency must be positive");
+  if (!(min_f0 > 0) || !(max_f0 > min_f0))
+    return bad ("min-f0 must be positive and below max-f0");
+  if (!(lowpass_cutoff > 0) || 2 * lowpass_cutoff > resample_freq)
+    return bad ("lowpass-cutoff must be positive and at most half "
+        "resample-frequency (Kaldi's check)");
+  if (2 * lowpass_cutoff > samp_freq)
+    return bad ("lowpass-cutoff must be at most half the input's sample "
+        "rate: for 8 kHz input keep it at or below 4000 Hz");
+  if (lowpass_filter_width < 1 || upsample_filter_width < 1)
+    return bad ("lowpass-filter-width and upsample-filter-width must be at "
+        "least 1");
+  if (!(delta_pitch > 0))
+    return bad ("delta-pitch must be positive");
+  if (!(frame_shift_ms > 0) || !(frame_length_ms > 0))
+    return bad ("frame-shift and frame-length must be positive");
+  if (!(penalty_factor >= 0) || !(soft_min_f0 >= 0) || !(nccf_ballast >= 0))
+    return bad ("penalty-factor, soft-min-f0 and nccf-ballast must not be "
+        "negative");
+  if ((int) (resample_freq * frame_length_ms / 1000.0f) < 1 ||
+      (int) (resample_freq * frame_shift_ms / 1000.0f) < 1)
+    return bad ("frame-length and frame-shift are shorter than one sample "
+        "at resample-frequency");
+  if (std::floor ((double) samp_freq) != samp_freq ||
+      std::floor ((double) resample_freq) != resample_freq)
+    return bad ("the sample rate and resample-frequency must be whole Hz");
+  if (recompute_frame < 0 || max_frames_latency < 0 || frames_per_chunk < 0)
+    return bad ("recompute-frame, max-frames-latency and frames-per-chunk "
+        "must not be negative");
+  if (simulate_first_pass_online && frames_per_chunk == 0)
+    return bad ("simulate-first-pass-online needs frames-per-chunk > 0 "
+        "(Kaldi's check)");
+  if (pitch_lags (*this).size () > 65535)
+    return bad ("the lag grid has more than 65535 lags: raise min-f0 or "
+        "delta-pitch");
+  return Status::Ok ();
+}
+
+int
+ProcessPitchConfig::dims () const
+{
+  return (add_pov_feature ? 1 : 0) + (add_normalized_log_pitch ? 1 : 0) +
+      (add_delta_pitch ? 1 : 0) + (add_raw_log_pitch ? 1 : 0);
+}
+
+Status
+ProcessPitchConfig::validate () const
+{
+  if (dims () == 0)
+    return Status (Status::BAD_CONFIG, "no pitch feature selected: set one "
+        "of add-pov-feature, add-normalized-log-pitch, add-delta-pitch, "
+        "add-raw-log-pitch (Kaldi's check)");
+  if (delta_window < 1)
+    return Status (Status::BAD_CONFIG, "delta-window must be at least 1");
+  if (normalization_left_context < 0 || normalization_right_context < 0 ||
+      delay < 0)
+    return Status (Status::BAD_CONFIG, "the normalisation contexts and the "
+        "delay must not be negative");
+  if (!(delta_pitch_noise_stddev >= 0))
+    return Status (Status::BAD_CONFIG, "delta-pitch-noise-stddev must not "
+        "be negative");
+  return Status::Ok ();
+}
+
+std::vector<float>
+pitch_lags (const PitchConfig &c)
+{
+  /* Kaldi keeps the lag in a float and multiplies by (1 + delta) in double
+   * each step; the float rounding decides whether the last lag is in */
+  std::vector<float> v;
+  float min_lag = (float) (1.0 / c.max_f0), max_lag = (float) (1.0 / c.min_f0);
+  for (float lag = min_lag; lag <= max_lag && v.size () <= 65536;
+      lag = (float) (lag * (1.0 + c.delta_pitch)))
+    v.push_back (lag);
+  return v;
+}
+
+namespace {
+
+long long
+gcd64 (long long a, long long b)
+{
+  while (b != 0) {
+    long long r = a % b;
+    a = b;
+    b = r;
+  }
+  return a;
+}
+
+/* Kaldi's LinearResample: the outputs n_in inputs give (all of them with
+ * flush; without, those whose filter lies inside the input) */
+long long
+resample_count (long long n_in, int rate_in, int rate_out, float cutoff,
+    int num_zeros, bool flush)
+{
+  long long tick = (long long) rate_in / gcd64 (rate_in, rate_out) * rate_out;
+  long long ticks = n_in * (tick / rate_in), per_out = tick / rate_out;
+  if (!flush) {
+    /* Kaldi holds the half width in a float */
+    float width = (float) (num_zeros / (2.0 * cutoff));
+    ticks -= (long long) std::floor (width * (float) tick);
+  }
+  if (ticks <= 0)
+    return 0;
+  long long last = ticks / per_out;
+  if (last * per_out == ticks)
+    last--;
+  return last + 1;
+}
+
+/* the windowed sinc of both resamplers: cutoff fc, raised cosine reaching
+ * zero at num_zeros / (2 fc) */
+double
+windowed_sinc (double t, double fc, int num_zeros)
+{
+  double w = 0.0;
+  if (std::fabs (t) < num_zeros / (2.0 * fc))
+    w = 0.5 * (1.0 + std::cos (2.0 * M_PI * fc / num_zeros * t));
+  double f = t != 0.0 ? std::sin (2.0 * M_PI * fc * t) / (M_PI * t) :
+      2.0 * fc;
+  return f * w;
+}
+
+struct Geometry
+{
+  int S, M, lag0, lag1, basic, shift, full;
+};
+
+Geometry
+geometry (const PitchConfig &c)
+{
+  Geometry g;
+  g.S = (int) pitch_lags (c).size ();
+  double half = c.upsample_filter_width / (2.0 * c.resample_freq);
+  g.lag0 = (int) std::ceil (c.resample_freq * (1.0 / c.max_f0 - half));
+  g.lag1 = (int) std::floor (c.resample_freq * (1.0 / c.min_f0 + half));
+  g.M = g.lag1 - g.lag0 + 1;
+  g.basic = (int) (c.resample_freq * c.frame_length_ms / 1000.0);
+  g.shift = (int) (c.resample_freq * c.frame_shift_ms / 1000.0);
+  g.full = g.basic + g.lag1;
+  return g;
+}
+
+/* Kaldi's NumFramesAvailable for n resampled samples */
+long long
+frames_available (const PitchConfig &c, const Geometry &g, long long n,
+    bool finished)
+{
+  long long len = g.basic + (finished ? 0 : g.lag1);
+  if (n < len)
+    return 0;
+  if (c.snip_edges)
+    return (n - len) / g.shift + 1;
+  if (finished)
+    return (long long) ((float) n * 1.0f / g.shift + 0.5f);
+  return (long long) ((float) (n - len / 2) * 1.0f / g.shift + 0.5f);
+}
+
+long long
+frame_start (const PitchConfig &c, const Geometry &g, long long t)
+{
+  if (c.snip_edges)
+    return t * g.shift;
+  return (long long) ((t + 0.5) * g.shift) - g.full / 2;
+}
+
+/* the variance of ds[0 .. end): what Kaldi calls the mean square */
+double
+signal_variance (const std::vector<double> &sum, const std::vector<double> &
+    sum2, long long end)
+{
+  if (end <= 0)
+    return 0.0;
+  double m = sum[end] / end;
+  return sum2[end] / end - m * m;
+}
+
+}  /* namespace */
+
+long long
+pitch_frames (const PitchConfig &c, long long n)
+{
+  Geometry g = geometry (c);
+  long long n_ds = resample_count (n, (int) c.samp_freq,
+      (int) c.resample_freq, c.lowpass_cutoff, c.lowpass_filter_width, true);
+  long long n1 = resample_count (n, (int) c.samp_freq, (int) c.resample_freq,
+      c.lowpass_cutoff, c.lowpass_filter_width, false);
+  return std::max (frames_available (c, g, n_ds, true),
+      frames_available (c, g, n1, false));
+}
+
+Status
+PitchStage::init (std::shared_ptr<Device> device, const PitchConfig &c,
+    cl_command_queue queue)
+{
+  AFET_RETURN_IF_ERROR (c.validate ());
+  device_ = std::move (device);
+  cfg_ = c;
+  Geometry g = geometry (c);
+  S_ = g.S;
+  M_ = g.M;
+  lag0_ = g.lag0;
+  lag1_ = g.lag1;
+  basic_ = g.basic;
+  shift_ = g.shift;
+  full_ = g.full;
+  lags_ = pitch_lags (c);
+
+  cl_device_fp_config fp = 0;
+  clGetDeviceInfo (device_->device (), CL_DEVICE_DOUBLE_FP_CONFIG,
+      sizeof fp, &fp, nullptr);
+  fp64_ = fp != 0;
+  lsz_ = pick_local_size (*device_);
+  /* the Viterbi's work-group: as many work-items as lags, up to the
+   * device's limit, a power of two for its reduction */
+  size_t maxwg = std::max<size_t> (1, device_->info ().max_work_group_size);
+  vlsz_ = 1;
+  while (vlsz_ * 2 <= std::min<size_t> (maxwg, 1024) && vlsz_ < (size_t) S_)
+    vlsz_ *= 2;
+  if (device_->info ().local_mem_bytes &&
+      (size_t) S_ * 2 * sizeof (float) + vlsz_ * sizeof (float) >
+      device_->info ().local_mem_bytes)
+    return Status (Status::BAD_CONFIG, "the lag grid does not fit the "
+        "device's local memory: raise min-f0 or delta-pitch");
+
+  std::string opts = std::string (fp64_ ? "-DAFET_PITCH_DOUBLE " : "") +
+      "-DAFET_LSZ=";
+  const char *names[] = { "afet_pitch_resample", "afet_pitch_nccf",
+    "afet_pitch_upsample", "afet_pitch_viterbi", "afet_pitch_backtrace",
+    "afet_pitch_output"
+  };
+  ClKernel *kernels[] = { &resample_, &nccf_, &upsample_, &viterbi_,
+    &backtrace_, &output_
+  };
+  for (int i = 0; i < 6; i++)
+    AFET_RETURN_IF_ERROR (make_kernel (*device_, "pitch", kernels::pitch,
+            kernels::pitch_sha256, opts + std::to_string (i == 3 ? vlsz_ :
+                lsz_), names[i], kernels[i]));
+
+  /* the resampling filter's phases */
+  int rin = (int) c.samp_freq, rout = (int) c.resample_freq;
+  long long gg = gcd64 (rin, rout);
+  out_unit_ = (int) (rout / gg);
+  in_unit_ = (int) (rin / gg);
+  double cutoff = c.lowpass_cutoff, width = c.lowpass_filter_width /
+      (2.0 * cutoff);
+  std::vector<int> rf (out_unit_), rn (out_unit_);
+  std::vector<std::vector<double>> rw (out_unit_);
+  rs_taps_ = 1;
+  for (int w = 0; w < out_unit_; w++) {
+    double t_out = (double) w / rout;
+    long long i0 = (long long) std::ceil ((t_out - width) * rin);
+    long long i1 = (long long) std::floor ((t_out + width) * rin);
+    rf[w] = (int) i0;
+    rn[w] = (int) (i1 - i0 + 1);
+    for (long long i = i0; i <= i1; i++)
+      rw[w].push_back (windowed_sinc ((double) i / rin - t_out, cutoff,
+              c.lowpass_filter_width) / rin);
+    rs_taps_ = std::max (rs_taps_, rn[w]);
+  }
+  std::vector<float> rwf ((size_t) out_unit_ * rs_taps_, 0.0f);
+  for (int w = 0; w < out_unit_; w++)
+    for (int j = 0; j < rn[w]; j++)
+      rwf[(size_t) w * rs_taps_ + j] = (float) rw[w][j];
+
+  /* the NCCF upsampler: measured lags lag0 .. lag1 to the grid */
+  double rate = c.resample_freq, upcut = rate * 0.5;
+  std::vector<int> uf (S_), un (S_);
+  std::vector<std::vector<double>> uw (S_);
+  up_taps_ = 1;
+  for (int i = 0; i < S_; i++) {
+    double t = (double) lags_[i] - lag0_ / rate;
+    double half = c.upsample_filter_width / (2.0 * upcut);
+    int a = (int) std::ceil (rate * (t - half)),
+        b = (int) std::floor (rate * (t + half));
+    a = std::max (a, 0);
+    b = std::min (b, M_ - 1);
+    uf[i] = a;
+    un[i] = std::max (0, b - a + 1);
+    for (int j = 0; j < un[i]; j++)
+      uw[i].push_back (windowed_sinc (t - (a + j) / rate, upcut,
+              c.upsample_filter_width) / rate);
+    up_taps_ = std::max (up_taps_, un[i]);
+  }
+  std::vector<float> uwf ((size_t) S_ * up_taps_, 0.0f);
+  for (int i = 0; i < S_; i++)
+    for (int j = 0; j < un[i]; j++)
+      uwf[(size_t) i * up_taps_ + j] = (float) uw[i][j];
+
+  cl_context ctx = device_->context ();
+  const cl_mem_flags ro = CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR;
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, ro, rf.size () * sizeof (int),
+          rf.data (), &rs_first_));
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, ro, rn.size () * sizeof (int),
+          rn.data (), &rs_n_));
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, ro, rwf.size () * sizeof (float),
+          rwf.data (), &rs_w_));
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, ro, uf.size () * sizeof (int),
+          uf.data (), &up_first_));
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, ro, un.size () * sizeof (int),
+          un.data (), &up_n_));
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, ro, uwf.size () * sizeof (float),
+          uwf.data (), &up_w_));
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, ro, lags_.size () * sizeof (float),
+          lags_.data (), &lags_mem_));
+  return use_queue (*device_, queue, &own_queue_, &queue_);
+}
+
+Status
+PitchStage::compute (const float *wave, long long n, std::vector<float> *raw,
+    std::vector<int> *lag)
+{
+  const PitchConfig &c = cfg_;
+  Geometry g = geometry (c);
+  raw->clear ();
+  if (lag)
+    lag->clear ();
+  int rin = (int) c.samp_freq, rout = (int) c.resample_freq;
+  long long n2 = resample_count (n, rin, rout, c.lowpass_cutoff,
+      c.lowpass_filter_width, true);
+  long long n1 = resample_count (n, rin, rout, c.lowpass_cutoff,
+      c.lowpass_filter_width, false);
+  long long T1 = frames_available (c, g, n1, false);
+  long long T = std::max (T1, frames_available (c, g, n2, true));
+  if (T == 0)
+    return Status::Ok ();
+  size_t acc = fp64_ ? sizeof (double) : sizeof (float);
+  if ((unsigned long long) T * std::max (S_, M_) * std::max<size_t> (acc, 4) >
+      device_->info ().max_alloc_bytes && device_->info ().max_alloc_bytes)
+    return Status (Status::BAD_CONFIG, "the utterance is too long for one "
+        "buffer of this device (" + std::to_string (T) + " frames): split "
+        "it (a DISCONT starts a new utterance)");
+
+  cl_context ctx = device_->context ();
+  ClMem x, ds;
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY |
+          CL_MEM_COPY_HOST_PTR, std::max<long long> (n, 1) * sizeof (float),
+          wave, &x));
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE,
+          std::max<long long> (n2, 1) * sizeof (float), nullptr, &ds));
+  {
+    ArgSetter a (resample_.get ());
+    a (x.get ()) ((cl_long) n) (rs_first_.get ()) (rs_n_.get ())
+        (rs_w_.get ()) ((cl_int) rs_taps_) ((cl_int) out_unit_)
+        ((cl_int) in_unit_) (ds.get ()) ((cl_long) n2);
+    AFET_RETURN_IF_ERROR (a.status ("afet_pitch_resample"));
+    AFET_RETURN_IF_ERROR (launch (queue_, resample_.get (),
+            (n2 + lsz_ - 1) / lsz_, lsz_, "afet_pitch_resample"));
+  }
+  /* the energy of the resampled signal, for the ballast, on the host */
+  std::vector<float> dsh (n2);
+  cl_int err = clEnqueueReadBuffer (queue_, ds.get (), CL_TRUE, 0,
+      n2 * sizeof (float), dsh.data (), 0, nullptr, nullptr);
+  if (err != CL_SUCCESS)
+    return cl_fail ("reading the resampled signal", err);
+  std::vector<double> sum (n2 + 1, 0.0), sum2 (n2 + 1, 0.0);
+  for (long long k = 0; k < n2; k++) {
+    sum[k + 1] = sum[k] + dsh[k];
+    sum2[k + 1] = sum2[k] + (double) dsh[k] * dsh[k];
+  }
+  double ms1 = signal_variance (sum, sum2, n1),
+      ms2 = signal_variance (sum, sum2, n2);
+  std::vector<long long> start (T);
+  std::vector<float> ballast (T), old_ballast (T);
+  auto ballast_of = [&](double ms) {
+    return std::pow (ms * basic_, 2.0) * c.nccf_ballast;
+  };
+  for (long long t = 0; t < T; t++) {
+    start[t] = frame_start (c, g, t);
+    double ms;
+    if (c.nccf_ballast_online)
+      ms = signal_variance (sum, sum2, std::min (start[t] + full_,
+              t < T1 ? n1 : n2));
+    else
+      ms = t < T1 ? ms1 : ms2;
+    ballast[t] = (float) ballast_of (ms);
+    old_ballast[t] = (float) ballast_of ((float) ms);
+  }
+  /* RecomputeBacktraces: when the first part had fewer frames than
+   * recompute-frame and its energy (kept in a float) differs from the
+   * whole signal's by more than 1 %, the frames before recompute-frame are
+   * rescaled to the final ballast */
+  bool rescale = false;
+  float f1 = (float) ms1, f2 = (float) ms2;
+  if (!c.nccf_ballast_online && T1 > 0 && T1 < c.recompute_frame &&
+      !(f1 == f2 || std::fabs (f1 - f2) <= 0.01 * (std::fabs (f1) +
+              std::fabs (f2))))
+    rescale = true;
+  float new_ballast = (float) ballast_of (f2);
+  if (rescale)
+    for (long long t = c.recompute_frame; t < T; t++)
+      old_ballast[t] = new_ballast;     /* scale 1: after the recomputation */
+
+  ClMem startm, bal, oldb, inner, norm, nccf, bp, fwd, path, out;
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY |
+          CL_MEM_COPY_HOST_PTR, T * sizeof (cl_long), start.data (), &startm));
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY |
+          CL_MEM_COPY_HOST_PTR, T * sizeof (float), ballast.data (), &bal));
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY |
+          CL_MEM_COPY_HOST_PTR, T * sizeof (float), old_ballast.data (),
+          &oldb));
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE,
+          (size_t) T * M_ * acc, nullptr, &inner));
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE,
+          (size_t) T * M_ * acc, nullptr, &norm));
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE,
+          (size_t) T * S_ * sizeof (float), nullptr, &nccf));
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE,
+          (size_t) T * S_ * sizeof (cl_ushort), nullptr, &bp));
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE,
+          (size_t) S_ * sizeof (float), nullptr, &fwd));
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE,
+          (size_t) T * sizeof (cl_int), nullptr, &path));
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE,
+          (size_t) T * 2 * sizeof (float), nullptr, &out));
+
+  {
+    ArgSetter a (nccf_.get ());
+    a (ds.get ()) ((cl_long) n2) (startm.get ()) ((cl_int) T) ((cl_int) M_)
+        ((cl_int) basic_) ((cl_int) lag0_) (c.preemph_coeff) (inner.get ())
+        (norm.get ());
+    AFET_RETURN_IF_ERROR (a.status ("afet_pitch_nccf"));
+    AFET_RETURN_IF_ERROR (launch (queue_, nccf_.get (),
+            ((size_t) T * M_ + lsz_ - 1) / lsz_, lsz_, "afet_pitch_nccf"));
+  }
+  {
+    ArgSetter a (upsample_.get ());
+    a (inner.get ()) (norm.get ()) ((cl_int) T) ((cl_int) M_) ((cl_int) S_)
+        (up_first_.get ()) (up_n_.get ()) (up_w_.get ()) ((cl_int) up_taps_)
+        (bal.get ()) (oldb.get ()) (new_ballast) ((cl_int) (rescale ? 1 : 0))
+        (nccf.get ());
+    AFET_RETURN_IF_ERROR (a.status ("afet_pitch_upsample"));
+    AFET_RETURN_IF_ERROR (launch (queue_, upsample_.get (),
+            ((size_t) T * S_ + lsz_ - 1) / lsz_, lsz_, "afet_pitch_upsample"));
+  }
+  {
+    /* Kaldi: the squared log step in a float, times the penalty in float */
+    float factor = (float) std::pow (std::log (1.0 + c.delta_pitch), 2.0) *
+        c.penalty_factor;
+    ArgSetter a (viterbi_.get ());
+    a (nccf.get ()) ((cl_int) T) ((cl_int) S_) (lags_mem_.get ()) (factor)
+        (c.soft_min_f0) (bp.get ()) (fwd.get ());
+    AFET_RETURN_IF_ERROR (a.status ("afet_pitch_viterbi"));
+    err = clSetKernelArg (viterbi_.get (), 8, S_ * sizeof (float), nullptr);
+    if (err == CL_SUCCESS)
+      err = clSetKernelArg (viterbi_.get (), 9, S_ * sizeof (float), nullptr);
+    if (err != CL_SUCCESS)
+      return cl_fail ("afet_pitch_viterbi's local memory", err);
+    AFET_RETURN_IF_ERROR (launch (queue_, viterbi_.get (), 1, vlsz_,
+            "afet_pitch_viterbi"));
+  }
+  {
+    ArgSetter a (backtrace_.get ());
+    a (bp.get ()) (fwd.get ()) ((cl_int) T) ((cl_int) S_) (path.get ());
+    AFET_RETURN_IF_ERROR (a.status ("afet_pitch_backtrace"));
+    AFET_RETURN_IF_ERROR (launch (queue_, backtrace_.get (), 1, 1,
+            "afet_pitch_backtrace"));
+  }
+  {
+    ArgSetter a (output_.get ());
+    a (inner.get ()) (norm.get ()) ((cl_int) T) ((cl_int) M_)
+        (up_first_.get ()) (up_n_.get ()) (up_w_.get ()) ((cl_int) up_taps_)
+        (lags_mem_.get ()) (path.get ()) (out.get ());
+    AFET_RETURN_IF_ERROR (a.status ("afet_pitch_output"));
+    AFET_RETURN_IF_ERROR (launch (queue_, output_.get (),
+            (T + lsz_ - 1) / lsz_, lsz_, "afet_pitch_output"));
+  }
+  raw->resize ((size_t) T * 2);
+  err = clEnqueueReadBuffer (queue_, out.get (), CL_TRUE, 0,
+      (size_t) T * 2 * sizeof (float), raw->data (), 0, nullptr, nullptr);
+  if (err != CL_SUCCESS)
+    return cl_fail ("reading the pitch", err);
+  if (lag) {
+    lag->resize (T);
+    err = clEnqueueReadBuffer (queue_, path.get (), CL_TRUE, 0,
+        (size_t) T * sizeof (cl_int), lag->data (), 0, nullptr, nullptr);
+    if (err != CL_SUCCESS)
+      return cl_fail ("reading the lags", err);
+  }
+  return Status::Ok ();
+}
+
+/* ---- processing (host, double) ---- */
+
+namespace {
+
+double
+nccf_to_pov_feature (double n)
+{
+  n = std::min (1.0, std::max (-1.0, n));
+  return std::pow (1.0001 - n, 0.15) - 1.0;
+}
+
+double
+nccf_to_pov (double n)
+{
+  double a = std::min (std::fabs (n), 1.0);
+  double r = -5.2 + 5.4 * std::exp (7.5 * (a - 1.0)) + 4.8 * a -
+      2.0 * std::exp (-10.0 * a) + 4.2 * std::exp (20.0 * (a - 1.0));
+  return 1.0 / (1.0 + std::exp (-r));
+}
+
+}  /* namespace */
+
+void
+process_pitch (const ProcessPitchConfig &c, const float *raw, int T,
+    float *out)
+{
+  const int dims = c.dims ();
+  if (T <= 0)
+    return;
+  std::vector<double> lp (T), w (T), csw (T + 1, 0.0), cswl (T + 1, 0.0),
+      noise (T, 0.0);
+  for (int t = 0; t < T; t++) {
+    lp[t] = std::log ((double) raw[2 * t + 1]);
+    w[t] = nccf_to_pov (raw[2 * t]);
+  }
+  /* the POV-weighted sums over the normalisation span, from running sums
+   * (double: their rounding stays far below the features' 1e-4) */
+  for (int t = 0; t < T; t++) {
+    csw[t + 1] = csw[t] + w[t];
+    cswl[t + 1] = cswl[t] + w[t] * lp[t];
+  }
+  if (c.delta_pitch_noise_stddev != 0.0f) {
+    std::mt19937 gen (c.srand);
+    std::normal_distribution<double> nd (0.0, c.delta_pitch_noise_stddev);
+    for (int t = 0; t < T; t++)
+      noise[t] = nd (gen);
+  }
+  for (int r = 0; r < T + c.delay; r++) {
+    int t = std::max (0, r - c.delay), k = 0;
+    float *o = out + (size_t) r * dims;
+    if (c.add_pov_feature)
+      o[k++] = (float) (c.pov_scale * nccf_to_pov_feature (raw[2 * t]) +
+          c.pov_offset);
+    if (c.add_normalized_log_pitch) {
+      int b = std::max (0, t - c.normalization_left_context),
+          e = std::min (t + c.normalization_right_context + 1, T);
+      double sw = csw[e] - csw[b], swl = cswl[e] - cswl[b];
+      o[k++] = (float) ((lp[t] - swl / sw) * c.pitch_scale);
+    }
+    if (c.add_delta_pitch) {
+      /* the first-order delta of the log pitch, the ends repeated */
+      int N = c.delta_window;
+      double num = 0.0, den = 0.0;
+      for (int j = 1; j <= N; j++) {
+        int fp = std::min (t + j, T - 1), fm = std::max (t - j, 0);
+        num += j * (lp[fp] - lp[fm]);
+        den += 2.0 * j * j;
+      }
+      o[k++] = (float) ((num / den + noise[t]) * c.delta_pitch_scale);
+    }
+    if (c.add_raw_log_pitch)
+      o[k++] = (float) lp[t];
+  }
+}
+
+}  /* namespace afet */

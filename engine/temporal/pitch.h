@@ -1,0 +1,127 @@
+/* The pitch stage: Kaldi's pitch tracker (compute-kaldi-pitch-feats) of a
+ * whole utterance on the device, and its processing
+ * (process-kaldi-pitch-feats) on the host.
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include "clhandle.h"
+#include "device.h"
+#include "status.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace afet {
+
+/* Kaldi's PitchExtractionOptions, its names and defaults (samp_freq is the
+ * input's rate). Offline only: frames_per_chunk and
+ * simulate_first_pass_online are Kaldi's online options, which
+ * validate_offline () refuses. */
+struct PitchConfig
+{
+  float samp_freq = 16000.0f;
+  float frame_shift_ms = 10.0f;
+  float frame_length_ms = 25.0f;
+  float preemph_coeff = 0.0f;
+  float min_f0 = 50.0f;
+  float max_f0 = 400.0f;
+  float soft_min_f0 = 10.0f;
+  float penalty_factor = 0.1f;
+  float lowpass_cutoff = 1000.0f;
+  float resample_freq = 4000.0f;
+  float delta_pitch = 0.005f;
+  float nccf_ballast = 7000.0f;
+  int lowpass_filter_width = 1;
+  int upsample_filter_width = 5;
+  int max_frames_latency = 0;
+  int frames_per_chunk = 0;
+  bool simulate_first_pass_online = false;
+  int recompute_frame = 500;
+  bool nccf_ballast_online = false;
+  bool snip_edges = true;
+
+  /* Kaldi's ranges (its own checks and the ones its arithmetic needs) */
+  Status validate () const;
+};
+
+/* Kaldi's ProcessPitchOptions, its names and defaults. The delta-pitch
+ * noise is Gaussian of that stddev from a generator seeded by srand (not
+ * Kaldi's rand (): the values differ from Kaldi's, their distribution is
+ * the same). */
+struct ProcessPitchConfig
+{
+  float pitch_scale = 2.0f;
+  float pov_scale = 2.0f;
+  float pov_offset = 0.0f;
+  float delta_pitch_scale = 10.0f;
+  float delta_pitch_noise_stddev = 0.005f;
+  int normalization_left_context = 75;
+  int normalization_right_context = 75;
+  int delta_window = 2;
+  int delay = 0;
+  bool add_pov_feature = true;
+  bool add_normalized_log_pitch = true;
+  bool add_delta_pitch = true;
+  bool add_raw_log_pitch = false;
+  unsigned srand = 0;
+
+  int dims () const;
+  Status validate () const;
+};
+
+/* The lag grid (seconds): 1 / max_f0 times (1 + delta_pitch)^i up to
+ * 1 / min_f0, accumulated in float as Kaldi does (417 by default). */
+std::vector<float> pitch_lags (const PitchConfig &c);
+
+/* How many frames n input samples give (offline, after the end). */
+long long pitch_frames (const PitchConfig &c, long long n);
+
+/* process-kaldi-pitch-feats of T raw frames (nccf, pitch interleaved, as
+ * the stage gives them): (T + delay) rows of c.dims () floats into out, in
+ * double. */
+void process_pitch (const ProcessPitchConfig &c, const float *raw, int T,
+    float *out);
+
+class PitchStage
+{
+public:
+  PitchStage () = default;
+  PitchStage (const PitchStage &) = delete;
+  PitchStage &operator= (const PitchStage &) = delete;
+
+  /* Kernels and the fixed tables (resampling filter, lag grid, upsampling
+   * taps) for c; work goes on queue (or a queue of its own). */
+  Status init (std::shared_ptr<Device> device, const PitchConfig &c,
+      cl_command_queue queue = nullptr);
+
+  /* compute-kaldi-pitch-feats of one whole utterance: n samples in Kaldi's
+   * scale (16-bit values) at c.samp_freq; raw gets pitch_frames () rows of
+   * (nccf, pitch in Hz), as Kaldi computes them offline (its ballast from
+   * the energy of the input, the early frames rescaled as its
+   * RecomputeBacktraces does). lag (optional) gets each frame's index into
+   * the lag grid. */
+  Status compute (const float *wave, long long n, std::vector<float> *raw,
+      std::vector<int> *lag = nullptr);
+
+  int n_lags () const { return S_; }
+  const PitchConfig &config () const { return cfg_; }
+
+private:
+  std::shared_ptr<Device> device_;
+  PitchConfig cfg_;
+  ClQueue own_queue_;
+  cl_command_queue queue_ = nullptr;
+  ClKernel resample_, nccf_, upsample_, viterbi_, backtrace_, output_;
+  size_t lsz_ = 64, vlsz_ = 64;
+  bool fp64_ = false;
+  int S_ = 0, M_ = 0, lag0_ = 0, lag1_ = 0, basic_ = 0, shift_ = 0;
+  int full_ = 0;
+  int out_unit_ = 1, in_unit_ = 1, rs_taps_ = 1, up_taps_ = 1;
+  std::vector<float> lags_;
+  ClMem rs_first_, rs_n_, rs_w_, up_first_, up_n_, up_w_, lags_mem_;
+};
+
+}  /* namespace afet */

@@ -1,0 +1,927 @@
+/* The afetpitch element: Kaldi's pitch features (compute-kaldi-pitch-feats,
+ * process-kaldi-pitch-feats) of each utterance of an audio stream.
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+/**
+ * SECTION:element-afetpitch
+ * @title: afetpitch
+ *
+ * Kaldi's pitch features (Ghahremani et al. 2014) on an OpenCL device:
+ * with process=true (the default) what compute-and-process-kaldi-pitch-feats
+ * gives (pov feature, normalised log pitch, delta pitch: 3 columns, or the
+ * columns the add-* properties select), with process=false what
+ * compute-kaldi-pitch-feats gives (nccf, pitch in Hz). Every option of
+ * Kaldi's PitchExtractionOptions and ProcessPitchOptions is a property of
+ * the same name and default.
+ *
+ * Offline: an utterance is the audio from the stream's start, or from a
+ * DISCONT, to the next DISCONT or EOS; its frames (10 ms each) go out when
+ * it ends, computed as Kaldi computes them offline: resampled to
+ * resample-frequency with Kaldi's LinearResample, the NCCF of every frame
+ * at every lag and the Viterbi forward pass over the lag grid on the
+ * device, the backtrace on the device, the processing on the host (double).
+ * Kaldi's online mode (frames-per-chunk > 0, simulate-first-pass-online)
+ * is not implemented: frames-per-chunk > 0 and live sources are refused
+ * with an error (docs/kaldi-recipe.md).
+ *
+ * delta-pitch-noise-stddev keeps Kaldi's default, 0.005: Gaussian noise
+ * added to the delta pitch as Kaldi adds it for training, drawn from a
+ * generator seeded by srand (Kaldi draws from rand (): the values differ
+ * from Kaldi's, not their distribution). Set it to 0 for deterministic
+ * output equal to Kaldi's with --delta-pitch-noise-stddev=0.
+ *
+ * Samples are taken in Kaldi's scale: 16-bit values (float input times
+ * 32768).
+ *
+ * The output is `kind=user` with a `pitch-columns` field naming the
+ * columns (docs/caps.md), e.g. "pov,normalized-log-pitch,delta-pitch".
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 filesrc location=s.wav ! wavparse ! afetpitch \
+ *     delta-pitch-noise-stddev=0 ! afetenc format=kaldi ! \
+ *     filesink location=pitch.ark    # compute-and-process-kaldi-pitch-feats
+ * gst-launch-1.0 filesrc location=s.wav ! wavparse ! \
+ *     afetpitch process=false ! afetenc format=kaldi ! \
+ *     filesink location=raw.ark      # compute-kaldi-pitch-feats
+ * ]|
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstafetpitch.h"
+#include "gstafetbase.h"
+#include "gstafetclmemory.h"
+#include "gstafetdevice.h"
+#include "afetfeatures.h"
+#include "pitch.h"
+
+#include <gst/audio/audio.h>
+
+#include <cmath>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+GST_DEBUG_CATEGORY_STATIC (gst_afet_pitch_debug);
+#define GST_CAT_DEFAULT gst_afet_pitch_debug
+
+#define DEFAULT_PROCESS TRUE
+#define DEFAULT_DEVICE "auto"
+#define DEFAULT_DEVICE_MEMORY TRUE
+
+enum
+{
+  PROP_0,
+  PROP_PROCESS,
+  PROP_DEVICE,
+  PROP_DEVICE_NAME,
+  PROP_DEVICE_MEMORY,
+  /* the Kaldi options, numbered from here in the order of kaldi_options */
+  PROP_KALDI_FIRST,
+};
+
+/* Kaldi's options as properties: where each lives in the two configs, its
+ * range, and the default the configs' initialisers give (Kaldi's). */
+enum class OptType
+{ FLOAT, INT, BOOL, UINT };
+
+struct KaldiOption
+{
+  const char *name, *nick, *blurb;
+  OptType type;
+  bool process;                 /* in ProcessPitchConfig, else PitchConfig */
+  size_t offset;
+  double min, max;
+};
+
+#define PO(f) false, offsetof (afet::PitchConfig, f)
+#define PP(f) true, offsetof (afet::ProcessPitchConfig, f)
+
+static const KaldiOption kaldi_options[] = {
+  {"frame-length", "Frame length", "Frame length in milliseconds "
+        "(Kaldi --frame-length)", OptType::FLOAT, PO (frame_length_ms), 1.0,
+      1000.0},
+  {"frame-shift", "Frame shift", "Frame shift in milliseconds "
+        "(Kaldi --frame-shift)", OptType::FLOAT, PO (frame_shift_ms), 1.0,
+      1000.0},
+  {"preemphasis-coefficient", "Pre-emphasis", "Pre-emphasis of the "
+        "resampled signal (Kaldi --preemphasis-coefficient)", OptType::FLOAT,
+      PO (preemph_coeff), 0.0, 1.0},
+  {"min-f0", "Minimum f0", "Lowest pitch searched, Hz (Kaldi --min-f0)",
+      OptType::FLOAT, PO (min_f0), 1.0, 10000.0},
+  {"max-f0", "Maximum f0", "Highest pitch searched, Hz (Kaldi --max-f0)",
+      OptType::FLOAT, PO (max_f0), 1.0, 10000.0},
+  {"soft-min-f0", "Soft minimum f0", "Minimum f0 applied in a soft way: "
+        "lower pitches cost more (Kaldi --soft-min-f0)", OptType::FLOAT,
+      PO (soft_min_f0), 0.0, 10000.0},
+  {"penalty-factor", "Penalty factor", "Cost of changing the pitch from "
+        "frame to frame (Kaldi --penalty-factor)", OptType::FLOAT,
+      PO (penalty_factor), 0.0, 1000.0},
+  {"lowpass-cutoff", "Low-pass cutoff", "Cutoff of the resampling filter, "
+        "Hz (Kaldi --lowpass-cutoff)", OptType::FLOAT, PO (lowpass_cutoff),
+      1.0, 100000.0},
+  {"resample-frequency", "Resample frequency", "Rate the signal is "
+        "resampled to before the NCCF, Hz (Kaldi --resample-frequency)",
+      OptType::FLOAT, PO (resample_freq), 100.0, 192000.0},
+  {"delta-pitch", "Delta pitch", "Step of the lag grid: lags grow by a "
+        "factor 1 + delta-pitch (Kaldi --delta-pitch)", OptType::FLOAT,
+      PO (delta_pitch), 1e-5, 1.0},
+  {"nccf-ballast", "NCCF ballast", "Increasing it lowers the NCCF of quiet "
+        "frames (Kaldi --nccf-ballast)", OptType::FLOAT, PO (nccf_ballast),
+      0.0, 1e12},
+  {"lowpass-filter-width", "Low-pass filter width", "Zero crossings of the "
+        "resampling filter on each side (Kaldi --lowpass-filter-width)",
+      OptType::INT, PO (lowpass_filter_width), 1, 1000},
+  {"upsample-filter-width", "Upsample filter width", "Zero crossings of "
+        "the NCCF upsampling filter on each side (Kaldi "
+        "--upsample-filter-width)", OptType::INT, PO (upsample_filter_width),
+      1, 1000},
+  {"max-frames-latency", "Maximum frames latency", "Online only: frames "
+        "the traceback may hold back (Kaldi --max-frames-latency; no effect "
+        "offline)", OptType::INT, PO (max_frames_latency), 0, 100000},
+  {"frames-per-chunk", "Frames per chunk", "Online only (Kaldi "
+        "--frames-per-chunk): 0, offline; online pitch is not implemented, "
+        "other values are refused", OptType::INT, PO (frames_per_chunk), 0,
+      100000},
+  {"simulate-first-pass-online", "Simulate first pass online", "Online "
+        "only (Kaldi --simulate-first-pass-online): not implemented, TRUE is "
+        "refused", OptType::BOOL, PO (simulate_first_pass_online), 0, 1},
+  {"recompute-frame", "Recompute frame", "Frame by which the energy "
+        "estimate of the ballast is settled and earlier frames rescaled "
+        "(Kaldi --recompute-frame)", OptType::INT, PO (recompute_frame), 0,
+      1000000},
+  {"nccf-ballast-online", "NCCF ballast online", "Take each frame's "
+        "ballast from the signal up to it (Kaldi --nccf-ballast-online)",
+      OptType::BOOL, PO (nccf_ballast_online), 0, 1},
+  {"snip-edges", "Snip edges", "Only frames that fit in the signal; else "
+        "frames centred on multiples of the shift (Kaldi --snip-edges)",
+      OptType::BOOL, PO (snip_edges), 0, 1},
+  {"pitch-scale", "Pitch scale", "Scale of the normalised log pitch (Kaldi "
+        "--pitch-scale)", OptType::FLOAT, PP (pitch_scale), -1e6, 1e6},
+  {"pov-scale", "POV scale", "Scale of the POV feature (Kaldi --pov-scale)",
+      OptType::FLOAT, PP (pov_scale), -1e6, 1e6},
+  {"pov-offset", "POV offset", "Added to the POV feature after its scale "
+        "(Kaldi --pov-offset)", OptType::FLOAT, PP (pov_offset), -1e6, 1e6},
+  {"delta-pitch-scale", "Delta pitch scale", "Scale of the delta pitch "
+        "(Kaldi --delta-pitch-scale)", OptType::FLOAT, PP (delta_pitch_scale),
+      -1e6, 1e6},
+  {"delta-pitch-noise-stddev", "Delta pitch noise", "Stddev of the "
+        "Gaussian noise added to the delta pitch (Kaldi "
+        "--delta-pitch-noise-stddev; Kaldi's default 0.005 kept; 0: "
+        "deterministic, as Kaldi with 0)", OptType::FLOAT,
+      PP (delta_pitch_noise_stddev), 0.0, 1e6},
+  {"normalization-left-context", "Normalisation left context", "Frames "
+        "before a frame in the POV-weighted mean of the log pitch (Kaldi "
+        "--normalization-left-context)", OptType::INT,
+      PP (normalization_left_context), 0, 1000000},
+  {"normalization-right-context", "Normalisation right context", "Frames "
+        "after a frame in the POV-weighted mean of the log pitch (Kaldi "
+        "--normalization-right-context)", OptType::INT,
+      PP (normalization_right_context), 0, 1000000},
+  {"delta-window", "Delta window", "Frames each side in the delta pitch "
+        "(Kaldi --delta-window)", OptType::INT, PP (delta_window), 1, 1000},
+  {"delay", "Delay", "Frames the processed features are delayed by, the "
+        "first repeated (Kaldi --delay)", OptType::INT, PP (delay), 0,
+      100000},
+  {"add-pov-feature", "Add POV feature", "Output the POV feature (Kaldi "
+        "--add-pov-feature)", OptType::BOOL, PP (add_pov_feature), 0, 1},
+  {"add-normalized-log-pitch", "Add normalised log pitch", "Output the "
+        "normalised log pitch (Kaldi --add-normalized-log-pitch)",
+      OptType::BOOL, PP (add_normalized_log_pitch), 0, 1},
+  {"add-delta-pitch", "Add delta pitch", "Output the delta pitch (Kaldi "
+        "--add-delta-pitch)", OptType::BOOL, PP (add_delta_pitch), 0, 1},
+  {"add-raw-log-pitch", "Add raw log pitch", "Output the log pitch "
+        "(Kaldi --add-raw-log-pitch)", OptType::BOOL, PP (add_raw_log_pitch),
+      0, 1},
+  {"srand", "Seed", "Seed of the delta-pitch noise (Kaldi --srand of "
+        "process-kaldi-pitch-feats; another generator than Kaldi's)",
+      OptType::UINT, PP (srand), 0, G_MAXUINT},
+};
+
+#undef PO
+#undef PP
+
+/* *INDENT-OFF* */
+struct GstAfetPitchPrivate
+{
+  /* properties, object lock */
+  gboolean process = DEFAULT_PROCESS;
+  std::string device_request = DEFAULT_DEVICE;
+  gboolean device_memory = DEFAULT_DEVICE_MEMORY;
+  afet::PitchConfig pitch;
+  afet::ProcessPitchConfig proc;
+  GstAfetDevice *shared_device = nullptr;
+  std::string device_name;
+
+  /* streaming thread */
+  std::shared_ptr<afet::Device> device;
+  afet::ClQueue queue;
+  std::shared_ptr<afet::TransferStats> stats =
+      std::make_shared<afet::TransferStats> ();
+  std::unique_ptr<afet::PitchStage> stage;
+  std::string stage_key;            /* the rate and options it was built for */
+  GstAudioInfo info;
+  bool have_info = false;
+  bool out_device = false;
+  bool caps_sent = false;
+  AfetFeaturesInfo out;
+  std::vector<float> samples;       /* the utterance so far, 16-bit scale */
+  GstClockTime t0 = GST_CLOCK_TIME_NONE;
+  GstClockTime run_end = 0;
+  bool live_checked = false;
+  bool failed = false;
+};
+/* *INDENT-ON* */
+
+struct _GstAfetPitch
+{
+  GstElement parent;
+  GstPad *sinkpad, *srcpad;
+  GstAfetPitchPrivate *priv;
+};
+
+G_DEFINE_TYPE (GstAfetPitch, gst_afet_pitch, GST_TYPE_ELEMENT);
+GST_ELEMENT_REGISTER_DEFINE (afetpitch, "afetpitch", GST_RANK_NONE,
+    GST_TYPE_AFET_PITCH);
+
+static void *
+option_field (GstAfetPitchPrivate * p, const KaldiOption * o)
+{
+  char *base = o->process ? (char *) &p->proc : (char *) &p->pitch;
+  return base + o->offset;
+}
+
+/* the caps' pitch-columns field: the output's columns, comma-separated */
+static std::string
+pitch_columns (gboolean process, const afet::ProcessPitchConfig & c)
+{
+  if (!process)
+    return "nccf,pitch";
+  std::string s;
+  auto add =[&](bool on, const char *name) {
+    if (on)
+      s += (s.empty ()? "" : ",") + std::string (name);
+  };
+  add (c.add_pov_feature, "pov");
+  add (c.add_normalized_log_pitch, "normalized-log-pitch");
+  add (c.add_delta_pitch, "delta-pitch");
+  add (c.add_raw_log_pitch, "raw-log-pitch");
+  return s;
+}
+
+/* the settings as the streaming thread uses them; FALSE with the error
+ * posted when they cannot work */
+static gboolean
+take_settings (GstAfetPitch * self, afet::PitchConfig * pc,
+    afet::ProcessPitchConfig * pp, gboolean * process)
+{
+  GstAfetPitchPrivate *p = self->priv;
+  GST_OBJECT_LOCK (self);
+  *pc = p->pitch;
+  *pp = p->proc;
+  *process = p->process;
+  GST_OBJECT_UNLOCK (self);
+  pc->samp_freq = (float) GST_AUDIO_INFO_RATE (&p->info);
+  afet::Status st = pc->validate ();
+  if (st.ok () && *process)
+    st = pp->validate ();
+  if (st.ok () && (pc->frames_per_chunk > 0 ||
+          pc->simulate_first_pass_online))
+    st = afet::Status (afet::Status::BAD_CONFIG, "online pitch "
+        "(frames-per-chunk > 0, simulate-first-pass-online) is not "
+        "implemented: set frames-per-chunk=0 for Kaldi's offline pitch of "
+        "each utterance");
+  if (!st.ok ()) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("Cannot compute pitch of "
+            "%d Hz audio: %s.", GST_AUDIO_INFO_RATE (&p->info),
+            st.message ().c_str ()), (nullptr));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+set_output_caps (GstAfetPitch * self, const afet::PitchConfig & pc,
+    const afet::ProcessPitchConfig & pp, gboolean process)
+{
+  GstAfetPitchPrivate *p = self->priv;
+  int rate = GST_AUDIO_INFO_RATE (&p->info);
+  int W = MAX (1, (int) lround (pc.frame_length_ms * rate / 1000.0));
+  int S = MAX (1, (int) lround (pc.frame_shift_ms * rate / 1000.0));
+  int dims = process ? pp.dims () : 2;
+  afet_features_info_set_format (&p->out, AFET_FEATURES_KIND_USER, rate, W,
+      S, dims, 0);
+  p->out.preset = AFET_FEATURES_PRESET_KALDI;
+  GstCaps *caps = afet_features_info_to_caps (&p->out);
+  gst_caps_set_simple (caps, "pitch-columns", G_TYPE_STRING,
+      pitch_columns (process, pp).c_str (), nullptr);
+  GST_OBJECT_LOCK (self);
+  gboolean want_device = p->device_memory;
+  GST_OBJECT_UNLOCK (self);
+  p->out_device = false;
+  if (want_device) {
+    GstCaps *dev = gst_caps_copy (caps);
+    gst_caps_set_features (dev, 0,
+        gst_caps_features_new (AFET_CAPS_FEATURE_MEMORY_CL, nullptr));
+    GstCaps *peer = gst_pad_peer_query_caps (self->srcpad, dev);
+    if (peer && !gst_caps_is_empty (peer)) {
+      gst_caps_unref (caps);
+      caps = dev;
+      p->out_device = true;
+    } else {
+      gst_caps_unref (dev);
+    }
+    if (peer)
+      gst_caps_unref (peer);
+  }
+  GST_DEBUG_OBJECT (self, "output caps %" GST_PTR_FORMAT, caps);
+  gboolean ok = gst_pad_push_event (self->srcpad, gst_event_new_caps (caps));
+  gst_caps_unref (caps);
+  if (!ok)
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("Downstream refused "
+            "afetpitch's output (kind=user, %d columns).", dims),
+        ("no caps event"));
+  return ok;
+}
+
+/* audio samples of the buffer, in Kaldi's scale, appended to the
+ * utterance */
+static void
+append_samples (GstAfetPitchPrivate * p, const guint8 * d, gsize bytes)
+{
+  gsize n = bytes / GST_AUDIO_INFO_BPF (&p->info);
+  size_t at = p->samples.size ();
+  p->samples.resize (at + n);
+  float *o = p->samples.data () + at;
+  switch (GST_AUDIO_INFO_FORMAT (&p->info)) {
+    case GST_AUDIO_FORMAT_S16LE:
+      for (gsize i = 0; i < n; i++)
+        o[i] = (float) (gint16) GST_READ_UINT16_LE (d + 2 * i);
+      break;
+    case GST_AUDIO_FORMAT_S32LE:
+      for (gsize i = 0; i < n; i++)
+        o[i] = (float) ((gint32) GST_READ_UINT32_LE (d + 4 * i) / 65536.0);
+      break;
+    case GST_AUDIO_FORMAT_F32LE:
+      for (gsize i = 0; i < n; i++)
+        o[i] = GST_READ_FLOAT_LE (d + 4 * i) * 32768.0f;
+      break;
+    default:
+      for (gsize i = 0; i < n; i++)
+        o[i] = (float) (GST_READ_DOUBLE_LE (d + 8 * i) * 32768.0);
+      break;
+  }
+}
+
+/* The utterance so far, computed and pushed (nothing if it is empty). */
+static GstFlowReturn
+finish_utterance (GstAfetPitch * self)
+{
+  GstAfetPitchPrivate *p = self->priv;
+  if (p->samples.empty () || !p->have_info)
+    return GST_FLOW_OK;
+  afet::PitchConfig pc;
+  afet::ProcessPitchConfig pp;
+  gboolean process;
+  if (!take_settings (self, &pc, &pp, &process))
+    return GST_FLOW_ERROR;
+  char key[64];
+  g_snprintf (key, sizeof key, "%g", (double) pc.samp_freq);
+  std::string k = key + std::string ((const char *) &pc, sizeof pc);
+  if (!p->stage || p->stage_key != k) {
+    p->stage.reset ();
+    auto stage = std::make_unique<afet::PitchStage> ();
+    afet::Status st = stage->init (p->device, pc, p->queue.get ());
+    if (!st.ok ()) {
+      GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Cannot build the pitch "
+              "kernels on %s: %s", p->device->info ().device_name.c_str (),
+              st.message ().c_str ()), (nullptr));
+      return GST_FLOW_ERROR;
+    }
+    p->stage = std::move (stage);
+    p->stage_key = k;
+  }
+  if (!p->caps_sent) {
+    if (!set_output_caps (self, pc, pp, process))
+      return GST_FLOW_NOT_NEGOTIATED;
+    p->caps_sent = true;
+  }
+  std::vector<float> raw;
+  afet::Status st = p->stage->compute (p->samples.data (),
+      (long long) p->samples.size (), &raw);
+  long long n_in = (long long) p->samples.size ();
+  p->samples.clear ();
+  if (!st.ok ()) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Pitch of an utterance of "
+            "%lld samples failed: %s", n_in, st.message ().c_str ()),
+        (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  int T = (int) (raw.size () / 2);
+  int dims = p->out.dims;
+  std::vector<float> proc;
+  const float *rows = raw.data ();
+  int rows_n = T;
+  if (process && T > 0) {
+    rows_n = T + pp.delay;
+    proc.resize ((size_t) rows_n * dims);
+    afet::process_pitch (pp, raw.data (), T, proc.data ());
+    rows = proc.data ();
+  }
+  GstClockTime shift = gst_util_uint64_scale_int (GST_SECOND,
+      p->out.frame_shift, p->out.rate);
+  GstClockTime t0 = GST_CLOCK_TIME_IS_VALID (p->t0) ? p->t0 : p->run_end;
+  p->run_end = t0 + gst_util_uint64_scale_int (GST_SECOND, (int) n_in,
+      p->out.rate);
+  if (rows_n == 0) {
+    GST_DEBUG_OBJECT (self, "an utterance of %lld samples gives no frame",
+        n_in);
+    return GST_FLOW_OK;
+  }
+  gsize bytes = (gsize) rows_n * dims * sizeof (float);
+  GstBuffer *buf;
+  if (p->out_device) {
+    afet::Status ms;
+    GstMemory *m = gst_afet_cl_memory_new (p->device, p->queue.get (),
+        p->stats, bytes, &ms);
+    GstMapInfo map;
+    if (!m || !gst_memory_map (m, &map, (GstMapFlags) (GST_MAP_WRITE |
+                GST_MAP_AFET_CL))) {
+      if (m)
+        gst_memory_unref (m);
+      GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("No device memory for "
+              "%d pitch frames: %s", rows_n, ms.message ().c_str ()),
+          (nullptr));
+      return GST_FLOW_ERROR;
+    }
+    cl_int err = clEnqueueWriteBuffer (p->queue.get (), (cl_mem) map.data,
+        CL_TRUE, 0, bytes, rows, 0, nullptr, nullptr);
+    gst_memory_unmap (m, &map);
+    if (err != CL_SUCCESS) {
+      gst_memory_unref (m);
+      GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Cannot copy the pitch "
+              "frames to the device: OpenCL error %d", err), (nullptr));
+      return GST_FLOW_ERROR;
+    }
+    buf = gst_buffer_new ();
+    gst_buffer_append_memory (buf, m);
+  } else {
+    buf = gst_buffer_new_allocate (nullptr, bytes, nullptr);
+    gst_buffer_fill (buf, 0, rows, bytes);
+  }
+  GST_BUFFER_PTS (buf) = t0;
+  GST_BUFFER_DURATION (buf) = shift * rows_n;
+  /* offsets count the utterance's frames */
+  GST_BUFFER_OFFSET (buf) = 0;
+  GST_BUFFER_OFFSET_END (buf) = rows_n;
+  GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DISCONT);
+  GST_DEBUG_OBJECT (self, "utterance of %lld samples: %d frames", n_in,
+      rows_n);
+  return gst_pad_push (self->srcpad, buf);
+}
+
+/* live sources are refused: the utterance's frames come at its end */
+static gboolean
+check_live (GstAfetPitch * self)
+{
+  GstAfetPitchPrivate *p = self->priv;
+  if (p->live_checked)
+    return TRUE;
+  p->live_checked = true;
+  GstQuery *q = gst_query_new_latency ();
+  gboolean live = FALSE;
+  if (gst_pad_peer_query (self->sinkpad, q))
+    gst_query_parse_latency (q, &live, nullptr, nullptr);
+  gst_query_unref (q);
+  if (live) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("afetpitch computes Kaldi's "
+            "offline pitch of whole utterances (output at DISCONT or EOS) "
+            "and refuses a live source: online pitch (frames-per-chunk) is "
+            "not implemented. Record to a file first, or feed it from a "
+            "non-live source."), ("live upstream"));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static GstFlowReturn
+gst_afet_pitch_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
+{
+  GstAfetPitch *self = GST_AFET_PITCH (parent);
+  GstAfetPitchPrivate *p = self->priv;
+  if (p->failed || !p->have_info) {
+    gst_buffer_unref (buf);
+    if (!p->have_info)
+      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("No audio caps before "
+              "the first buffer."), (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  if (!check_live (self)) {
+    p->failed = true;
+    gst_buffer_unref (buf);
+    return GST_FLOW_ERROR;
+  }
+  GstFlowReturn ret = GST_FLOW_OK;
+  if (GST_BUFFER_IS_DISCONT (buf) && !p->samples.empty ())
+    ret = finish_utterance (self);
+  if (ret != GST_FLOW_OK) {
+    gst_buffer_unref (buf);
+    if (ret == GST_FLOW_ERROR)
+      p->failed = true;
+    return ret;
+  }
+  if (p->samples.empty ())
+    p->t0 = GST_BUFFER_PTS (buf);
+  GstMapInfo map;
+  if (!gst_buffer_map (buf, &map, GST_MAP_READ)) {
+    gst_buffer_unref (buf);
+    GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Cannot map an input buffer."),
+        (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  if (map.size % GST_AUDIO_INFO_BPF (&p->info) != 0)
+    GST_WARNING_OBJECT (self, "a buffer of %" G_GSIZE_FORMAT " bytes holds "
+        "a part of a sample: dropped", map.size);
+  append_samples (p, map.data, map.size);
+  gst_buffer_unmap (buf, &map);
+  gst_buffer_unref (buf);
+  return GST_FLOW_OK;
+}
+
+static gboolean
+gst_afet_pitch_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
+{
+  GstAfetPitch *self = GST_AFET_PITCH (parent);
+  GstAfetPitchPrivate *p = self->priv;
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_CAPS:{
+      GstCaps *caps;
+      gst_event_parse_caps (event, &caps);
+      GstAudioInfo info;
+      if (!gst_audio_info_from_caps (&info, caps)) {
+        GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("afetpitch cannot take "
+                "%" GST_PTR_FORMAT, caps), (nullptr));
+        gst_event_unref (event);
+        return FALSE;
+      }
+      if (p->have_info && !p->samples.empty ())
+        finish_utterance (self);
+      p->info = info;
+      p->have_info = true;
+      p->caps_sent = false;
+      afet::PitchConfig pc;
+      afet::ProcessPitchConfig pp;
+      gboolean process;
+      gst_event_unref (event);
+      /* a bad rate or bad options fail now, before any audio */
+      if (!take_settings (self, &pc, &pp, &process)) {
+        p->failed = true;
+        return FALSE;
+      }
+      if (!set_output_caps (self, pc, pp, process))
+        return FALSE;
+      p->caps_sent = true;
+      return TRUE;
+    }
+    case GST_EVENT_EOS:
+      if (!p->failed && finish_utterance (self) == GST_FLOW_ERROR)
+        p->failed = true;
+      break;
+    case GST_EVENT_FLUSH_STOP:
+      p->samples.clear ();
+      p->failed = false;
+      break;
+    case GST_EVENT_SEGMENT:
+      /* a new segment: a new utterance */
+      if (!p->samples.empty () && !p->failed &&
+          finish_utterance (self) == GST_FLOW_ERROR)
+        p->failed = true;
+      break;
+    default:
+      break;
+  }
+  return gst_pad_event_default (pad, parent, event);
+}
+
+static gboolean
+gst_afet_pitch_src_query (GstPad * pad, GstObject * parent, GstQuery * query)
+{
+  GstAfetPitch *self = GST_AFET_PITCH (parent);
+  GstAfetPitchPrivate *p = self->priv;
+  if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
+    /* an utterance's frames come at its end: no bound on the latency
+     * (live sources are refused) */
+    if (!gst_pad_peer_query (self->sinkpad, query))
+      return FALSE;
+    gboolean live;
+    GstClockTime min, max;
+    gst_query_parse_latency (query, &live, &min, &max);
+    gst_query_set_latency (query, live, min, GST_CLOCK_TIME_NONE);
+    return TRUE;
+  }
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT) {
+    GST_OBJECT_LOCK (self);
+    GstAfetDevice *shared = p->shared_device ? (GstAfetDevice *)
+        gst_object_ref (p->shared_device) : nullptr;
+    GST_OBJECT_UNLOCK (self);
+    gboolean answered = gst_afet_handle_context_query (GST_ELEMENT (self),
+        query, shared);
+    if (shared)
+      gst_object_unref (shared);
+    if (answered)
+      return TRUE;
+  }
+  return gst_pad_query_default (pad, parent, query);
+}
+
+static gboolean
+gst_afet_pitch_sink_query (GstPad * pad, GstObject * parent, GstQuery * query)
+{
+  GstAfetPitch *self = GST_AFET_PITCH (parent);
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT) {
+    GST_OBJECT_LOCK (self);
+    GstAfetDevice *shared = self->priv->shared_device ? (GstAfetDevice *)
+        gst_object_ref (self->priv->shared_device) : nullptr;
+    GST_OBJECT_UNLOCK (self);
+    gboolean answered = gst_afet_handle_context_query (GST_ELEMENT (self),
+        query, shared);
+    if (shared)
+      gst_object_unref (shared);
+    if (answered)
+      return TRUE;
+  }
+  return gst_pad_query_default (pad, parent, query);
+}
+
+static void
+gst_afet_pitch_set_context (GstElement * element, GstContext * context)
+{
+  GstAfetPitch *self = GST_AFET_PITCH (element);
+  gst_afet_handle_set_context (element, context, &self->priv->shared_device);
+  GST_ELEMENT_CLASS (gst_afet_pitch_parent_class)->set_context (element,
+      context);
+}
+
+static gboolean
+pitch_start (GstAfetPitch * self)
+{
+  GstAfetPitchPrivate *p = self->priv;
+  GST_OBJECT_LOCK (self);
+  std::string request = p->device_request;
+  GST_OBJECT_UNLOCK (self);
+  if (!gst_afet_acquire_element_device (GST_ELEMENT (self), request,
+          request != "auto", &p->shared_device))
+    return FALSE;
+  p->device = gst_afet_device_get_device (p->shared_device);
+  if (!p->queue) {
+    afet::Status st = p->device->create_queue (&p->queue);
+    if (!st.ok ()) {
+      GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Cannot make a queue on "
+              "%s: %s", p->device->info ().device_name.c_str (),
+              st.message ().c_str ()), (nullptr));
+      return FALSE;
+    }
+  }
+  GST_OBJECT_LOCK (self);
+  p->device_name = p->device->info ().device_name;
+  GST_OBJECT_UNLOCK (self);
+  p->samples.clear ();
+  p->have_info = false;
+  p->caps_sent = false;
+  p->t0 = GST_CLOCK_TIME_NONE;
+  p->run_end = 0;
+  p->live_checked = false;
+  p->failed = false;
+  return TRUE;
+}
+
+static GstStateChangeReturn
+gst_afet_pitch_change_state (GstElement * element, GstStateChange transition)
+{
+  GstAfetPitch *self = GST_AFET_PITCH (element);
+  if (transition == GST_STATE_CHANGE_READY_TO_PAUSED && !pitch_start (self))
+    return GST_STATE_CHANGE_FAILURE;
+  GstStateChangeReturn ret =
+      GST_ELEMENT_CLASS (gst_afet_pitch_parent_class)->change_state (element,
+      transition);
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
+    self->priv->samples.clear ();
+    self->priv->samples.shrink_to_fit ();
+  }
+  return ret;
+}
+
+static void
+gst_afet_pitch_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstAfetPitch *self = GST_AFET_PITCH (object);
+  GstAfetPitchPrivate *p = self->priv;
+  GST_OBJECT_LOCK (self);
+  if (prop_id >= PROP_KALDI_FIRST &&
+      prop_id < PROP_KALDI_FIRST + G_N_ELEMENTS (kaldi_options)) {
+    const KaldiOption *o = &kaldi_options[prop_id - PROP_KALDI_FIRST];
+    void *f = option_field (p, o);
+    switch (o->type) {
+      case OptType::FLOAT:
+        *(float *) f = (float) g_value_get_double (value);
+        break;
+      case OptType::INT:
+        *(int *) f = g_value_get_int (value);
+        break;
+      case OptType::UINT:
+        *(unsigned *) f = g_value_get_uint (value);
+        break;
+      case OptType::BOOL:
+        *(bool *) f = g_value_get_boolean (value);
+        break;
+    }
+    GST_OBJECT_UNLOCK (self);
+    return;
+  }
+  switch (prop_id) {
+    case PROP_PROCESS:
+      p->process = g_value_get_boolean (value);
+      break;
+    case PROP_DEVICE:{
+      const gchar *s = g_value_get_string (value);
+      p->device_request = s && *s ? s : DEFAULT_DEVICE;
+      break;
+    }
+    case PROP_DEVICE_MEMORY:
+      p->device_memory = g_value_get_boolean (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_afet_pitch_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  GstAfetPitch *self = GST_AFET_PITCH (object);
+  GstAfetPitchPrivate *p = self->priv;
+  GST_OBJECT_LOCK (self);
+  if (prop_id >= PROP_KALDI_FIRST &&
+      prop_id < PROP_KALDI_FIRST + G_N_ELEMENTS (kaldi_options)) {
+    const KaldiOption *o = &kaldi_options[prop_id - PROP_KALDI_FIRST];
+    void *f = option_field (p, o);
+    switch (o->type) {
+      case OptType::FLOAT:
+        g_value_set_double (value, *(float *) f);
+        break;
+      case OptType::INT:
+        g_value_set_int (value, *(int *) f);
+        break;
+      case OptType::UINT:
+        g_value_set_uint (value, *(unsigned *) f);
+        break;
+      case OptType::BOOL:
+        g_value_set_boolean (value, *(bool *) f);
+        break;
+    }
+    GST_OBJECT_UNLOCK (self);
+    return;
+  }
+  switch (prop_id) {
+    case PROP_PROCESS:
+      g_value_set_boolean (value, p->process);
+      break;
+    case PROP_DEVICE:
+      g_value_set_string (value, p->device_request.c_str ());
+      break;
+    case PROP_DEVICE_NAME:
+      g_value_set_string (value, p->device_name.empty ()? nullptr :
+          p->device_name.c_str ());
+      break;
+    case PROP_DEVICE_MEMORY:
+      g_value_set_boolean (value, p->device_memory);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_afet_pitch_finalize (GObject * object)
+{
+  GstAfetPitch *self = GST_AFET_PITCH (object);
+  if (self->priv->shared_device)
+    gst_object_unref (self->priv->shared_device);
+  delete self->priv;
+  G_OBJECT_CLASS (gst_afet_pitch_parent_class)->finalize (object);
+}
+
+static void
+gst_afet_pitch_class_init (GstAfetPitchClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  const GParamFlags flags = (GParamFlags) (G_PARAM_READWRITE |
+      G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+
+  GST_DEBUG_CATEGORY_INIT (gst_afet_pitch_debug, "afetpitch", 0,
+      "afet Kaldi pitch");
+
+  gobject_class->set_property = gst_afet_pitch_set_property;
+  gobject_class->get_property = gst_afet_pitch_get_property;
+  gobject_class->finalize = gst_afet_pitch_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_PROCESS,
+      g_param_spec_boolean ("process", "Process",
+          "Output process-kaldi-pitch-feats' features (the add-* columns); "
+          "FALSE: compute-kaldi-pitch-feats' (nccf, pitch in Hz)",
+          DEFAULT_PROCESS, flags));
+  g_object_class_install_property (gobject_class, PROP_DEVICE,
+      g_param_spec_string ("device", "Device",
+          "OpenCL device: auto, gpu, cpu, P:D or a name substring",
+          DEFAULT_DEVICE, flags));
+  g_object_class_install_property (gobject_class, PROP_DEVICE_NAME,
+      g_param_spec_string ("device-name", "Device name",
+          "The OpenCL device in use (after start)", nullptr,
+          (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+  g_object_class_install_property (gobject_class, PROP_DEVICE_MEMORY,
+      g_param_spec_boolean ("device-memory", "Device memory",
+          "Output in device memory (memory:AfetCLMemory) when downstream "
+          "takes it", DEFAULT_DEVICE_MEMORY, flags));
+
+  /* the defaults are the configs' (Kaldi's) */
+  GstAfetPitchPrivate defaults;
+  for (guint i = 0; i < G_N_ELEMENTS (kaldi_options); i++) {
+    const KaldiOption *o = &kaldi_options[i];
+    const void *f = option_field (&defaults, o);
+    GParamSpec *spec = nullptr;
+    switch (o->type) {
+      case OptType::FLOAT:
+        spec = g_param_spec_double (o->name, o->nick, o->blurb, o->min,
+            o->max, *(const float *) f, flags);
+        break;
+      case OptType::INT:
+        spec = g_param_spec_int (o->name, o->nick, o->blurb, (gint) o->min,
+            (gint) o->max, *(const int *) f, flags);
+        break;
+      case OptType::UINT:
+        spec = g_param_spec_uint (o->name, o->nick, o->blurb, (guint) o->min,
+            (guint) o->max, *(const unsigned *) f, flags);
+        break;
+      case OptType::BOOL:
+        spec = g_param_spec_boolean (o->name, o->nick, o->blurb,
+            *(const bool *) f, flags);
+        break;
+    }
+    g_object_class_install_property (gobject_class, PROP_KALDI_FIRST + i,
+        spec);
+  }
+
+  /* the pads and metadata of every afet element, without the live
+   * latency budget gst_afet_base_class_set_element adds (afetpitch takes
+   * no live input) */
+  GstCaps *caps = gst_caps_from_string (GST_AFET_AUDIO_CAPS);
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
+  gst_caps_unref (caps);
+  caps = gst_caps_from_string (GST_AFET_FEATURES_CAPS ("user"));
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
+  gst_caps_unref (caps);
+  gst_element_class_set_static_metadata (element_class, "afet Kaldi pitch",
+      "Filter/Analyzer/Audio", "Kaldi's pitch features "
+      "(compute-and-process-kaldi-pitch-feats) on an OpenCL device",
+      "the afet authors");
+  element_class->change_state =
+      GST_DEBUG_FUNCPTR (gst_afet_pitch_change_state);
+  element_class->set_context = GST_DEBUG_FUNCPTR (gst_afet_pitch_set_context);
+}
+
+static void
+gst_afet_pitch_init (GstAfetPitch * self)
+{
+  self->priv = new GstAfetPitchPrivate ();
+  GstElementClass *klass = GST_ELEMENT_GET_CLASS (self);
+  self->sinkpad = gst_pad_new_from_template
+      (gst_element_class_get_pad_template (klass, "sink"), "sink");
+  gst_pad_set_chain_function (self->sinkpad,
+      GST_DEBUG_FUNCPTR (gst_afet_pitch_chain));
+  gst_pad_set_event_function (self->sinkpad,
+      GST_DEBUG_FUNCPTR (gst_afet_pitch_sink_event));
+  gst_pad_set_query_function (self->sinkpad,
+      GST_DEBUG_FUNCPTR (gst_afet_pitch_sink_query));
+  gst_element_add_pad (GST_ELEMENT (self), self->sinkpad);
+  self->srcpad = gst_pad_new_from_template
+      (gst_element_class_get_pad_template (klass, "src"), "src");
+  gst_pad_set_query_function (self->srcpad,
+      GST_DEBUG_FUNCPTR (gst_afet_pitch_src_query));
+  gst_pad_use_fixed_caps (self->srcpad);
+  gst_element_add_pad (GST_ELEMENT (self), self->srcpad);
+}
