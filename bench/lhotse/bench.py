@@ -19,8 +19,9 @@ num_filters=80, device=--afet-device))`` (``preset=lhotse``, OpenCL).  Each
 extractor first computes a few cuts untimed (CUDA and OpenCL start-up, afet's
 pipelines), then the whole set, timed.  The data loader's workers read the
 audio for both.  Afterwards --compare cuts are computed again by both
-``extract`` calls and compared (relative L2, max abs), and the stored
-features of the same cuts too (lilcom's rounding included).
+extractors' ``extract`` (whichever ran: --which picks the timed runs only)
+and compared (relative L2, max abs), and, when both ran, the stored features
+of the same cuts too (lilcom's rounding included).
 
 Prints one line per extractor and writes the numbers as JSON (--json).
 Needs lhotse, torch and afet's python/ on the path (tests/device/pack-python.sh
@@ -200,26 +201,44 @@ def main(argv=None):
               % (name, r["wall_s"], r["x_realtime"], r["warmup_s"],
                  r["cuts"]), flush=True)
 
-    if len(extractors) == 2 and args.compare > 0:
+    if args.compare > 0:
+        # both extractors on the same cuts, whichever ran; the stored
+        # features too when both ran
+        both = {"lhotse": lambda: Fbank(FbankConfig(
+                    num_filters=80, device=args.lhotse_device)),
+                "afet": lambda: AfetFbank(AfetFbankConfig(
+                    num_filters=80, device=args.afet_device,
+                    streams=args.streams))}
+        for name, make in both.items():
+            extractors.setdefault(name, make())
         some = list(cuts.subset(first=min(args.compare, len(cuts))))
         cmp = []
         for c in some:
             audio = c.load_audio()[0]
             a = numpy_of(extractors["afet"].extract(audio, 16000))
             b = numpy_of(extractors["lhotse"].extract(audio, 16000))
-            sa = stored["afet"][c.id].load_features()
-            sb = stored["lhotse"][c.id].load_features()
             e, m = rel_l2(a, b)
-            se, sm = rel_l2(sa, sb)
-            cmp.append({"cut": c.id, "frames": [int(a.shape[0]),
-                                                int(b.shape[0])],
-                        "rel_l2": e, "max_abs": m,
-                        "stored_rel_l2": se, "stored_max_abs": sm})
-            print("compare %s: %s frames, rel L2 %.3g (max abs %.3g); "
-                  "stored %.3g" % (c.id, a.shape[0], e, m, se), flush=True)
+            r = {"cut": c.id, "frames": [int(a.shape[0]), int(b.shape[0])],
+                 "rel_l2": e, "max_abs": m}
+            line = "compare %s: %s frames, rel L2 %.3g (max abs %.3g)" % (
+                c.id, a.shape[0], e, m)
+            if len(stored) == 2:
+                sa = stored["afet"][c.id].load_features()
+                sb = stored["lhotse"][c.id].load_features()
+                se, sm = rel_l2(sa, sb)
+                # each stored matrix against its own extract(): lhotse's
+                # batch zero-pads its shorter cuts (docs/lhotse.md)
+                oa, ob = rel_l2(sa, a)[0], rel_l2(sb, b)[0]
+                r.update(stored_rel_l2=se, stored_max_abs=sm,
+                         afet_stored_vs_extract=oa,
+                         lhotse_stored_vs_extract=ob)
+                line += "; stored %.3g (vs own extract: afet %.3g, " \
+                    "lhotse %.3g)" % (se, oa, ob)
+            cmp.append(r)
+            print(line, flush=True)
         res["compare"] = cmp
         res["max_rel_l2"] = max(x["rel_l2"] for x in cmp)
-    if len(extractors) == 2:
+    if len(stored) == 2:
         res["speedup"] = round(res["runs"]["lhotse"]["wall_s"] /
                                res["runs"]["afet"]["wall_s"], 2)
         print("afet/lhotse speed-up: %.2fx" % res["speedup"])
