@@ -6,7 +6,8 @@
 #   bash bench/device/lhotse-bench.sh [HOURS] [WHICH] [WORKERS] [STORAGE]
 # HOURS of 10-20 s cuts (default 100: 10 h of short files, made once in /tmp
 # by 8 make_corpus.py runs in parallel, each file taken 10 times), WHICH both,
-# lhotse or afet, WORKERS data loader workers (8), STORAGE lilcom or numpy.
+# lhotse or afet, WORKERS data loader workers (8), STORAGE lilcom or numpy;
+# BENCH_ARGS: more options for bench.py (e.g. --compare 10, --streams 16).
 # Results: $OUT/lhotse-bench-HOURS-WHICH.{json,log}.
 hours=${1:-100}
 which=${2:-both}
@@ -30,6 +31,7 @@ echo "corpus: $(( $(date +%s) - t )) s, $(du -sh /tmp/afet-lhotse-corpus | cut -
 name=lhotse-bench-$hours-$which
 python3 bench/lhotse/bench.py --hours $hours --which $which --corpus $corp \
   --num-workers $workers --storage $storage --json $out/$name.json \
+  ${BENCH_ARGS:-} \
   2>&1 | tee $out/$name.log
 rc=${PIPESTATUS[0]}
 cat $out/gpu.txt
