@@ -8,8 +8,10 @@
 #   pip download -d .devwheels --python-version X.Y --only-binary=:all: \
 #     lhotse==1.33.0 urllib3 lilcom==1.8.2 dask==2026.8.0 distributed==2026.8.0
 # for the device's Python X.Y) when that python lacks them: the GPU
-# machine reaches no registry. Output: ${OUT:-.}/lhotse-device.log, and
-# "N passed, N failed, N skipped" last.
+# machine reaches no registry. There, whose python3 lacks PyGObject too,
+# . .devrt/env.sh; . .devpy/env.sh (tests/device/pack-python.sh) first gives
+# it PyGObject and all of those, without WHEELS. Output:
+# ${OUT:-.}/lhotse-device.log, and "N passed, N failed, N skipped" last.
 set -u
 top=$(pwd)
 build=${BUILD:-build}
