@@ -33,7 +33,8 @@ ContextCombiner::ContextCombiner (std::shared_ptr<Device> device,
     std::unique_ptr<ContextStage> stage, const RowHistory::Extent &extent,
     int dims)
   : device_ (std::move (device)), stage_ (std::move (stage)),
-    extent_ (extent), dims_ (dims)
+    extent_ (extent), dims_ (dims),
+    blocks_ (BlockPool::make (device_->context ()))
 {
   /* what a call may read: the look-back before its first output, the
    * outputs still waiting (the look-ahead, or the rows before the first
@@ -292,13 +293,13 @@ ContextCombiner::run (const std::vector<Combiner::Slot *> &slots)
     at += m;
     g = h;
   }
-  /* output rows some caller keeps on the device: a buffer of this
-   * launch's own (see DeviceRows) */
-  ClMem launch_out;
+  /* output rows some caller keeps on the device: a block of the pool
+   * (see DeviceRows) */
+  std::shared_ptr<DeviceBlock> launch_out;
   if (dev_out)
-    AFET_RETURN_IF_ERROR (make_buffer (device_->context (),
-            CL_MEM_READ_WRITE, outs * out_row_bytes, nullptr, &launch_out));
-  cl_mem out_buf = dev_out ? launch_out.get () : out_.get ();
+    AFET_RETURN_IF_ERROR (blocks_->acquire (outs * out_row_bytes, q,
+            &launch_out));
+  cl_mem out_buf = dev_out ? launch_out->buffer () : out_.get ();
   if (outs > 0) {
     LaneBlock in;
     in.rows = lanes_.get ();
@@ -315,6 +316,11 @@ ContextCombiner::run (const std::vector<Combiner::Slot *> &slots)
       return cl_fail ("clEnqueueMarkerWithWaitList", err);
     done = ClEvent (ev);
     clFlush (q);
+    if (dev_out) {
+      /* not written again before the launch is done */
+      clRetainEvent (ev);
+      launch_out->add_use (ev);
+    }
   }
   if (host_out)
     AFET_RETURN_IF_ERROR (download (q, out_buf, 0, host_out_.size () *
@@ -326,8 +332,8 @@ ContextCombiner::run (const std::vector<Combiner::Slot *> &slots)
       r->io->read_done = done.get ();
     }
     if (r->n > 0 && r->io && r->io->out_device) {
-      clRetainMemObject (out_buf);
       clRetainEvent (done.get ());
+      r->io->out.block = launch_out;
       r->io->out.buffer = out_buf;
       r->io->out.offset = oi * out_row_bytes;
       r->io->out.ready = done.get ();

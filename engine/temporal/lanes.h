@@ -58,7 +58,8 @@ public:
      * written when in.ready (if set) completes; borrowed for the call */
     DeviceRows in;
     /* out_device: the output rows stay on the device, in out (set by the
-     * call, the caller's references: see DeviceRows) */
+     * call, the caller's references: see DeviceRows; a use of out.block
+     * that reads it is added to it) */
     bool out_device = false;
     DeviceRows out;
     /* set by the call when in.buffer was: the launch's completion, after
@@ -99,6 +100,7 @@ private:
   int ring_ = 0;
 
   Combiner combiner_;
+  std::shared_ptr<BlockPool> blocks_;   /* the launches' device outputs */
   std::mutex lanes_lock_;       /* next_lane_, free_lanes_ */
   int next_lane_ = 0;
   std::vector<int> free_lanes_;
