@@ -129,10 +129,10 @@ ContextCombiner::compute (int lane, const float *rows, int m,
               Slot *> &batch) { return run (batch); }, combined);
 }
 
-/* Device buffers for this many lanes, new rows and output rows; lanes
- * keep their rows when they grow. Runs in the leader. */
+/* Device buffers for this many lanes, new rows, desc entries and output
+ * rows; lanes keep their rows when they grow. Runs in the leader. */
 Status
-ContextCombiner::fit (int lanes, size_t rows, size_t outs)
+ContextCombiner::fit (int lanes, size_t rows, size_t descs, size_t outs)
 {
   cl_context ctx = device_->context ();
   cl_command_queue q = stage_->queue ();
@@ -160,7 +160,7 @@ ContextCombiner::fit (int lanes, size_t rows, size_t outs)
     size_t bytes;
   } wants[] = {
     { &rows_, &rows_cap_, rows * row_bytes },
-    { &desc_, &desc_cap_, host_desc_.size () * sizeof (cl_long) },
+    { &desc_, &desc_cap_, descs * sizeof (cl_long) },
     { &out_, &out_cap_, outs * dims_ * sizeof (float) },
   };
   for (Want &w : wants)
@@ -220,6 +220,16 @@ ContextCombiner::run (const std::vector<Combiner::Slot *> &slots)
    * row; then per new host row its row in the lanes; then per new device
    * row its first float in its buffer and its row in the lanes */
   const size_t host_at = 3 * outs, dev_at = host_at + rows;
+  /* the host memory of the uploads: a slot whose last uploads are done
+   * (kHostSlots launches ago: long done, but for a full queue) */
+  HostSlot &hs = host_[host_next_];
+  if (hs.copied) {
+    cl_event ev = hs.copied.get ();
+    clWaitForEvents (1, &ev);
+    hs.copied.reset ();
+  }
+  std::vector<float> &host_rows_ = hs.rows;
+  std::vector<cl_long> &host_desc_ = hs.desc;
   host_rows_.resize (rows * rs);
   host_desc_.resize (dev_at + 2 * dev_rows);
   host_out_.resize (host_out ? outs * dims_ : 0);
@@ -254,16 +264,27 @@ ContextCombiner::run (const std::vector<Combiner::Slot *> &slots)
           (ring_ - 1));
     }
   }
-  AFET_RETURN_IF_ERROR (fit (lanes, rows, dev_out ? 0 : outs));
+  AFET_RETURN_IF_ERROR (fit (lanes, rows, host_desc_.size (), dev_out ? 0 :
+          outs));
   cl_command_queue q = stage_->queue ();
-  /* without a blocking download after them, the uploads block: the next
-   * run overwrites the host memory they read */
-  const bool block = !host_out;
-  AFET_RETURN_IF_ERROR (upload (q, desc_.get (), 0, host_desc_.size () *
-          sizeof (cl_long), host_desc_.data (), block, nullptr));
+  /* the uploads do not block (a leader would wait for the device to
+   * catch up, the streams behind it too): the slot's host memory is
+   * written again only once the last of them is done */
+  host_next_ = (host_next_ + 1) % kHostSlots;
+  cl_event copied = nullptr;
+  Status up = upload (q, desc_.get (), 0, host_desc_.size () *
+      sizeof (cl_long), host_desc_.data (), false, nullptr,
+      rows > 0 ? nullptr : &copied);
+  if (up.ok () && rows > 0)
+    up = upload (q, rows_.get (), 0, host_rows_.size () * sizeof (float),
+        host_rows_.data (), false, nullptr, &copied);
+  if (!up.ok ()) {
+    /* nothing reads the slot after this */
+    clFinish (q);
+    return up;
+  }
+  hs.copied.reset (copied);
   if (rows > 0) {
-    AFET_RETURN_IF_ERROR (upload (q, rows_.get (), 0, host_rows_.size () *
-            sizeof (float), host_rows_.data (), block, nullptr));
     ArgSetter a (scatter_.get ());
     a (rows_.get ()) (desc_.get ()) ((cl_uint) host_at) ((cl_uint) rows)
         ((cl_uint) rs) (lanes_.get ());

@@ -91,7 +91,7 @@ private:
       std::unique_ptr<ContextStage> stage, const RowHistory::Extent &extent,
       int dims);
   Status run (const std::vector<Combiner::Slot *> &batch);
-  Status fit (int lanes, size_t rows, size_t outs);
+  Status fit (int lanes, size_t rows, size_t descs, size_t outs);
 
   std::shared_ptr<Device> device_;
   std::unique_ptr<ContextStage> stage_;
@@ -109,8 +109,19 @@ private:
   ClMem lanes_, rows_, desc_, out_;
   int lane_cap_ = 0;
   size_t rows_cap_ = 0, desc_cap_ = 0, out_cap_ = 0;
-  std::vector<float> host_rows_, host_out_;
-  std::vector<cl_long> host_desc_;
+  /* the host memory of a launch's uploads (new rows, desc), in turn:
+   * uploads do not block, so a slot is filled again only once its last
+   * upload is done */
+  static constexpr int kHostSlots = 4;
+  struct HostSlot
+  {
+    std::vector<float> rows;
+    std::vector<cl_long> desc;
+    ClEvent copied;
+  };
+  HostSlot host_[kHostSlots];
+  int host_next_ = 0;
+  std::vector<float> host_out_;
   ClKernel scatter_, gather_;
   size_t lsz_ = 64;
 };
