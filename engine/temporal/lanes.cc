@@ -228,25 +228,25 @@ ContextCombiner::run (const std::vector<Combiner::Slot *> &slots)
     clWaitForEvents (1, &ev);
     hs.copied.reset ();
   }
-  std::vector<float> &host_rows_ = hs.rows;
-  std::vector<cl_long> &host_desc_ = hs.desc;
-  host_rows_.resize (rows * rs);
-  host_desc_.resize (dev_at + 2 * dev_rows);
+  std::vector<float> &host_rows = hs.rows;
+  std::vector<cl_long> &host_desc = hs.desc;
+  host_rows.resize (rows * rs);
+  host_desc.resize (dev_at + 2 * dev_rows);
   host_out_.resize (host_out ? outs * dims_ : 0);
   size_t ri = 0, oi = 0;
   for (const Request *r : batch) {
     const cl_long base = (cl_long) r->lane * ring_;
     if (!(r->io && r->io->in.buffer)) {
       if (r->m > 0)
-        std::memcpy (host_rows_.data () + ri * rs, r->rows,
+        std::memcpy (host_rows.data () + ri * rs, r->rows,
             (size_t) r->m * rs * sizeof (float));
       for (int i = 0; i < r->m; i++)
-        host_desc_[host_at + ri + i] = base + ((r->first_row + i) &
+        host_desc[host_at + ri + i] = base + ((r->first_row + i) &
             (ring_ - 1));
       ri += (size_t) r->m;
     }
     for (int t = 0; t < r->n; t++) {
-      cl_long *d = host_desc_.data () + 3 * (oi + t);
+      cl_long *d = host_desc.data () + 3 * (oi + t);
       d[0] = r->out_first + t;
       d[1] = r->total;
       d[2] = base;
@@ -259,12 +259,12 @@ ContextCombiner::run (const std::vector<Combiner::Slot *> &slots)
     const cl_long base = (cl_long) r->lane * ring_;
     const cl_long first = (cl_long) (r->io->in.offset / sizeof (float));
     for (int i = 0; i < r->m; i++, di++) {
-      host_desc_[dev_at + 2 * di] = first + (cl_long) i * rs;
-      host_desc_[dev_at + 2 * di + 1] = base + ((r->first_row + i) &
+      host_desc[dev_at + 2 * di] = first + (cl_long) i * rs;
+      host_desc[dev_at + 2 * di + 1] = base + ((r->first_row + i) &
           (ring_ - 1));
     }
   }
-  AFET_RETURN_IF_ERROR (fit (lanes, rows, host_desc_.size (), dev_out ? 0 :
+  AFET_RETURN_IF_ERROR (fit (lanes, rows, host_desc.size (), dev_out ? 0 :
           outs));
   cl_command_queue q = stage_->queue ();
   /* the uploads do not block (a leader would wait for the device to
@@ -272,12 +272,12 @@ ContextCombiner::run (const std::vector<Combiner::Slot *> &slots)
    * written again only once the last of them is done */
   host_next_ = (host_next_ + 1) % kHostSlots;
   cl_event copied = nullptr;
-  Status up = upload (q, desc_.get (), 0, host_desc_.size () *
-      sizeof (cl_long), host_desc_.data (), false, nullptr,
+  Status up = upload (q, desc_.get (), 0, host_desc.size () *
+      sizeof (cl_long), host_desc.data (), false, nullptr,
       rows > 0 ? nullptr : &copied);
   if (up.ok () && rows > 0)
-    up = upload (q, rows_.get (), 0, host_rows_.size () * sizeof (float),
-        host_rows_.data (), false, nullptr, &copied);
+    up = upload (q, rows_.get (), 0, host_rows.size () * sizeof (float),
+        host_rows.data (), false, nullptr, &copied);
   if (!up.ok ()) {
     /* nothing reads the slot after this */
     clFinish (q);
