@@ -57,7 +57,8 @@ struct SpectralCombiner::Request : Combiner::Slot
 
 SpectralCombiner::SpectralCombiner (std::unique_ptr<SpectralStage> stage,
     int dims, cl_context context)
-  : stage_ (std::move (stage)), dims_ (dims), device_context_ (context)
+  : stage_ (std::move (stage)), dims_ (dims), device_context_ (context),
+    blocks_ (BlockPool::make (context))
 {
   const FramingConfig &f = stage_->spectral ().framing;
   frame_bytes_ = (size_t) f.W * f.sample_bytes ();
@@ -144,24 +145,26 @@ SpectralCombiner::run (const std::vector<Combiner::Slot *> &slots)
   return Status::Ok ();
 }
 
-/* A launch some callers want on the device: its rows go into a buffer of
- * its own (never written again), which each such caller gets a reference
- * to with its rows' offset and the launch's completion; the others' rows
- * are downloaded as run () does. Runs in the leader, in_ filled. */
+/* A launch some callers want on the device: its rows go into a block of
+ * the pool (no device work uses it any more), which each such caller gets
+ * a reference to with its rows' offset and the launch's completion; the
+ * others' rows are downloaded as run () does. Runs in the leader, in_
+ * filled. */
 Status
 SpectralCombiner::run_device (const std::vector<const Request *> &batch,
     int total)
 {
   const size_t row_bytes = (size_t) dims_ * sizeof (float);
   cl_command_queue q = stage_->queue ();
-  ClMem rows;
-  AFET_RETURN_IF_ERROR (make_buffer (device_context_, CL_MEM_READ_WRITE,
-          (size_t) total * row_bytes, nullptr, &rows));
+  std::shared_ptr<DeviceBlock> block;
+  AFET_RETURN_IF_ERROR (blocks_->acquire ((size_t) total * row_bytes, q,
+          &block));
+  cl_mem rows = block->buffer ();
   const int max_batch = stage_->spectral ().max_batch;
   for (int done = 0; done < total;) {
     int b = std::min (total - done, max_batch);
     AFET_RETURN_IF_ERROR (stage_->enqueue_samples (Samples (in_.data () +
-                (size_t) done * frame_bytes_), b, rows.get (), (size_t) done,
+                (size_t) done * frame_bytes_), b, rows, (size_t) done,
             done));
     done += b;
   }
@@ -171,20 +174,23 @@ SpectralCombiner::run_device (const std::vector<const Request *> &batch,
     return cl_fail ("clEnqueueMarkerWithWaitList", err);
   ClEvent ready (ev);
   clFlush (q);
+  /* not written again before the launch is done */
+  clRetainEvent (ev);
+  block->add_use (ev);
   bool on_host = false;
   for (const Request *r : batch)
     on_host = on_host || !r->device;
   if (on_host) {
     out_.resize ((size_t) total * dims_);
-    AFET_RETURN_IF_ERROR (download (q, rows.get (), 0, (size_t) total *
+    AFET_RETURN_IF_ERROR (download (q, rows, 0, (size_t) total *
             row_bytes, out_.data (), nullptr));
   }
   size_t at = 0;
   for (const Request *r : batch) {
     if (r->device) {
-      clRetainMemObject (rows.get ());
       clRetainEvent (ready.get ());
-      r->device->buffer = rows.get ();
+      r->device->block = block;
+      r->device->buffer = rows;
       r->device->offset = at * row_bytes;
       r->device->ready = ready.get ();
     } else {

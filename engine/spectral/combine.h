@@ -5,6 +5,7 @@
  */
 #pragma once
 
+#include "blockpool.h"
 #include "spectral.h"
 
 #include <condition_variable>
@@ -17,17 +18,20 @@
 
 namespace afet {
 
-/* Rows a combined launch leaves on the device for one caller: bytes from
- * offset of buffer, written when ready completes. The caller owns a
- * reference to buffer and to ready (clReleaseMemObject, clReleaseEvent).
- * A launch's buffer is its own, made for it, and no later launch writes
- * it: it goes when the last caller's reference does, so one caller's
- * rows stay as they are while anything still reads them. */
+/* Rows on the device: bytes from offset of buffer, written when ready
+ * completes. Rows a combined launch leaves for one caller are in a block
+ * of the combiner's pool (block; buffer is its buffer): the caller owns
+ * the reference to block and to ready (clReleaseEvent). No launch writes
+ * a block while anything holds it, nor after that until every use
+ * recorded on it (DeviceBlock::add_use: the readers' completions) has
+ * finished, so one caller's rows stay as they are while anything still
+ * reads them. */
 struct DeviceRows
 {
   cl_mem buffer = nullptr;
   size_t offset = 0;
   cl_event ready = nullptr;
+  std::shared_ptr<DeviceBlock> block;
 };
 
 /* Requests that arrive together run as one (group commit, as databases
@@ -114,6 +118,7 @@ private:
   cl_context device_context_ = nullptr;
   size_t frame_bytes_ = 0;
   Combiner combiner_;
+  std::shared_ptr<BlockPool> blocks_;   /* the launches' device rows */
   std::vector<uint8_t> in_;     /* the leader's, while it runs */
   std::vector<float> out_;
 };

@@ -33,7 +33,8 @@ ContextCombiner::ContextCombiner (std::shared_ptr<Device> device,
     std::unique_ptr<ContextStage> stage, const RowHistory::Extent &extent,
     int dims)
   : device_ (std::move (device)), stage_ (std::move (stage)),
-    extent_ (extent), dims_ (dims)
+    extent_ (extent), dims_ (dims),
+    blocks_ (BlockPool::make (device_->context ()))
 {
   /* what a call may read: the look-back before its first output, the
    * outputs still waiting (the look-ahead, or the rows before the first
@@ -128,10 +129,10 @@ ContextCombiner::compute (int lane, const float *rows, int m,
               Slot *> &batch) { return run (batch); }, combined);
 }
 
-/* Device buffers for this many lanes, new rows and output rows; lanes
- * keep their rows when they grow. Runs in the leader. */
+/* Device buffers for this many lanes, new rows, desc entries and output
+ * rows; lanes keep their rows when they grow. Runs in the leader. */
 Status
-ContextCombiner::fit (int lanes, size_t rows, size_t outs)
+ContextCombiner::fit (int lanes, size_t rows, size_t descs, size_t outs)
 {
   cl_context ctx = device_->context ();
   cl_command_queue q = stage_->queue ();
@@ -159,7 +160,7 @@ ContextCombiner::fit (int lanes, size_t rows, size_t outs)
     size_t bytes;
   } wants[] = {
     { &rows_, &rows_cap_, rows * row_bytes },
-    { &desc_, &desc_cap_, host_desc_.size () * sizeof (cl_long) },
+    { &desc_, &desc_cap_, descs * sizeof (cl_long) },
     { &out_, &out_cap_, outs * dims_ * sizeof (float) },
   };
   for (Want &w : wants)
@@ -219,23 +220,33 @@ ContextCombiner::run (const std::vector<Combiner::Slot *> &slots)
    * row; then per new host row its row in the lanes; then per new device
    * row its first float in its buffer and its row in the lanes */
   const size_t host_at = 3 * outs, dev_at = host_at + rows;
-  host_rows_.resize (rows * rs);
-  host_desc_.resize (dev_at + 2 * dev_rows);
+  /* the host memory of the uploads: a slot whose last uploads are done
+   * (kHostSlots launches ago: long done, but for a full queue) */
+  HostSlot &hs = host_[host_next_];
+  if (hs.copied) {
+    cl_event ev = hs.copied.get ();
+    clWaitForEvents (1, &ev);
+    hs.copied.reset ();
+  }
+  std::vector<float> &host_rows = hs.rows;
+  std::vector<cl_long> &host_desc = hs.desc;
+  host_rows.resize (rows * rs);
+  host_desc.resize (dev_at + 2 * dev_rows);
   host_out_.resize (host_out ? outs * dims_ : 0);
   size_t ri = 0, oi = 0;
   for (const Request *r : batch) {
     const cl_long base = (cl_long) r->lane * ring_;
     if (!(r->io && r->io->in.buffer)) {
       if (r->m > 0)
-        std::memcpy (host_rows_.data () + ri * rs, r->rows,
+        std::memcpy (host_rows.data () + ri * rs, r->rows,
             (size_t) r->m * rs * sizeof (float));
       for (int i = 0; i < r->m; i++)
-        host_desc_[host_at + ri + i] = base + ((r->first_row + i) &
+        host_desc[host_at + ri + i] = base + ((r->first_row + i) &
             (ring_ - 1));
       ri += (size_t) r->m;
     }
     for (int t = 0; t < r->n; t++) {
-      cl_long *d = host_desc_.data () + 3 * (oi + t);
+      cl_long *d = host_desc.data () + 3 * (oi + t);
       d[0] = r->out_first + t;
       d[1] = r->total;
       d[2] = base;
@@ -248,21 +259,32 @@ ContextCombiner::run (const std::vector<Combiner::Slot *> &slots)
     const cl_long base = (cl_long) r->lane * ring_;
     const cl_long first = (cl_long) (r->io->in.offset / sizeof (float));
     for (int i = 0; i < r->m; i++, di++) {
-      host_desc_[dev_at + 2 * di] = first + (cl_long) i * rs;
-      host_desc_[dev_at + 2 * di + 1] = base + ((r->first_row + i) &
+      host_desc[dev_at + 2 * di] = first + (cl_long) i * rs;
+      host_desc[dev_at + 2 * di + 1] = base + ((r->first_row + i) &
           (ring_ - 1));
     }
   }
-  AFET_RETURN_IF_ERROR (fit (lanes, rows, dev_out ? 0 : outs));
+  AFET_RETURN_IF_ERROR (fit (lanes, rows, host_desc.size (), dev_out ? 0 :
+          outs));
   cl_command_queue q = stage_->queue ();
-  /* without a blocking download after them, the uploads block: the next
-   * run overwrites the host memory they read */
-  const bool block = !host_out;
-  AFET_RETURN_IF_ERROR (upload (q, desc_.get (), 0, host_desc_.size () *
-          sizeof (cl_long), host_desc_.data (), block, nullptr));
+  /* the uploads do not block (a leader would wait for the device to
+   * catch up, the streams behind it too): the slot's host memory is
+   * written again only once the last of them is done */
+  host_next_ = (host_next_ + 1) % kHostSlots;
+  cl_event copied = nullptr;
+  Status up = upload (q, desc_.get (), 0, host_desc.size () *
+      sizeof (cl_long), host_desc.data (), false, nullptr,
+      rows > 0 ? nullptr : &copied);
+  if (up.ok () && rows > 0)
+    up = upload (q, rows_.get (), 0, host_rows.size () * sizeof (float),
+        host_rows.data (), false, nullptr, &copied);
+  if (!up.ok ()) {
+    /* nothing reads the slot after this */
+    clFinish (q);
+    return up;
+  }
+  hs.copied.reset (copied);
   if (rows > 0) {
-    AFET_RETURN_IF_ERROR (upload (q, rows_.get (), 0, host_rows_.size () *
-            sizeof (float), host_rows_.data (), block, nullptr));
     ArgSetter a (scatter_.get ());
     a (rows_.get ()) (desc_.get ()) ((cl_uint) host_at) ((cl_uint) rows)
         ((cl_uint) rs) (lanes_.get ());
@@ -292,13 +314,13 @@ ContextCombiner::run (const std::vector<Combiner::Slot *> &slots)
     at += m;
     g = h;
   }
-  /* output rows some caller keeps on the device: a buffer of this
-   * launch's own (see DeviceRows) */
-  ClMem launch_out;
+  /* output rows some caller keeps on the device: a block of the pool
+   * (see DeviceRows) */
+  std::shared_ptr<DeviceBlock> launch_out;
   if (dev_out)
-    AFET_RETURN_IF_ERROR (make_buffer (device_->context (),
-            CL_MEM_READ_WRITE, outs * out_row_bytes, nullptr, &launch_out));
-  cl_mem out_buf = dev_out ? launch_out.get () : out_.get ();
+    AFET_RETURN_IF_ERROR (blocks_->acquire (outs * out_row_bytes, q,
+            &launch_out));
+  cl_mem out_buf = dev_out ? launch_out->buffer () : out_.get ();
   if (outs > 0) {
     LaneBlock in;
     in.rows = lanes_.get ();
@@ -315,6 +337,11 @@ ContextCombiner::run (const std::vector<Combiner::Slot *> &slots)
       return cl_fail ("clEnqueueMarkerWithWaitList", err);
     done = ClEvent (ev);
     clFlush (q);
+    if (dev_out) {
+      /* not written again before the launch is done */
+      clRetainEvent (ev);
+      launch_out->add_use (ev);
+    }
   }
   if (host_out)
     AFET_RETURN_IF_ERROR (download (q, out_buf, 0, host_out_.size () *
@@ -326,8 +353,8 @@ ContextCombiner::run (const std::vector<Combiner::Slot *> &slots)
       r->io->read_done = done.get ();
     }
     if (r->n > 0 && r->io && r->io->out_device) {
-      clRetainMemObject (out_buf);
       clRetainEvent (done.get ());
+      r->io->out.block = launch_out;
       r->io->out.buffer = out_buf;
       r->io->out.offset = oi * out_row_bytes;
       r->io->out.ready = done.get ();

@@ -58,7 +58,8 @@ public:
      * written when in.ready (if set) completes; borrowed for the call */
     DeviceRows in;
     /* out_device: the output rows stay on the device, in out (set by the
-     * call, the caller's references: see DeviceRows) */
+     * call, the caller's references: see DeviceRows; a use of out.block
+     * that reads it is added to it) */
     bool out_device = false;
     DeviceRows out;
     /* set by the call when in.buffer was: the launch's completion, after
@@ -90,7 +91,7 @@ private:
       std::unique_ptr<ContextStage> stage, const RowHistory::Extent &extent,
       int dims);
   Status run (const std::vector<Combiner::Slot *> &batch);
-  Status fit (int lanes, size_t rows, size_t outs);
+  Status fit (int lanes, size_t rows, size_t descs, size_t outs);
 
   std::shared_ptr<Device> device_;
   std::unique_ptr<ContextStage> stage_;
@@ -99,6 +100,7 @@ private:
   int ring_ = 0;
 
   Combiner combiner_;
+  std::shared_ptr<BlockPool> blocks_;   /* the launches' device outputs */
   std::mutex lanes_lock_;       /* next_lane_, free_lanes_ */
   int next_lane_ = 0;
   std::vector<int> free_lanes_;
@@ -107,8 +109,19 @@ private:
   ClMem lanes_, rows_, desc_, out_;
   int lane_cap_ = 0;
   size_t rows_cap_ = 0, desc_cap_ = 0, out_cap_ = 0;
-  std::vector<float> host_rows_, host_out_;
-  std::vector<cl_long> host_desc_;
+  /* the host memory of a launch's uploads (new rows, desc), in turn:
+   * uploads do not block, so a slot is filled again only once its last
+   * upload is done */
+  static constexpr int kHostSlots = 4;
+  struct HostSlot
+  {
+    std::vector<float> rows;
+    std::vector<cl_long> desc;
+    ClEvent copied;
+  };
+  HostSlot host_[kHostSlots];
+  int host_next_ = 0;
+  std::vector<float> host_out_;
   ClKernel scatter_, gather_;
   size_t lsz_ = 64;
 };

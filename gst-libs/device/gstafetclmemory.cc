@@ -28,6 +28,9 @@ struct AfetCLMemoryState
   cl_command_queue queue = nullptr;          /* retained */
   std::shared_ptr<afet::TransferStats> stats;
   cl_mem buffer = nullptr;
+  /* a region: the block of a combined launch that buffer is (not owned
+   * apart from it) */
+  std::shared_ptr<afet::DeviceBlock> block;
   size_t origin = 0;            /* of the memory in buffer (a region) */
   void *host = nullptr;
   bool host_valid = false;
@@ -38,16 +41,25 @@ struct AfetCLMemoryState
 
   ~AfetCLMemoryState ()
   {
-    /* no queued work may still use the buffer when it goes */
-    std::vector<cl_event> pending = read_events;
-    if (write_event)
-      pending.push_back (write_event);
-    if (!pending.empty ())
-      clWaitForEvents ((cl_uint) pending.size (), pending.data ());
-    for (cl_event e : pending)
-      clReleaseEvent (e);
-    if (buffer)
-      clReleaseMemObject (buffer);
+    /* Nothing waits here (a stream's thread drops its input while the
+     * next launch still reads it). OpenCL deletes a released buffer only
+     * once the queued work using it has finished; a region's block goes
+     * back to its pool with the events of the work that used this memory,
+     * and is written again only when they have completed. */
+    if (block) {
+      if (write_event)
+        block->add_use (write_event);
+      for (cl_event e : read_events)
+        block->add_use (e);
+      block.reset ();
+    } else {
+      if (write_event)
+        clReleaseEvent (write_event);
+      for (cl_event e : read_events)
+        clReleaseEvent (e);
+      if (buffer)
+        clReleaseMemObject (buffer);
+    }
     if (queue)
       clReleaseCommandQueue (queue);
     std::free (host);
@@ -278,7 +290,8 @@ gst_afet_cl_memory_new (const std::shared_ptr<afet::Device> &device,
 GstMemory *
 gst_afet_cl_memory_new_region (const std::shared_ptr<afet::Device> &device,
     cl_command_queue queue, const std::shared_ptr<afet::TransferStats> &stats,
-    cl_mem buffer, gsize origin, gsize size, cl_event write_event)
+    std::shared_ptr<afet::DeviceBlock> block, gsize origin, gsize size,
+    cl_event write_event)
 {
   GstAllocator *allocator = get_allocator ();
   GstAfetCLMemory *m = g_new0 (GstAfetCLMemory, 1);
@@ -287,7 +300,8 @@ gst_afet_cl_memory_new_region (const std::shared_ptr<afet::Device> &device,
   clRetainCommandQueue (queue);
   m->state->queue = queue;
   m->state->stats = stats;
-  m->state->buffer = buffer;
+  m->state->buffer = block->buffer ();
+  m->state->block = std::move (block);
   m->state->origin = origin;
   m->state->write_event = write_event;
   gst_memory_init (GST_MEMORY_CAST (m), GST_MEMORY_FLAG_NO_SHARE, allocator,

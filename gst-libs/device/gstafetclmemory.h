@@ -8,6 +8,7 @@
 
 #include <gst/gst.h>
 
+#include "blockpool.h"
 #include "device.h"
 #include "transfer.h"
 
@@ -21,8 +22,9 @@
  * the device copy is written again; a host write is uploaded when next
  * mapped for the device. Writers and readers on the device record events, so
  * that another element's queue waits for the producer's kernels before it
- * reads, a producer reusing the memory waits for its readers, and the
- * memory is freed only when no queued work uses it. */
+ * reads, a producer reusing the memory waits for its readers (on the
+ * device), and the memory is freed only when no queued work uses it
+ * (OpenCL defers it; the host never waits). */
 
 /* GST_MAP_FLAG_LAST itself (the first custom flag): with a higher bit, a
  * GstMapFlags value lies outside the enum's range in C++ (UBSan: enum). */
@@ -46,15 +48,17 @@ GstMemory *gst_afet_cl_memory_new (const std::shared_ptr<afet::Device> &
     const std::shared_ptr<afet::TransferStats> &stats, gsize size,
     afet::Status * err);
 
-/* A device memory that is size bytes from origin of buffer (a combined
- * launch's rows for one stream, afet::DeviceRows), written when
- * write_event completes; takes over a reference to buffer and to
- * write_event. The buffer goes when the last memory using it does and no
- * queued work reads it. */
+/* A device memory that is size bytes from origin of a combined launch's
+ * block (one stream's rows, afet::DeviceRows), written when write_event
+ * completes; takes over the reference to write_event. The block goes back
+ * to its pool when the last memory using it does, with the events of the
+ * work recorded on them (the write and the reads), and is written again
+ * only once they have completed: nothing waits when a memory is freed. */
 GstMemory *gst_afet_cl_memory_new_region (const std::shared_ptr<afet::Device>
     & device, cl_command_queue queue,
-    const std::shared_ptr<afet::TransferStats> &stats, cl_mem buffer,
-    gsize origin, gsize size, cl_event write_event);
+    const std::shared_ptr<afet::TransferStats> &stats,
+    std::shared_ptr<afet::DeviceBlock> block, gsize origin, gsize size,
+    cl_event write_event);
 
 afet::Device *gst_afet_cl_memory_get_device (GstMemory * mem);
 

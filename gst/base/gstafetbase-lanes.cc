@@ -170,7 +170,7 @@ lanes_push (GstAfetBase * self, const float *rows, GstMemory * in, gint64 m,
     if (st.ok () && n > 0 && p->out_device) {
       buf = gst_buffer_new ();
       gst_buffer_append_memory (buf, gst_afet_cl_memory_new_region
-          (p->device, p->queue.get (), p->stats, io.out.buffer,
+          (p->device, p->queue.get (), p->stats, std::move (io.out.block),
               io.out.offset, (gsize) n * row_bytes, io.out.ready));
     }
     if (!st.ok ()) {

@@ -227,8 +227,8 @@ afet_base_compute (GstAfetBase * self, gint64 n, const GstAfetBatch * proto,
     if (handled) {
       buf = gst_buffer_new ();
       gst_buffer_append_memory (buf, gst_afet_cl_memory_new_region
-          (p->device, q, p->stats, rows.buffer, rows.offset, bytes,
-              rows.ready));
+          (p->device, q, p->stats, std::move (rows.block), rows.offset,
+              bytes, rows.ready));
       *out = buf;
       return GST_FLOW_OK;
     }

@@ -156,7 +156,7 @@ struct _GstAfetBaseClass
   gboolean (*process_host) (GstAfetBase * self, const GstAfetBatch * in,
       gint n, float *out, gboolean * handled, gchar ** why);
   /* optional, device-memory output: the same for a host batch whose rows
-   * stay on the device: sets *out to their place in a buffer of the
+   * stay on the device: sets *out to their place in a block of the
    * launch (the caller's references, afet::DeviceRows), which the base
    * class makes the output buffer's memory */
   gboolean (*process_host_device) (GstAfetBase * self,

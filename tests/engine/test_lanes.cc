@@ -12,11 +12,14 @@
  * stream, bit for bit.
  */
 #include "enginecheck.h"
+#include "blockpool.h"
+#include "clutil.h"
 #include "cmvn.h"
 #include "delta.h"
 #include "lanes.h"
 #include "traps.h"
 
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -119,8 +122,8 @@ live_run (afet::ContextCombiner &c, const std::vector<float> &rows,
           out->data () + frames_out * c.dims (), 1, &io.out.ready, nullptr);
       ok = err == CL_SUCCESS;
     }
-    if (io.out.buffer)
-      clReleaseMemObject (io.out.buffer);
+    /* read (blocking): the block may go back to the pool */
+    io.out.block.reset ();
     if (io.out.ready)
       clReleaseEvent (io.out.ready);
     if (io.read_done) {
@@ -215,6 +218,82 @@ lanes_case (Kind &k)
   c->leave (lane);
 }
 
+/* The launches' block pool (engine/runtime/blockpool.h): a block goes back
+ * to the pool while a read of it on another queue has not run yet (held by
+ * a user event). The next block of its size must not be written before
+ * that read: the read sees the first writer's rows, not the second's.
+ * Once the read has completed, the block is handed out again, not made. */
+static void
+test_block_pool ()
+{
+  cl_context ctx = device->context ();
+  afet::ClQueue qw, qr;
+  afet::Status st = device->create_queue (&qw);
+  if (st.ok ())
+    st = device->create_queue (&qr);
+  check (st.ok (), "block pool: queues");
+  if (!st.ok ())
+    return;
+  auto pool = afet::BlockPool::make (ctx);
+  const size_t n = 1000, bytes = n * sizeof (float);
+  std::vector<float> first (n, 1.0f), second (n, 2.0f), seen (n, 0.0f);
+  std::shared_ptr<afet::DeviceBlock> a, b, c;
+  st = pool->acquire (bytes, qw.get (), &a);
+  check (st.ok () && a->bytes () >= bytes, "block pool: a block");
+  if (!st.ok ())
+    return;
+  cl_event ev = nullptr;
+  cl_int err = clEnqueueWriteBuffer (qw.get (), a->buffer (), CL_TRUE, 0,
+      bytes, first.data (), 0, nullptr, &ev);
+  a->add_use (ev);
+  cl_event gate = clCreateUserEvent (ctx, &err);
+  afet::ClMem dst;
+  st = afet::make_buffer (ctx, CL_MEM_READ_WRITE, bytes, nullptr, &dst);
+  cl_event read = nullptr;
+  if (err == CL_SUCCESS && st.ok ())
+    err = clEnqueueCopyBuffer (qr.get (), a->buffer (), dst.get (), 0, 0,
+        bytes, 1, &gate, &read);
+  clFlush (qr.get ());
+  check (err == CL_SUCCESS && st.ok (), "block pool: a read held back");
+  a->add_use (read);
+  a.reset ();
+  st = pool->acquire (bytes, qw.get (), &b);
+  cl_event wrote = nullptr;
+  if (st.ok ())
+    err = clEnqueueWriteBuffer (qw.get (), b->buffer (), CL_FALSE, 0, bytes,
+        second.data (), 0, nullptr, &wrote);
+  clFlush (qw.get ());
+  /* a pool that reused the block at once would have this write done
+   * before the read: let it finish (a pool that orders it after the read
+   * on the device makes it wait: then stop looking after a while) */
+  for (int i = 0; i < 200 && wrote; i++) {
+    cl_int status = CL_QUEUED;
+    clGetEventInfo (wrote, CL_EVENT_COMMAND_EXECUTION_STATUS,
+        sizeof (status), &status, nullptr);
+    if (status <= CL_COMPLETE)
+      break;
+    std::this_thread::sleep_for (std::chrono::milliseconds (10));
+  }
+  clSetUserEventStatus (gate, CL_COMPLETE);
+  clFinish (qr.get ());
+  clFinish (qw.get ());
+  st = afet::download (qr.get (), dst.get (), 0, bytes, seen.data (),
+      nullptr);
+  check (st.ok () && err == CL_SUCCESS && seen == first, "block pool: a "
+      "block still read is not written again before the read");
+  if (wrote)
+    clReleaseEvent (wrote);
+  clReleaseEvent (gate);
+  b.reset ();
+  /* every use done: the oldest block comes back */
+  uint64_t made = pool->made ();
+  st = pool->acquire (bytes, qw.get (), &c);
+  check (st.ok () && pool->made () == made && pool->reused () == 1,
+      "block pool: a block whose uses have completed is reused (made " +
+      std::to_string (pool->made ()) + ", reused " +
+      std::to_string (pool->reused ()) + ")");
+}
+
 int
 main ()
 {
@@ -225,6 +304,7 @@ main ()
     return 1;
   }
   std::printf ("device: %s\n", device->info ().describe ().c_str ());
+  test_block_pool ();
 
   std::vector<Kind> kinds;
   {
