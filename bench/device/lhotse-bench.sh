@@ -7,7 +7,8 @@
 # HOURS of 10-20 s cuts (default 100: 10 h of short files, made once in /tmp
 # by 8 make_corpus.py runs in parallel, each file taken 10 times), WHICH both,
 # lhotse or afet, WORKERS data loader workers (8), STORAGE lilcom or numpy;
-# BENCH_ARGS: more options for bench.py (e.g. --compare 10, --streams 16).
+# BENCH_ARGS: more options for bench.py (e.g. --compare 10, --streams 16,
+# --floor: the loading and storage floor of the call, timed beside them).
 # Results: $OUT/lhotse-bench-HOURS-WHICH.{json,log}.
 hours=${1:-100}
 which=${2:-both}

@@ -17,7 +17,11 @@ lhotse: ``Fbank(FbankConfig(device=--lhotse-device))`` (80 mel bins,
 torch; ``cuda`` on the GPU machine); afet: ``AfetFbank(AfetFbankConfig(
 num_filters=80, device=--afet-device))`` (``preset=lhotse``, OpenCL).  Each
 extractor first computes a few cuts untimed (CUDA and OpenCL start-up, afet's
-pipelines), then the whole set, timed.  The data loader's workers read the
+pipelines), then the whole set, timed.  With --floor a third extractor that
+computes nothing (``FloorFbank``: stored rows of random log-mel-like values
+of the right shape, as costly to compress as features) goes through the same
+call: its time is what lhotse's loading and storage cost alone, so
+lhotse's time over it bounds the speed-up any extractor can give there.  The data loader's workers read the
 audio for both.  Afterwards --compare cuts are computed again by both
 extractors' ``extract`` (whichever ran: --which picks the timed runs only)
 and compared (relative L2, max abs), and, when both ran, the stored features
@@ -97,6 +101,47 @@ def numpy_of(x):
     return x.cpu().numpy() if hasattr(x, "cpu") else np.asarray(x)
 
 
+def floor_extractor():
+    """A lhotse FeatureExtractor computing nothing: each cut gets the
+    frame count lhotse expects (10 ms shift, lhotse's rounding) of rows cut
+    from one fixed block of random values about as spread as log-mel
+    energies, so storage (lilcom's compression included) costs what it
+    costs for features."""
+    from dataclasses import dataclass
+    from lhotse.features.base import FeatureExtractor
+
+    @dataclass
+    class FloorConfig:
+        num_filters: int = 80
+
+    block = (np.random.default_rng(1).standard_normal((20000, 80)) * 3.0
+             - 5.0).astype(np.float32)
+
+    class FloorFbank(FeatureExtractor):
+        name = "afet-bench-floor"
+        config_type = FloorConfig
+
+        def extract(self, samples, sampling_rate):
+            from lhotse.utils import compute_num_frames
+            n = int(np.asarray(samples).shape[-1])
+            rows = compute_num_frames(n / sampling_rate, 0.010,
+                                      sampling_rate)
+            reps = rows // block.shape[0] + 1
+            return np.tile(block, (reps, 1))[:rows].copy()
+
+        def extract_batch(self, samples, sampling_rate, lengths=None):
+            return [self.extract(s, sampling_rate) for s in samples]
+
+        @property
+        def frame_shift(self):
+            return 0.010
+
+        def feature_dim(self, sampling_rate):
+            return 80
+
+    return FloorFbank(FloorConfig())
+
+
 def run_one(name, extractor, cuts, args, storage_type):
     """Warm-up on a few cuts, then the whole set through lhotse, timed."""
     # the warm-up goes through the timed call itself: lhotse's own Fbank on
@@ -157,6 +202,9 @@ def main(argv=None):
                    default="both")
     p.add_argument("--compare", type=int, default=5,
                    help="cuts computed again by both and compared")
+    p.add_argument("--floor", action="store_true",
+                   help="also time an extractor that computes nothing: "
+                   "the loading and storage floor of the call")
     p.add_argument("--json", default=None, help="write the results here")
     args = p.parse_args(argv)
 
@@ -179,6 +227,8 @@ def main(argv=None):
     if args.which in ("both", "afet"):
         extractors["afet"] = AfetFbank(AfetFbankConfig(
             num_filters=80, device=args.afet_device, streams=args.streams))
+    if args.floor:
+        extractors["floor"] = floor_extractor()
     res = {
         "hours": round(total / 3600.0, 4), "cuts": len(cuts),
         "files": len(files), "repeats": reps,
@@ -211,6 +261,7 @@ def main(argv=None):
     if args.compare > 0:
         # both extractors on the same cuts, whichever ran; the stored
         # features too when both ran
+        extractors.pop("floor", None)
         both = {"lhotse": lambda: Fbank(FbankConfig(
                     num_filters=80, device=args.lhotse_device)),
                 "afet": lambda: AfetFbank(AfetFbankConfig(
@@ -232,7 +283,7 @@ def main(argv=None):
                  "rel_l2": e, "max_abs": m}
             line = "compare %s: %s frames, rel L2 %.3g (max abs %.3g)" % (
                 c.id, a.shape[0], e, m)
-            if len(stored) == 2:
+            if "afet" in stored and "lhotse" in stored:
                 sa = stored["afet"][c.id].load_features()
                 sb = stored["lhotse"][c.id].load_features()
                 se, sm = rel_l2(sa, sb)
@@ -248,10 +299,15 @@ def main(argv=None):
             print(line, flush=True)
         res["compare"] = cmp
         res["max_rel_l2"] = max(x["rel_l2"] for x in cmp)
-    if len(stored) == 2:
+    if "afet" in stored and "lhotse" in stored:
         res["speedup"] = round(res["runs"]["lhotse"]["wall_s"] /
                                res["runs"]["afet"]["wall_s"], 2)
         print("afet/lhotse speed-up: %.2fx" % res["speedup"])
+    if "floor" in res["runs"] and "lhotse" in res["runs"]:
+        res["bound"] = round(res["runs"]["lhotse"]["wall_s"] /
+                             res["runs"]["floor"]["wall_s"], 2)
+        print("the most any extractor can gain over lhotse's in this call "
+              "(lhotse / floor): %.2fx" % res["bound"])
     if args.json:
         with open(args.json, "w") as f:
             json.dump(res, f, indent=1)
