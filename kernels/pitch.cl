@@ -4,7 +4,8 @@
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * One utterance a call (engine/temporal/pitch.cc runs them in this order):
+ * In this order (engine/temporal/pitch.cc; the Viterbi and backtrace of
+ * many utterances at once: pitch-batch.cc):
  *
  * afet_pitch_resample: one work-item per output sample k of Kaldi's
  *   LinearResample: output k sits in period unit k / out_unit at phase
@@ -18,12 +19,13 @@
  *   grid by the upsampling filter's taps, times Kaldi's rescaling of the
  *   early frames (rescale: sqrt ((old + avg) / (new + avg)), avg the mean
  *   of the frame's norms).
- * afet_pitch_viterbi: one work-group for all frames, its work-items over
- *   the lags: each lag's best predecessor (the lowest index of the least
- *   cost), its local cost, and the forward cost less its minimum, frame
- *   after frame; backpointers into bp.
- * afet_pitch_backtrace: one work-item: the path from the lowest final
- *   forward cost (lowest index) back to frame 0.
+ * afet_pitch_viterbi: a work-group per utterance (utt: its first row and
+ *   frames; engine/temporal/pitch-batch.cc runs many utterances in one
+ *   launch), its work-items over the lags: each lag's best predecessor (the
+ *   lowest index of the least cost), its local cost, and the forward cost
+ *   less its minimum, frame after frame; backpointers into bp.
+ * afet_pitch_backtrace: a work-item per utterance: the path from the
+ *   lowest final forward cost (lowest index) back to frame 0.
  * afet_pitch_output: one work-item per frame: (the NCCF without ballast at
  *   the chosen lag, 1 / lag).
  *
@@ -141,13 +143,20 @@ afet_pitch_upsample (__global const ACC *inner, __global const ACC *norm,
 
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
 void
-afet_pitch_viterbi (__global const float *nccf, int T, int S,
-    __global const float *lags, float factor, float soft_min_f0,
+afet_pitch_viterbi (__global const float *nccf, __global const long *utt,
+    int S, __global const float *lags, float factor, float soft_min_f0,
     __global ushort *bp, __global float *fwd_out, __local float *prev,
     __local float *cur)
 {
   __local float part[AFET_LSZ];
   int lid = get_local_id (0);
+  /* this work-group's utterance: its first row, its frames */
+  int g = get_group_id (0);
+  long r0 = utt[2 * g];
+  int T = (int) utt[2 * g + 1];
+  nccf += r0 * S;
+  bp += r0 * S;
+  fwd_out += (long) g * S;
   for (int i = lid; i < S; i += AFET_LSZ)
     prev[i] = 0.0f;
   barrier (CLK_LOCAL_MEM_FENCE);
@@ -196,10 +205,16 @@ afet_pitch_viterbi (__global const float *nccf, int T, int S,
 
 __kernel void
 afet_pitch_backtrace (__global const ushort *bp, __global const float *fwd,
-    int T, int S, __global int *path)
+    __global const long *utt, int n, int S, __global int *path)
 {
-  if (get_global_id (0) != 0)
+  int g = get_global_id (0);
+  if (g >= n)
     return;
+  long r0 = utt[2 * g];
+  int T = (int) utt[2 * g + 1];
+  bp += r0 * S;
+  fwd += (long) g * S;
+  path += r0;
   int s = 0;
   for (int i = 1; i < S; i++)
     if (fwd[i] < fwd[s])

@@ -263,16 +263,18 @@ PitchStage::init (std::shared_ptr<Device> device, const PitchConfig &c,
   std::string opts = std::string (fp64_ ? "-DAFET_PITCH_DOUBLE " : "") +
       "-DAFET_LSZ=";
   const char *names[] = { "afet_pitch_resample", "afet_pitch_nccf",
-    "afet_pitch_upsample", "afet_pitch_viterbi", "afet_pitch_backtrace",
-    "afet_pitch_output"
+    "afet_pitch_upsample", "afet_pitch_output"
   };
-  ClKernel *kernels[] = { &resample_, &nccf_, &upsample_, &viterbi_,
-    &backtrace_, &output_
-  };
-  for (int i = 0; i < 6; i++)
+  ClKernel *kernels[] = { &resample_, &nccf_, &upsample_, &output_ };
+  for (int i = 0; i < 4; i++)
     AFET_RETURN_IF_ERROR (make_kernel (*device_, "pitch", kernels::pitch,
-            kernels::pitch_sha256, opts + std::to_string (i == 3 ? vlsz_ :
-                lsz_), names[i], kernels[i]));
+            kernels::pitch_sha256, opts + std::to_string (lsz_), names[i],
+            kernels[i]));
+  /* Kaldi: the squared log step in a float, times the penalty in float */
+  float factor = (float) std::pow (std::log (1.0 + c.delta_pitch), 2.0) *
+      c.penalty_factor;
+  AFET_RETURN_IF_ERROR (PitchViterbiCombiner::get (device_, lags_, factor,
+          c.soft_min_f0, vlsz_, &viterbi_));
 
   /* the resampling filter's phases */
   int rin = (int) c.samp_freq, rout = (int) c.resample_freq;
@@ -352,6 +354,7 @@ PitchStage::compute (const float *wave, long long n, std::vector<float> *raw,
   raw->clear ();
   if (lag)
     lag->clear ();
+  combined_ = false;
   int rin = (int) c.samp_freq, rout = (int) c.resample_freq;
   long long n2 = resample_count (n, rin, rout, c.lowpass_cutoff,
       c.lowpass_filter_width, true);
@@ -428,7 +431,7 @@ PitchStage::compute (const float *wave, long long n, std::vector<float> *raw,
     for (long long t = c.recompute_frame; t < T; t++)
       old_ballast[t] = new_ballast;     /* scale 1: after the recomputation */
 
-  ClMem startm, bal, oldb, inner, norm, nccf, bp, fwd, path, out;
+  ClMem startm, bal, oldb, inner, norm, nccf, path, out;
   AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY |
           CL_MEM_COPY_HOST_PTR, T * sizeof (cl_long), start.data (), &startm));
   AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY |
@@ -442,10 +445,6 @@ PitchStage::compute (const float *wave, long long n, std::vector<float> *raw,
           (size_t) T * M_ * acc, nullptr, &norm));
   AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE,
           (size_t) T * S_ * sizeof (float), nullptr, &nccf));
-  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE,
-          (size_t) T * S_ * sizeof (cl_ushort), nullptr, &bp));
-  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE,
-          (size_t) S_ * sizeof (float), nullptr, &fwd));
   AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE,
           (size_t) T * sizeof (cl_int), nullptr, &path));
   AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE,
@@ -470,29 +469,13 @@ PitchStage::compute (const float *wave, long long n, std::vector<float> *raw,
     AFET_RETURN_IF_ERROR (launch (queue_, upsample_.get (),
             ((size_t) T * S_ + lsz_ - 1) / lsz_, lsz_, "afet_pitch_upsample"));
   }
-  {
-    /* Kaldi: the squared log step in a float, times the penalty in float */
-    float factor = (float) std::pow (std::log (1.0 + c.delta_pitch), 2.0) *
-        c.penalty_factor;
-    ArgSetter a (viterbi_.get ());
-    a (nccf.get ()) ((cl_int) T) ((cl_int) S_) (lags_mem_.get ()) (factor)
-        (c.soft_min_f0) (bp.get ()) (fwd.get ());
-    AFET_RETURN_IF_ERROR (a.status ("afet_pitch_viterbi"));
-    err = clSetKernelArg (viterbi_.get (), 8, S_ * sizeof (float), nullptr);
-    if (err == CL_SUCCESS)
-      err = clSetKernelArg (viterbi_.get (), 9, S_ * sizeof (float), nullptr);
-    if (err != CL_SUCCESS)
-      return cl_fail ("afet_pitch_viterbi's local memory", err);
-    AFET_RETURN_IF_ERROR (launch (queue_, viterbi_.get (), 1, vlsz_,
-            "afet_pitch_viterbi"));
-  }
-  {
-    ArgSetter a (backtrace_.get ());
-    a (bp.get ()) (fwd.get ()) ((cl_int) T) ((cl_int) S_) (path.get ());
-    AFET_RETURN_IF_ERROR (a.status ("afet_pitch_backtrace"));
-    AFET_RETURN_IF_ERROR (launch (queue_, backtrace_.get (), 1, 1,
-            "afet_pitch_backtrace"));
-  }
+  /* the Viterbi and backtrace: with the device's other utterances ready
+   * now, once the NCCF is complete */
+  err = clFinish (queue_);
+  if (err != CL_SUCCESS)
+    return cl_fail ("the pitch NCCF", err);
+  AFET_RETURN_IF_ERROR (viterbi_->run (nccf.get (), T, path.get (),
+          &combined_));
   {
     ArgSetter a (output_.get ());
     a (inner.get ()) (norm.get ()) ((cl_int) T) ((cl_int) M_)

@@ -8,6 +8,7 @@
 
 #include "clhandle.h"
 #include "device.h"
+#include "pitch-batch.h"
 #include "status.h"
 
 #include <memory>
@@ -108,15 +109,21 @@ public:
 
   int n_lags () const { return S_; }
   const PitchConfig &config () const { return cfg_; }
+  /* whether the last compute ()'s Viterbi launch served other utterances
+   * (of streams sharing the device) too */
+  bool last_combined () const { return combined_; }
 
 private:
   std::shared_ptr<Device> device_;
   PitchConfig cfg_;
   ClQueue own_queue_;
   cl_command_queue queue_ = nullptr;
-  ClKernel resample_, nccf_, upsample_, viterbi_, backtrace_, output_;
+  ClKernel resample_, nccf_, upsample_, output_;
+  /* the Viterbi and backtrace, shared with the device's other streams */
+  std::shared_ptr<PitchViterbiCombiner> viterbi_;
   size_t lsz_ = 64, vlsz_ = 64;
   bool fp64_ = false;
+  bool combined_ = false;
   int S_ = 0, M_ = 0, lag0_ = 0, lag1_ = 0, basic_ = 0, shift_ = 0;
   int full_ = 0;
   int out_unit_ = 1, in_unit_ = 1, rs_taps_ = 1, up_taps_ = 1;

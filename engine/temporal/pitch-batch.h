@@ -1,0 +1,66 @@
+/* Many utterances' pitch Viterbi in one launch: the combiner that runs the
+ * Viterbi forward passes and backtraces of the utterances of all afetpitch
+ * streams sharing a device together, a work-group each.
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include "clhandle.h"
+#include "combine.h"
+#include "device.h"
+#include "status.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace afet {
+
+/* The Viterbi of Kaldi's pitch tracker is serial over an utterance's frames:
+ * one work-group walks them, on one compute unit, and a GPU driver runs the
+ * launches of different queues one after the other, so utterances computed
+ * alone (afet-extract's jobs, one afetpitch each) take their turns on one
+ * compute unit while the others idle. Callers of one combiner (same device,
+ * lag grid and costs) whose utterances are ready together go in one launch
+ * of a work-group per utterance (the group-commit Combiner: nothing waits
+ * for a timer; an utterance alone runs at once, on its own buffers). Every
+ * utterance's path is the one its own launch gives, bit for bit: each
+ * work-group runs the same arithmetic on its own rows. */
+class PitchViterbiCombiner
+{
+public:
+  /* The process' combiner for the device, this lag grid (seconds) and
+   * these costs (Kaldi's inter-frame factor, soft-min-f0), made on first
+   * use; its kernels with work-groups of vlsz. */
+  static Status get (const std::shared_ptr<Device> &device,
+      const std::vector<float> &lags, float factor, float soft_min_f0,
+      size_t vlsz, std::shared_ptr<PitchViterbiCombiner> *out);
+
+  /* The forward pass over T frames of an utterance's NCCF on the lag grid
+   * (nccf: T x S floats, complete: its queue has finished) and the
+   * backtrace from the lowest final cost: path (T ints) gets each frame's
+   * lag index. Blocks until path is written; any thread. combined: set
+   * when the launch served other utterances too. */
+  Status run (cl_mem nccf, long long T, cl_mem path, bool *combined);
+
+  int n_lags () const { return S_; }
+
+private:
+  struct Request;
+
+  PitchViterbiCombiner () = default;
+  Status launch (const std::vector<Combiner::Slot *> &batch);
+  Status launch_group (const std::vector<Request *> &group);
+
+  std::shared_ptr<Device> device_;
+  int S_ = 0;
+  float factor_ = 0, soft_min_f0_ = 0;
+  size_t vlsz_ = 1;
+  ClQueue queue_;
+  ClKernel viterbi_, backtrace_;
+  ClMem lags_;
+  Combiner combiner_;
+};
+
+}  /* namespace afet */
