@@ -8,6 +8,7 @@
 
 #include "afet-kernels.h"
 
+#include <chrono>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -15,11 +16,14 @@
 
 namespace afet {
 
-struct PitchViterbiCombiner::Request : Combiner::Slot
+struct PitchViterbiCombiner::Request
 {
   cl_mem nccf;
   long long T;
   cl_mem path;
+  bool done = false;
+  bool combined = false;
+  Status status;
 };
 
 Status
@@ -62,32 +66,76 @@ PitchViterbiCombiner::get (const std::shared_ptr<Device> &device,
   return Status::Ok ();
 }
 
+void
+PitchViterbiCombiner::enter ()
+{
+  std::lock_guard<std::mutex> l (lock_);
+  entered_++;
+}
+
+void
+PitchViterbiCombiner::leave ()
+{
+  std::lock_guard<std::mutex> l (lock_);
+  entered_--;
+  wake_.notify_all ();          /* a leader may wait for it no longer */
+}
+
 Status
 PitchViterbiCombiner::run (cl_mem nccf, long long T, cl_mem path,
     bool *combined)
 {
-  if (T <= 0)
-    return Status::Ok ();
   Request self;
   self.nccf = nccf;
   self.T = T;
   self.path = path;
-  return combiner_.submit (&self, [this] (const std::vector<Combiner::
-              Slot *> &batch) { return launch (batch); }, combined);
+  std::unique_lock<std::mutex> l (lock_);
+  pending_.push_back (&self);
+  wake_.notify_all ();          /* a gathering leader counts it */
+  while (!self.done) {
+    if (busy_) {
+      wake_.wait (l);
+      continue;
+    }
+    /* lead: gather the utterances entered, then launch what is here */
+    busy_ = true;
+    auto deadline = std::chrono::steady_clock::now () +
+        std::chrono::milliseconds (kGatherMs);
+    while ((int) pending_.size () < entered_ &&
+        wake_.wait_until (l, deadline) != std::cv_status::timeout) {
+    }
+    std::vector<Request *> batch;
+    batch.swap (pending_);
+    l.unlock ();
+    Status st = launch (batch);
+    l.lock ();
+    busy_ = false;
+    for (Request *r : batch) {
+      r->status = st;
+      r->combined = batch.size () > 1;
+      r->done = true;
+      entered_--;
+    }
+    wake_.notify_all ();
+  }
+  if (combined)
+    *combined = self.combined;
+  return self.status;
 }
 
-/* The leader's run: the batch in groups whose joint buffers each fit one
- * allocation of the device (and a quarter of it in all, so that many
- * streams' utterances do not take the memory their own buffers need). */
+/* The leader's run: the batch in groups whose joint NCCF each fits one
+ * allocation of the device. Utterances without frames have nothing to
+ * compute. */
 Status
-PitchViterbiCombiner::launch (const std::vector<Combiner::Slot *> &batch)
+PitchViterbiCombiner::launch (const std::vector<Request *> &batch)
 {
   const DeviceInfo &info = device_->info ();
   size_t cap = info.max_alloc_bytes ? info.max_alloc_bytes : (size_t) 1 << 30;
   std::vector<Request *> group;
   size_t rows = 0;
-  for (Combiner::Slot *s : batch) {
-    Request *r = static_cast<Request *> (s);
+  for (Request *r : batch) {
+    if (r->T <= 0)
+      continue;
     size_t more = (size_t) (rows + r->T) * S_ * sizeof (float);
     if (!group.empty () && more > cap) {
       AFET_RETURN_IF_ERROR (launch_group (group));

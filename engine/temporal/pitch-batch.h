@@ -7,11 +7,12 @@
 #pragma once
 
 #include "clhandle.h"
-#include "combine.h"
 #include "device.h"
 #include "status.h"
 
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -22,11 +23,18 @@ namespace afet {
  * launches of different queues one after the other, so utterances computed
  * alone (afet-extract's jobs, one afetpitch each) take their turns on one
  * compute unit while the others idle. Callers of one combiner (same device,
- * lag grid and costs) whose utterances are ready together go in one launch
- * of a work-group per utterance (the group-commit Combiner: nothing waits
- * for a timer; an utterance alone runs at once, on its own buffers). Every
- * utterance's path is the one its own launch gives, bit for bit: each
- * work-group runs the same arithmetic on its own rows. */
+ * lag grid and costs) go in one launch of a work-group per utterance.
+ *
+ * Which utterances go together: a stage enters the combiner when it starts
+ * an utterance (enter (): before its resampling and NCCF), and the first
+ * caller to reach run () leads: it waits until every utterance entered has
+ * reached run () too (their NCCF is a few launches away; at most
+ * kGatherMs), then launches them all. Without that wait the launches of
+ * the others' NCCF, queued behind a running Viterbi, would arrive one by
+ * one after it and each lead a launch of its own. Callers arriving during a
+ * launch go in the next. An utterance alone runs at once, on its own
+ * buffers. Every utterance's path is the one its own launch gives, bit for
+ * bit: each work-group runs the same arithmetic on its own rows. */
 class PitchViterbiCombiner
 {
 public:
@@ -37,11 +45,19 @@ public:
       const std::vector<float> &lags, float factor, float soft_min_f0,
       size_t vlsz, std::shared_ptr<PitchViterbiCombiner> *out);
 
+  /* Most a leader waits for entered utterances to reach run (). */
+  static constexpr int kGatherMs = 250;
+
+  /* An utterance on its way to run (): enter () when its work starts,
+   * leave () if it ends without run () (an error); run () counts it out. */
+  void enter ();
+  void leave ();
+
   /* The forward pass over T frames of an utterance's NCCF on the lag grid
    * (nccf: T x S floats, complete: its queue has finished) and the
    * backtrace from the lowest final cost: path (T ints) gets each frame's
-   * lag index. Blocks until path is written; any thread. combined: set
-   * when the launch served other utterances too. */
+   * lag index. Blocks until path is written; any thread; after enter ().
+   * combined: set when the launch served other utterances too. */
   Status run (cl_mem nccf, long long T, cl_mem path, bool *combined);
 
   int n_lags () const { return S_; }
@@ -50,7 +66,7 @@ private:
   struct Request;
 
   PitchViterbiCombiner () = default;
-  Status launch (const std::vector<Combiner::Slot *> &batch);
+  Status launch (const std::vector<Request *> &batch);
   Status launch_group (const std::vector<Request *> &group);
 
   std::shared_ptr<Device> device_;
@@ -60,7 +76,11 @@ private:
   ClQueue queue_;
   ClKernel viterbi_, backtrace_;
   ClMem lags_;
-  Combiner combiner_;
+  std::mutex lock_;             /* what follows */
+  std::condition_variable wake_;
+  std::vector<Request *> pending_;
+  int entered_ = 0;             /* entered and not yet run */
+  bool busy_ = false;           /* a leader gathers or launches */
 };
 
 }  /* namespace afet */

@@ -364,6 +364,15 @@ PitchStage::compute (const float *wave, long long n, std::vector<float> *raw,
   long long T = std::max (T1, frames_available (c, g, n2, true));
   if (T == 0)
     return Status::Ok ();
+  /* on its way to the Viterbi: a launch gathering utterances waits for
+   * this one (pitch-batch.h); left if it fails before */
+  struct Entered
+  {
+    PitchViterbiCombiner *c;
+    bool ran = false;
+    ~Entered () { if (!ran) c->leave (); }
+  } entered { viterbi_.get () };
+  viterbi_->enter ();
   size_t acc = fp64_ ? sizeof (double) : sizeof (float);
   if ((unsigned long long) T * std::max (S_, M_) * std::max<size_t> (acc, 4) >
       device_->info ().max_alloc_bytes && device_->info ().max_alloc_bytes)
@@ -474,6 +483,7 @@ PitchStage::compute (const float *wave, long long n, std::vector<float> *raw,
   err = clFinish (queue_);
   if (err != CL_SUCCESS)
     return cl_fail ("the pitch NCCF", err);
+  entered.ran = true;
   AFET_RETURN_IF_ERROR (viterbi_->run (nccf.get (), T, path.get (),
           &combined_));
   {
