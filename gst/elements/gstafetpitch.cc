@@ -16,15 +16,45 @@
  * Kaldi's PitchExtractionOptions and ProcessPitchOptions is a property of
  * the same name and default.
  *
- * Offline: an utterance is the audio from the stream's start, or from a
- * DISCONT, to the next DISCONT or EOS; its frames (10 ms each) go out when
- * it ends, computed as Kaldi computes them offline: resampled to
- * resample-frequency with Kaldi's LinearResample, the NCCF of every frame
- * at every lag and the Viterbi forward pass over the lag grid on the
- * device, the backtrace on the device, the processing on the host (double).
- * Kaldi's online mode (frames-per-chunk > 0, simulate-first-pass-online)
- * is not implemented: frames-per-chunk > 0 and live sources are refused
- * with an error (docs/kaldi-recipe.md).
+ * Offline (frames-per-chunk=0, a source that is not live): an utterance
+ * is the audio from the stream's start, or from a DISCONT, to the next
+ * DISCONT or EOS; its frames (10 ms each) go out when it ends, computed as
+ * Kaldi computes them offline: resampled to resample-frequency with Kaldi's
+ * LinearResample, the NCCF of every frame at every lag and the Viterbi
+ * forward pass over the lag grid on the device, the backtrace on the
+ * device, the processing on the host (double).
+ *
+ * Online (frames-per-chunk > 0), as Kaldi's OnlinePitchFeature and
+ * OnlineProcessPitch: the utterance is taken in chunks of frames-per-chunk
+ * frames' samples from its start, whatever the buffer sizes; after each
+ * chunk the new frames' NCCF (ballast from the energy of the input so far)
+ * is computed on the device (the offline kernels on the chunk), their
+ * Viterbi step on the host, and the best path traced back; the early
+ * frames are rescaled at recompute-frame or the end. With
+ * simulate-first-pass-online=false the element gives Kaldi's final online
+ * output (compute-kaldi-pitch-feats --frames-per-chunk): every frame at the
+ * end of the utterance, from the final traceback. With
+ * simulate-first-pass-online=true each frame is pushed as soon as it is
+ * ready (the last max-frames-latency frames wait for the traceback, and
+ * processed rows for the normalisation-right-context, less the delay) with
+ * the value it has then: Kaldi's first pass; pushed frames never change,
+ * so where the final traceback or the recomputation would change a frame,
+ * the consumer keeps the first-pass value.
+ *
+ * A live source always runs online with the first pass (what it pushes
+ * cannot change), in chunks of 10 frames when frames-per-chunk is 0: a live
+ * consumer gets exactly compute-kaldi-pitch-feats (or
+ * compute-and-process-kaldi-pitch-feats) --frames-per-chunk=N
+ * --simulate-first-pass-online=true, the frames left at EOS (or DISCONT)
+ * from the final traceback. Online frames differ from offline ones as
+ * Kaldi's do (docs/kaldi-recipe.md): the final online output in the lag of
+ * 0.4 % of the test frames (the ballast's energy is the input's so far),
+ * the first pass in 17 % (each frame's lag is the best path's at the end of
+ * its chunk; max-frames-latency holds frames back until the paths agree).
+ * The latency query adds the look-ahead: the
+ * frame's window and longest lag (45.5 ms by default), the resampler's
+ * half width, one chunk, max-frames-latency frames and, processed, the
+ * normalisation's right context less the delay (750 ms by default).
  *
  * delta-pitch-noise-stddev keeps Kaldi's default, 0.005: Gaussian noise
  * added to the delta pitch as Kaldi adds it for training, drawn from a
