@@ -281,16 +281,24 @@ OnlinePitch::viterbi_step (const float *nccf, const float *prev, float *cur,
     cur[i] -= lo;
 }
 
+/* The best path back from the lowest final forward cost. Where it meets
+ * the previous path (the same lag on a frame that path had), the earlier
+ * frames are that path's: their backpointers have not changed (the
+ * recomputation clears the path first), as Kaldi's SetBestState stops
+ * there; a chunk's traceback costs its new frames and the frames whose
+ * lag changed, not the utterance. */
 void
 OnlinePitch::traceback ()
 {
-  int T = (int) (bp_.size () / S_);
+  int T = (int) (bp_.size () / S_), old = (int) path_.size ();
   path_.resize (T);
   int s = 0;
   for (int i = 1; i < S_; i++)
     if (fwd_[i] < fwd_[s])
       s = i;
   for (int t = T - 1; t >= 0; t--) {
+    if (t < old && path_[t] == s)
+      break;
     path_[t] = s;
     s = bp_[(size_t) t * S_ + s];
   }
@@ -354,6 +362,7 @@ OnlinePitch::recompute ()
   /* the recomputed frames are all the frames there are (it runs at
    * recompute-frame's frame or at the end) */
   fwd_ = prev;
+  path_.clear ();
   traceback ();
   latency_ = latency ();
 }
@@ -554,15 +563,22 @@ void
 OnlinePitchProcess::rows (const OnlinePitch &src, int r0, int r1, float *out)
 {
   int T = src.frames_ready ();
-  /* every frame a row of r0 .. r1 reads: to its right context's end */
-  std::vector<float> raw ((size_t) T * 2);
-  for (int t = 0; t < T; t++)
-    src.frame (t, &raw[2 * t], &raw[2 * t + 1]);
+  if (r1 <= r0)
+    return;
+  /* the frames rows r0 .. r1 - 1 read: from the first row's frame less its
+   * left context (normalisation or delta window) to the last ready frame;
+   * counted from lo, which changes no window's clipping (lo is 0 or at
+   * most a window's start) */
+  int lo = std::max (0, std::max (0, r0 - c_.delay) -
+      std::max (c_.normalization_left_context, c_.delta_window));
+  std::vector<float> raw ((size_t) (T - lo) * 2);
+  for (int t = lo; t < T; t++)
+    src.frame (t, &raw[2 * (t - lo)], &raw[2 * (t - lo) + 1]);
   bool noisy = c_.delta_pitch_noise_stddev != 0.0f;
   while (noisy && (int) noise_.size () < T)
     noise_.push_back (nd_ (gen_));
-  process_pitch_rows (c_, raw.data (), T, r0, r1, noisy ? noise_.data () :
-      nullptr, out);
+  process_pitch_rows (c_, raw.data (), T - lo, r0 - lo, r1 - lo, noisy ?
+      noise_.data () + lo : nullptr, out);
 }
 
 }  /* namespace afet */

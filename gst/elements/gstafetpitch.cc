@@ -517,8 +517,8 @@ finish_utterance (GstAfetPitch * self)
     p->in_utterance = false;
     GstFlowReturn ret = feed_online (self, true);
     p->samples.clear ();
-    p->run_end = p->t0 + gst_util_uint64_scale_int (GST_SECOND,
-        (int) p->utt_samples, p->out.rate);
+    p->run_end = p->t0 + gst_util_uint64_scale (p->utt_samples, GST_SECOND,
+        p->out.rate);
     return ret;
   }
   if (p->samples.empty () || !p->have_info)

@@ -530,7 +530,7 @@ random_voice (GRand * g, gint rate, gdouble seconds, gint * n)
 
 /* Online against afetref_pitch's online tracker, on random signals and
  * Kaldi's online options: chunk sizes, the first pass, max-frames-latency,
- * nccf-ballast-online, an utterance longer than recompute-frame (the
+ * nccf-ballast-online, snip-edges=false, an utterance longer than recompute-frame (the
  * recomputation at frame 500) and shorter ones (at the end); raw, and the
  * first pass processed as OnlineProcessPitch does */
 GST_START_TEST (test_reference_online)
@@ -543,14 +543,17 @@ GST_START_TEST (test_reference_online)
     gboolean first;
     gint max_latency;
     gboolean ballast_online;
+    gboolean snip_edges;
   } cases[] = {
-    {8000, 1.7, 10, FALSE, 0, FALSE},
-    {11025, 2.2, 7, TRUE, 0, FALSE},
-    {16000, 6.5, 10, TRUE, 0, FALSE},
-    {16000, 6.5, 10, FALSE, 0, FALSE},
-    {16000, 2.5, 13, TRUE, 20, FALSE},
-    {44100, 1.1, 25, FALSE, 0, TRUE},
-    {16000, 2.0, 3, TRUE, 0, TRUE},
+    {8000, 1.7, 10, FALSE, 0, FALSE, TRUE},
+    {11025, 2.2, 7, TRUE, 0, FALSE, TRUE},
+    {16000, 6.5, 10, TRUE, 0, FALSE, TRUE},
+    {16000, 6.5, 10, FALSE, 0, FALSE, TRUE},
+    {16000, 2.5, 13, TRUE, 20, FALSE, TRUE},
+    {44100, 1.1, 25, FALSE, 0, TRUE, TRUE},
+    {16000, 2.0, 3, TRUE, 0, TRUE, TRUE},
+    {8000, 1.9, 10, TRUE, 0, FALSE, FALSE},
+    {16000, 1.3, 4, FALSE, 5, TRUE, FALSE},
   };
   LagStats st = { 0 };
   gdouble worst = 0;
@@ -565,6 +568,7 @@ GST_START_TEST (test_reference_online)
     c.simulate_first_pass_online = cases[k].first;
     c.max_frames_latency = cases[k].max_latency;
     c.nccf_ballast_online = cases[k].ballast_online;
+    c.snip_edges = cases[k].snip_edges;
     AfetRefPitch ref;
     fail_unless (afetref_pitch_compute (&c, x, n, FALSE, &ref));
     gdouble *refraw = g_new (gdouble, (gsize) MAX (ref.n_frames, 1) * 2);
@@ -574,9 +578,10 @@ GST_START_TEST (test_reference_online)
     }
     gchar *opts = g_strdup_printf ("frames-per-chunk=%d "
         "simulate-first-pass-online=%s max-frames-latency=%d "
-        "nccf-ballast-online=%s device-memory=false", cases[k].chunk,
-        cases[k].first ? "true" : "false", cases[k].max_latency,
-        cases[k].ballast_online ? "true" : "false");
+        "nccf-ballast-online=%s snip-edges=%s device-memory=false",
+        cases[k].chunk, cases[k].first ? "true" : "false",
+        cases[k].max_latency, cases[k].ballast_online ? "true" : "false",
+        cases[k].snip_edges ? "true" : "false");
     gchar *raw_launch = g_strdup_printf ("afetpitch process=false %s", opts);
     AfetCheckRuns runs;
     run_harness (raw_launch, rate, &x, &n, 1, 211 + k, &runs);
