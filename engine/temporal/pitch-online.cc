@@ -236,6 +236,9 @@ OnlinePitch::reset ()
   finished_ = recomputed_ = false;
   bp_.clear ();
   pov_.clear ();
+  base_ = 0;
+  held_after_prune_ = 0;
+  settled_.clear ();
   early_.clear ();
   avg_norm_.clear ();
   mean_sq_.clear ();
@@ -290,17 +293,17 @@ OnlinePitch::viterbi_step (const float *nccf, const float *prev, float *cur,
 void
 OnlinePitch::traceback ()
 {
-  int T = (int) (bp_.size () / S_), old = (int) path_.size ();
+  int T = n_frames (), old = (int) path_.size ();
   path_.resize (T);
   int s = 0;
   for (int i = 1; i < S_; i++)
     if (fwd_[i] < fwd_[s])
       s = i;
-  for (int t = T - 1; t >= 0; t--) {
+  for (int t = T - 1; t >= base_; t--) {
     if (t < old && path_[t] == s)
       break;
     path_[t] = s;
-    s = bp_[(size_t) t * S_ + s];
+    s = bp_[(size_t) (t - base_) * S_ + s];
   }
 }
 
@@ -313,10 +316,11 @@ OnlinePitch::latency () const
     return 0;
   int lat = 0, lo = 0, hi = S_ - 1, t = (int) path_.size () - 1;
   while (lat < c_.max_frames_latency) {
-    if (t < 0)
+    /* frame -1, or a settled frame: every path passes there */
+    if (t < base_)
       return lat;
-    lo = bp_[(size_t) t * S_ + lo];
-    hi = bp_[(size_t) t * S_ + hi];
+    lo = bp_[(size_t) (t - base_) * S_ + lo];
+    hi = bp_[(size_t) (t - base_) * S_ + hi];
     if (lo == hi)
       return lat;
     t--;
@@ -355,6 +359,7 @@ OnlinePitch::recompute ()
     float *nc = early_.data () + (size_t) t * S_;
     for (int i = 0; i < S_; i++)
       nc[i] *= scale;
+    /* nothing is settled before the recomputation: base_ is 0 */
     viterbi_step (nc, prev.data (), cur.data (), bp_.data () + (size_t) t *
         S_);
     prev.swap (cur);
@@ -400,7 +405,7 @@ OnlinePitch::accept (const float *wave, long long n)
     else
       end = (long long) ((float) (ds_n_ - len / 2) * 1.0f / shift_ + 0.5f);
   }
-  int start = (int) (bp_.size () / S_);
+  int start = n_frames ();
   if (end <= start)
     return Status::Ok ();
   int T = (int) end - start;
@@ -437,8 +442,8 @@ OnlinePitch::accept (const float *wave, long long n)
     int t = start + k;
     bp_.resize (bp_.size () + S_);
     const float *nc = np.data () + (size_t) k * S_;
-    viterbi_step (nc, fwd_.data (), cur.data (), bp_.data () + (size_t) t *
-        S_);
+    viterbi_step (nc, fwd_.data (), cur.data (), bp_.data () + (size_t) (t -
+            base_) * S_);
     fwd_.swap (cur);
     pov_.insert (pov_.end (), nv.begin () + (size_t) k * S_,
         nv.begin () + (size_t) (k + 1) * S_);
@@ -465,7 +470,54 @@ OnlinePitch::accept (const float *wave, long long n)
   ds_base_ = keep;
   traceback ();
   latency_ = latency ();
+  prune ();
   return Status::Ok ();
+}
+
+/* Frames every path passes through can no longer change: where the
+ * predecessors of all the last frame's lags have narrowed to one lag, that
+ * frame and those before it are settled; their (nccf, pitch) are kept
+ * (8 bytes a frame) and their backpointers and POV NCCFs (2 S values a
+ * frame) dropped. Not before the recomputation (it rewrites the early
+ * frames' backpointers). Run when the frames held have doubled since the
+ * last time, so that its cost (S a held frame) stays a constant per frame
+ * even where the paths do not meet for long (silence). */
+void
+OnlinePitch::prune ()
+{
+  if (!recomputed_ && !c_.nccf_ballast_online)
+    return;
+  int T = n_frames (), held = T - base_;
+  if (held < std::max (64, 2 * held_after_prune_))
+    return;
+  std::vector<char> live (S_, 1), prev (S_);
+  int settle = -1;
+  for (int t = T - 1; t > base_ && settle < 0; t--) {
+    std::fill (prev.begin (), prev.end (), 0);
+    int count = 0;
+    const unsigned short *bp = bp_.data () + (size_t) (t - base_) * S_;
+    for (int i = 0; i < S_; i++)
+      if (live[i] && !prev[bp[i]]) {
+        prev[bp[i]] = 1;
+        count++;
+      }
+    live.swap (prev);
+    if (count == 1)
+      settle = t - 1;
+  }
+  if (settle >= base_) {
+    for (int t = base_; t <= settle; t++) {
+      float nccf, pitch;
+      frame (t, &nccf, &pitch);
+      settled_.push_back (nccf);
+      settled_.push_back (pitch);
+    }
+    size_t drop = (size_t) (settle + 1 - base_) * S_;
+    bp_.erase (bp_.begin (), bp_.begin () + drop);
+    pov_.erase (pov_.begin (), pov_.begin () + drop);
+    base_ = settle + 1;
+  }
+  held_after_prune_ = T - base_;
 }
 
 Status
@@ -475,7 +527,7 @@ OnlinePitch::finish ()
     return Status::Ok ();
   finished_ = true;
   AFET_RETURN_IF_ERROR (accept (nullptr, 0));
-  int T = (int) (bp_.size () / S_);
+  int T = n_frames ();
   if (T < c_.recompute_frame && !c_.nccf_ballast_online && !recomputed_)
     recompute ();
   latency_ = 0;
@@ -485,8 +537,13 @@ OnlinePitch::finish ()
 void
 OnlinePitch::frame (int t, float *nccf, float *pitch) const
 {
+  if (t < base_) {
+    *nccf = settled_[2 * t];
+    *pitch = settled_[2 * t + 1];
+    return;
+  }
   int s = path_[t];
-  *nccf = pov_[(size_t) t * S_ + s];
+  *nccf = pov_[(size_t) (t - base_) * S_ + s];
   *pitch = (float) (1.0 / (double) lags_[s]);
 }
 

@@ -26,8 +26,9 @@ long long pitch_chunk_samples (const PitchConfig &c);
  * traceback and max-frames-latency on the host. A frame's value can change
  * until the end: frame () gives it as the current traceback has it.
  * Memory: per frame, the backpointers and POV NCCF of every lag (about
- * 2.5 KB with the default 417 lags), kept to the end of the utterance as
- * Kaldi keeps them. */
+ * 2.5 KB with the default 417 lags) until every path passes through a
+ * later frame (then 12 bytes: the frame cannot change any more; Kaldi
+ * keeps them all). */
 class OnlinePitch
 {
 public:
@@ -52,6 +53,8 @@ private:
   void traceback ();
   int latency () const;
   void recompute ();
+  void prune ();
+  int n_frames () const { return base_ + (int) (bp_.size () / S_); }
 
   PitchStage *stage_ = nullptr;
   PitchConfig c_;
@@ -67,9 +70,11 @@ private:
   double ms_sum_ = 0.0, ms_sum2_ = 0.0;
   bool finished_ = false, recomputed_ = false;
 
-  /* per frame */
-  std::vector<unsigned short> bp_;      /* T x S */
-  std::vector<float> pov_;              /* T x S */
+  /* per frame: frames base_ .. on held whole, the earlier ones settled */
+  int base_ = 0, held_after_prune_ = 0;
+  std::vector<float> settled_;          /* base_ x (nccf, pitch) */
+  std::vector<unsigned short> bp_;      /* (T - base_) x S */
+  std::vector<float> pov_;              /* (T - base_) x S */
   std::vector<float> early_;            /* frames < recompute-frame: nccf */
   std::vector<float> avg_norm_, mean_sq_;
   std::vector<float> fwd_;
