@@ -530,9 +530,10 @@ random_voice (GRand * g, gint rate, gdouble seconds, gint * n)
 
 /* Online against afetref_pitch's online tracker, on random signals and
  * Kaldi's online options: chunk sizes, the first pass, max-frames-latency,
- * nccf-ballast-online, snip-edges=false, an utterance longer than recompute-frame (the
- * recomputation at frame 500) and shorter ones (at the end); raw, and the
- * first pass processed as OnlineProcessPitch does */
+ * nccf-ballast-online, snip-edges=false, utterances longer than
+ * recompute-frame (the recomputation at frame 500, settled frames
+ * dropped) and shorter ones (at the end); raw, and the first pass
+ * processed as OnlineProcessPitch does */
 GST_START_TEST (test_reference_online)
 {
   const struct
@@ -554,6 +555,8 @@ GST_START_TEST (test_reference_online)
     {16000, 2.0, 3, TRUE, 0, TRUE, TRUE},
     {8000, 1.9, 10, TRUE, 0, FALSE, FALSE},
     {16000, 1.3, 4, FALSE, 5, TRUE, FALSE},
+    /* long enough for the settled frames to be dropped many times */
+    {8000, 30.0, 10, TRUE, 0, FALSE, TRUE},
   };
   LagStats st = { 0 };
   gdouble worst = 0;
