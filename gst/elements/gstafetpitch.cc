@@ -257,8 +257,14 @@ set_output_caps (GstAfetPitch * self, const afet::PitchConfig & pc,
       S, dims, 0);
   p->out.preset = AFET_FEATURES_PRESET_KALDI;
   GstCaps *caps = afet_features_info_to_caps (&p->out);
+  /* which of Kaldi's outputs the frames are (docs/caps.md): offline,
+   * online with the final traceback, or the first pass (a live source's) */
+  const char *pass = pc.frames_per_chunk == 0 ? "offline" :
+      pc.simulate_first_pass_online || p->live ? "first-pass" : "online";
   gst_caps_set_simple (caps, "pitch-columns", G_TYPE_STRING,
-      pitch_columns (process, pp).c_str (), nullptr);
+      pitch_columns (process, pp).c_str (), "pitch-pass", G_TYPE_STRING,
+      pass, "pitch-frames-per-chunk", G_TYPE_INT, pc.frames_per_chunk,
+      nullptr);
   GST_OBJECT_LOCK (self);
   gboolean want_device = p->device_memory;
   GST_OBJECT_UNLOCK (self);

@@ -26,6 +26,7 @@
 #include "afetref_pitch.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define LAG_AGREE 0.999
@@ -98,6 +99,21 @@ run_harness_live (const gchar * launch, gint rate, gdouble ** x,
   fail_unless (cols && strcmp (cols, runs->dims == 2 ? "nccf,pitch" :
           "pov,normalized-log-pitch,delta-pitch") == 0, "pitch-columns %s",
       cols);
+  /* and which of Kaldi's outputs the frames are */
+  const gchar *fpc_opt = strstr (launch, "frames-per-chunk=");
+  gint fpc = fpc_opt ? atoi (fpc_opt + strlen ("frames-per-chunk=")) : 0,
+      got_fpc = -1;
+  if (live && fpc == 0)
+    fpc = 10;
+  const gchar *pass = gst_structure_get_string (gst_caps_get_structure (caps,
+          0), "pitch-pass");
+  const gchar *want = fpc == 0 ? "offline" : live ||
+      strstr (launch, "simulate-first-pass-online=true") ? "first-pass" :
+      "online";
+  fail_unless (pass && strcmp (pass, want) == 0, "pitch-pass %s, not %s",
+      pass, want);
+  fail_unless (gst_structure_get_int (gst_caps_get_structure (caps, 0),
+          "pitch-frames-per-chunk", &got_fpc) && got_fpc == fpc);
   gst_caps_unref (caps);
   gst_harness_teardown (h);
   g_free (sizes);
@@ -662,6 +678,10 @@ GST_START_TEST (test_live)
     AfetCheckRuns runs;
     memset (&runs, 0, sizeof runs);
     afetcheck_pull_runs (h, &runs);
+    GstCaps *caps = gst_pad_get_current_caps (h->sinkpad);
+    fail_unless_equals_string (gst_structure_get_string
+        (gst_caps_get_structure (caps, 0), "pitch-pass"), "first-pass");
+    gst_caps_unref (caps);
     fail_unless_equals_int (runs.n_runs, 1);
     fail_unless_equals_int (runs.n_frames, r->rows);
     if (process) {
