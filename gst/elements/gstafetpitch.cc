@@ -952,8 +952,8 @@ gst_afet_pitch_class_init (GstAfetPitchClass * klass)
   gst_afet_pitch_install_options (gobject_class, PROP_KALDI_FIRST, flags);
 
   /* the pads and metadata of every afet element, without the live
-   * latency budget gst_afet_base_class_set_element adds (afetpitch takes
-   * no live input) */
+   * latency budget gst_afet_base_class_set_element adds (live, afetpitch
+   * computes each chunk when it is in: it combines nothing) */
   GstCaps *caps = gst_caps_from_string (GST_AFET_AUDIO_CAPS);
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
