@@ -18,9 +18,9 @@
 namespace afet {
 
 /* Kaldi's PitchExtractionOptions, its names and defaults (samp_freq is the
- * input's rate). Offline only: frames_per_chunk and
- * simulate_first_pass_online are Kaldi's online options, which
- * validate_offline () refuses. */
+ * input's rate). frames_per_chunk, simulate_first_pass_online and
+ * max_frames_latency are Kaldi's online options: PitchStage::compute is
+ * offline and ignores them, OnlinePitch (pitch-online.h) follows them. */
 struct PitchConfig
 {
   float samp_freq = 16000.0f;
@@ -112,6 +112,26 @@ public:
   /* whether the last compute ()'s Viterbi launch served other utterances
    * (of streams sharing the device) too */
   bool last_combined () const { return combined_; }
+  const std::vector<float> &lags () const { return lags_; }
+
+  /* The online tracker's device work (defined in pitch-online.cc, used by
+   * OnlinePitch): the same kernels on a part of the signal.
+   *
+   * resample_part: outputs k0 .. k1 - 1 of Kaldi's LinearResample of the
+   * signal whose samples x0 .. x0 + n - 1 are wave (x0 a multiple of the
+   * input's period unit low enough for every tap of output k0: see
+   * resample_first_input; zeros past n) into ds. */
+  long long resample_first_input (long long k0) const;
+  Status resample_part (const float *wave, long long x0, long long n,
+      long long k0, long long k1, float *ds);
+  /* nccf_part: T frames whose windows start at start[t] (indices into ds,
+   * which holds samples d0 .. d0 + n_ds - 1 of the resampled signal, zeros
+   * outside): their NCCF on the lag grid with the frame's ballast (pitch,
+   * T x n_lags ()), without (pov, T x n_lags ()), and the mean of e1 e2 over
+   * the measured lags (avg_norm, T). */
+  Status nccf_part (const float *ds, long long d0, long long n_ds,
+      const long long *start, int T, const float *ballast, float *pitch,
+      float *pov, double *avg_norm);
 
 private:
   std::shared_ptr<Device> device_;

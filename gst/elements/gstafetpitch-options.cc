@@ -74,13 +74,16 @@ static const KaldiOption kaldi_options[] = {
   {"max-frames-latency", "Maximum frames latency", "Online only: frames "
         "the traceback may hold back (Kaldi --max-frames-latency; no effect "
         "offline)", OptType::INT, PO (max_frames_latency), 0, 100000},
-  {"frames-per-chunk", "Frames per chunk", "Online only (Kaldi "
-        "--frames-per-chunk): 0, offline; online pitch is not implemented, "
-        "other values are refused", OptType::INT, PO (frames_per_chunk), 0,
-      100000},
-  {"simulate-first-pass-online", "Simulate first pass online", "Online "
-        "only (Kaldi --simulate-first-pass-online): not implemented, TRUE is "
-        "refused", OptType::BOOL, PO (simulate_first_pass_online), 0, 1},
+  {"frames-per-chunk", "Frames per chunk", "Online pitch in chunks of "
+        "this many frames' samples, as Kaldi --frames-per-chunk (0: offline, "
+        "each utterance whole; a live source runs with 10)", OptType::INT,
+      PO (frames_per_chunk), 0, 100000},
+  {"simulate-first-pass-online", "Simulate first pass online", "Online: "
+        "push each frame as it is first ready, as Kaldi "
+        "--simulate-first-pass-online (FALSE: the final traceback's frames at "
+        "the end of the utterance; a live source always gets the first "
+        "pass); needs frames-per-chunk > 0", OptType::BOOL,
+      PO (simulate_first_pass_online), 0, 1},
   {"recompute-frame", "Recompute frame", "Frame by which the energy "
         "estimate of the ballast is settled and earlier frames rescaled "
         "(Kaldi --recompute-frame)", OptType::INT, PO (recompute_frame), 0,

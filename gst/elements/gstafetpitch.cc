@@ -16,15 +16,45 @@
  * Kaldi's PitchExtractionOptions and ProcessPitchOptions is a property of
  * the same name and default.
  *
- * Offline: an utterance is the audio from the stream's start, or from a
- * DISCONT, to the next DISCONT or EOS; its frames (10 ms each) go out when
- * it ends, computed as Kaldi computes them offline: resampled to
- * resample-frequency with Kaldi's LinearResample, the NCCF of every frame
- * at every lag and the Viterbi forward pass over the lag grid on the
- * device, the backtrace on the device, the processing on the host (double).
- * Kaldi's online mode (frames-per-chunk > 0, simulate-first-pass-online)
- * is not implemented: frames-per-chunk > 0 and live sources are refused
- * with an error (docs/kaldi-recipe.md).
+ * Offline (frames-per-chunk=0, a source that is not live): an utterance
+ * is the audio from the stream's start, or from a DISCONT, to the next
+ * DISCONT or EOS; its frames (10 ms each) go out when it ends, computed as
+ * Kaldi computes them offline: resampled to resample-frequency with Kaldi's
+ * LinearResample, the NCCF of every frame at every lag and the Viterbi
+ * forward pass over the lag grid on the device, the backtrace on the
+ * device, the processing on the host (double).
+ *
+ * Online (frames-per-chunk > 0), as Kaldi's OnlinePitchFeature and
+ * OnlineProcessPitch: the utterance is taken in chunks of frames-per-chunk
+ * frames' samples from its start, whatever the buffer sizes; after each
+ * chunk the new frames' NCCF (ballast from the energy of the input so far)
+ * is computed on the device (the offline kernels on the chunk), their
+ * Viterbi step on the host, and the best path traced back; the early
+ * frames are rescaled at recompute-frame or the end. With
+ * simulate-first-pass-online=false the element gives Kaldi's final online
+ * output (compute-kaldi-pitch-feats --frames-per-chunk): every frame at the
+ * end of the utterance, from the final traceback. With
+ * simulate-first-pass-online=true each frame is pushed as soon as it is
+ * ready (the last max-frames-latency frames wait for the traceback, and
+ * processed rows for the normalisation-right-context, less the delay) with
+ * the value it has then: Kaldi's first pass; pushed frames never change,
+ * so where the final traceback or the recomputation would change a frame,
+ * the consumer keeps the first-pass value.
+ *
+ * A live source always runs online with the first pass (what it pushes
+ * cannot change), in chunks of 10 frames when frames-per-chunk is 0: a live
+ * consumer gets exactly compute-kaldi-pitch-feats (or
+ * compute-and-process-kaldi-pitch-feats) --frames-per-chunk=N
+ * --simulate-first-pass-online=true, the frames left at EOS (or DISCONT)
+ * from the final traceback. Online frames differ from offline ones as
+ * Kaldi's do (docs/kaldi-recipe.md): the final online output in the lag of
+ * 0.4 % of the test frames (the ballast's energy is the input's so far),
+ * the first pass in 17 % (each frame's lag is the best path's at the end of
+ * its chunk; max-frames-latency holds frames back until the paths agree).
+ * The latency query adds the look-ahead: the
+ * frame's window and longest lag (45.5 ms by default), the resampler's
+ * half width, one chunk, max-frames-latency frames and, processed, the
+ * normalisation's right context less the delay (750 ms by default).
  *
  * delta-pitch-noise-stddev keeps Kaldi's default, 0.005: Gaussian noise
  * added to the delta pitch as Kaldi adds it for training, drawn from a
@@ -60,6 +90,7 @@
 #include "gstafetdevice.h"
 #include "afetfeatures.h"
 #include "pitch.h"
+#include "pitch-online.h"
 
 #include <gst/audio/audio.h>
 
@@ -75,6 +106,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_afet_pitch_debug);
 #define DEFAULT_PROCESS TRUE
 #define DEFAULT_DEVICE "auto"
 #define DEFAULT_DEVICE_MEMORY TRUE
+/* frames-per-chunk a live source runs with when the property is 0 */
+#define LIVE_FRAMES_PER_CHUNK 10
 
 enum
 {
@@ -111,11 +144,25 @@ struct GstAfetPitchPrivate
   bool out_device = false;
   bool caps_sent = false;
   AfetFeaturesInfo out;
-  std::vector<float> samples;       /* the utterance so far, 16-bit scale */
+  std::vector<float> samples;       /* the utterance so far, 16-bit scale
+                                     * (online: what the tracker has not
+                                     * taken yet) */
   GstClockTime t0 = GST_CLOCK_TIME_NONE;
   GstClockTime run_end = 0;
   bool live_checked = false;
+  bool live = false;
   bool failed = false;
+
+  /* online (frames-per-chunk > 0, or a live source) */
+  std::unique_ptr<afet::OnlinePitch> online;
+  afet::OnlinePitchProcess online_proc;
+  bool in_utterance = false;        /* the online tracker has input */
+  bool first_pass = false;          /* push frames as they are ready */
+  gboolean utt_process = TRUE;
+  afet::ProcessPitchConfig utt_pp;
+  long long chunk = 0;              /* samples a chunk */
+  long long utt_samples = 0;        /* input of this utterance */
+  int pushed = 0;                   /* rows pushed of this utterance */
 };
 /* *INDENT-ON* */
 
@@ -148,28 +195,46 @@ pitch_columns (gboolean process, const afet::ProcessPitchConfig & c)
   return s;
 }
 
+/* whether upstream is live, asked once a run: a live source gets online
+ * pitch, its frames pushed as they are ready */
+static void
+check_live (GstAfetPitch * self)
+{
+  GstAfetPitchPrivate *p = self->priv;
+  if (p->live_checked)
+    return;
+  p->live_checked = true;
+  GstQuery *q = gst_query_new_latency ();
+  gboolean live = FALSE;
+  if (gst_pad_peer_query (self->sinkpad, q))
+    gst_query_parse_latency (q, &live, nullptr, nullptr);
+  gst_query_unref (q);
+  p->live = live;
+  if (live)
+    GST_INFO_OBJECT (self, "live source: online pitch, each frame pushed as "
+        "it is first ready (simulate-first-pass-online)");
+}
+
 /* the settings as the streaming thread uses them; FALSE with the error
- * posted when they cannot work */
+ * posted when they cannot work. A live source with frames-per-chunk=0 runs
+ * in Kaldi's chunks of LIVE_FRAMES_PER_CHUNK frames. */
 static gboolean
 take_settings (GstAfetPitch * self, afet::PitchConfig * pc,
     afet::ProcessPitchConfig * pp, gboolean * process)
 {
   GstAfetPitchPrivate *p = self->priv;
+  check_live (self);
   GST_OBJECT_LOCK (self);
   *pc = p->pitch;
   *pp = p->proc;
   *process = p->process;
   GST_OBJECT_UNLOCK (self);
   pc->samp_freq = (float) GST_AUDIO_INFO_RATE (&p->info);
+  if (p->live && pc->frames_per_chunk == 0)
+    pc->frames_per_chunk = LIVE_FRAMES_PER_CHUNK;
   afet::Status st = pc->validate ();
   if (st.ok () && *process)
     st = pp->validate ();
-  if (st.ok () && (pc->frames_per_chunk > 0 ||
-          pc->simulate_first_pass_online))
-    st = afet::Status (afet::Status::BAD_CONFIG, "online pitch "
-        "(frames-per-chunk > 0, simulate-first-pass-online) is not "
-        "implemented: set frames-per-chunk=0 for Kaldi's offline pitch of "
-        "each utterance");
   if (!st.ok ()) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("Cannot compute pitch of "
             "%d Hz audio: %s.", GST_AUDIO_INFO_RATE (&p->info),
@@ -192,8 +257,14 @@ set_output_caps (GstAfetPitch * self, const afet::PitchConfig & pc,
       S, dims, 0);
   p->out.preset = AFET_FEATURES_PRESET_KALDI;
   GstCaps *caps = afet_features_info_to_caps (&p->out);
+  /* which of Kaldi's outputs the frames are (docs/caps.md): offline,
+   * online with the final traceback, or the first pass (a live source's) */
+  const char *pass = pc.frames_per_chunk == 0 ? "offline" :
+      pc.simulate_first_pass_online || p->live ? "first-pass" : "online";
   gst_caps_set_simple (caps, "pitch-columns", G_TYPE_STRING,
-      pitch_columns (process, pp).c_str (), nullptr);
+      pitch_columns (process, pp).c_str (), "pitch-pass", G_TYPE_STRING,
+      pass, "pitch-frames-per-chunk", G_TYPE_INT, pc.frames_per_chunk,
+      nullptr);
   GST_OBJECT_LOCK (self);
   gboolean want_device = p->device_memory;
   GST_OBJECT_UNLOCK (self);
@@ -252,72 +323,40 @@ append_samples (GstAfetPitchPrivate * p, const guint8 * d, gsize bytes)
   }
 }
 
-/* The utterance so far, computed and pushed (nothing if it is empty). */
-static GstFlowReturn
-finish_utterance (GstAfetPitch * self)
+/* the stage for pc, built when the rate or the options changed; FALSE
+ * with the error posted */
+static gboolean
+ensure_stage (GstAfetPitch * self, const afet::PitchConfig & pc)
 {
   GstAfetPitchPrivate *p = self->priv;
-  if (p->samples.empty () || !p->have_info)
-    return GST_FLOW_OK;
-  afet::PitchConfig pc;
-  afet::ProcessPitchConfig pp;
-  gboolean process;
-  if (!take_settings (self, &pc, &pp, &process))
-    return GST_FLOW_ERROR;
   char key[64];
   g_snprintf (key, sizeof key, "%g", (double) pc.samp_freq);
   std::string k = key + std::string ((const char *) &pc, sizeof pc);
-  if (!p->stage || p->stage_key != k) {
-    p->stage.reset ();
-    auto stage = std::make_unique<afet::PitchStage> ();
-    afet::Status st = stage->init (p->device, pc, p->queue.get ());
-    if (!st.ok ()) {
-      GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Cannot build the pitch "
-              "kernels on %s: %s", p->device->info ().device_name.c_str (),
-              st.message ().c_str ()), (nullptr));
-      return GST_FLOW_ERROR;
-    }
-    p->stage = std::move (stage);
-    p->stage_key = k;
-  }
-  if (!p->caps_sent) {
-    if (!set_output_caps (self, pc, pp, process))
-      return GST_FLOW_NOT_NEGOTIATED;
-    p->caps_sent = true;
-  }
-  std::vector<float> raw;
-  afet::Status st = p->stage->compute (p->samples.data (),
-      (long long) p->samples.size (), &raw);
-  long long n_in = (long long) p->samples.size ();
-  p->samples.clear ();
+  if (p->stage && p->stage_key == k)
+    return TRUE;
+  p->stage.reset ();
+  p->online.reset ();
+  auto stage = std::make_unique<afet::PitchStage> ();
+  afet::Status st = stage->init (p->device, pc, p->queue.get ());
   if (!st.ok ()) {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Pitch of an utterance of "
-            "%lld samples failed: %s", n_in, st.message ().c_str ()),
-        (nullptr));
-    return GST_FLOW_ERROR;
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Cannot build the pitch "
+            "kernels on %s: %s", p->device->info ().device_name.c_str (),
+            st.message ().c_str ()), (nullptr));
+    return FALSE;
   }
-  int T = (int) (raw.size () / 2);
+  p->stage = std::move (stage);
+  p->stage_key = k;
+  return TRUE;
+}
+
+/* rows first .. first + n - 1 of the utterance (starting at p->t0) pushed
+ * in one buffer; the first has DISCONT */
+static GstFlowReturn
+push_rows (GstAfetPitch * self, const float *rows, int n, int first)
+{
+  GstAfetPitchPrivate *p = self->priv;
   int dims = p->out.dims;
-  std::vector<float> proc;
-  const float *rows = raw.data ();
-  int rows_n = T;
-  if (process && T > 0) {
-    rows_n = T + pp.delay;
-    proc.resize ((size_t) rows_n * dims);
-    afet::process_pitch (pp, raw.data (), T, proc.data ());
-    rows = proc.data ();
-  }
-  GstClockTime shift = gst_util_uint64_scale_int (GST_SECOND,
-      p->out.frame_shift, p->out.rate);
-  GstClockTime t0 = GST_CLOCK_TIME_IS_VALID (p->t0) ? p->t0 : p->run_end;
-  p->run_end = t0 + gst_util_uint64_scale_int (GST_SECOND, (int) n_in,
-      p->out.rate);
-  if (rows_n == 0) {
-    GST_DEBUG_OBJECT (self, "an utterance of %lld samples gives no frame",
-        n_in);
-    return GST_FLOW_OK;
-  }
-  gsize bytes = (gsize) rows_n * dims * sizeof (float);
+  gsize bytes = (gsize) n * dims * sizeof (float);
   GstBuffer *buf;
   if (p->out_device) {
     afet::Status ms;
@@ -329,8 +368,7 @@ finish_utterance (GstAfetPitch * self)
       if (m)
         gst_memory_unref (m);
       GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("No device memory for "
-              "%d pitch frames: %s", rows_n, ms.message ().c_str ()),
-          (nullptr));
+              "%d pitch frames: %s", n, ms.message ().c_str ()), (nullptr));
       return GST_FLOW_ERROR;
     }
     cl_int err = clEnqueueWriteBuffer (p->queue.get (), (cl_mem) map.data,
@@ -348,39 +386,185 @@ finish_utterance (GstAfetPitch * self)
     buf = gst_buffer_new_allocate (nullptr, bytes, nullptr);
     gst_buffer_fill (buf, 0, rows, bytes);
   }
-  GST_BUFFER_PTS (buf) = t0;
-  GST_BUFFER_DURATION (buf) = shift * rows_n;
+  GST_BUFFER_PTS (buf) = p->t0 + afet_features_info_frames_to_time (&p->out,
+      first);
+  GST_BUFFER_DURATION (buf) = afet_features_info_frames_to_time (&p->out,
+      first + n) - afet_features_info_frames_to_time (&p->out, first);
   /* offsets count the utterance's frames */
-  GST_BUFFER_OFFSET (buf) = 0;
-  GST_BUFFER_OFFSET_END (buf) = rows_n;
-  GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DISCONT);
-  GST_DEBUG_OBJECT (self, "utterance of %lld samples: %d frames", n_in,
-      rows_n);
+  GST_BUFFER_OFFSET (buf) = first;
+  GST_BUFFER_OFFSET_END (buf) = first + n;
+  if (first == 0)
+    GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DISCONT);
   return gst_pad_push (self->srcpad, buf);
 }
 
-/* live sources are refused: the utterance's frames come at its end */
-static gboolean
-check_live (GstAfetPitch * self)
+/* raw frames (nccf, pitch) as they are or processed: rows out of T raw
+ * frames (T + delay processed) */
+static int
+output_rows (GstAfetPitch * self, const afet::ProcessPitchConfig & pp,
+    gboolean process, std::vector<float> &raw, std::vector<float> &proc,
+    const float **rows)
+{
+  int T = (int) (raw.size () / 2);
+  *rows = raw.data ();
+  if (!process || T == 0)
+    return T;
+  proc.resize ((size_t) (T + pp.delay) * self->priv->out.dims);
+  afet::process_pitch (pp, raw.data (), T, proc.data ());
+  *rows = proc.data ();
+  return T + pp.delay;
+}
+
+/* The online utterance's chunks the tracker can take: every whole chunk
+ * but the last (Kaldi's last chunk is taken with the end of input), with
+ * final the rest and the end; in first-pass mode the rows ready after each
+ * chunk are pushed, as Kaldi's first pass gets them after each
+ * AcceptWaveform; otherwise all rows, from the final traceback, at the
+ * end. */
+static GstFlowReturn
+feed_online (GstAfetPitch * self, bool final)
 {
   GstAfetPitchPrivate *p = self->priv;
-  if (p->live_checked)
-    return TRUE;
-  p->live_checked = true;
-  GstQuery *q = gst_query_new_latency ();
-  gboolean live = FALSE;
-  if (gst_pad_peer_query (self->sinkpad, q))
-    gst_query_parse_latency (q, &live, nullptr, nullptr);
-  gst_query_unref (q);
-  if (live) {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("afetpitch computes Kaldi's "
-            "offline pitch of whole utterances (output at DISCONT or EOS) "
-            "and refuses a live source: online pitch (frames-per-chunk) is "
-            "not implemented. Record to a file first, or feed it from a "
-            "non-live source."), ("live upstream"));
-    return FALSE;
+  afet::OnlinePitch & on = *p->online;
+  size_t off = 0;
+  afet::Status st;
+  GstFlowReturn ret = GST_FLOW_OK;
+  while (ret == GST_FLOW_OK) {
+    size_t left = p->samples.size () - off;
+    bool last = final && left <= (size_t) p->chunk;
+    if (!last && left <= (size_t) p->chunk)
+      break;
+    size_t take = MIN (left, (size_t) p->chunk);
+    if (take > 0)
+      st = on.accept (p->samples.data () + off, (long long) take);
+    if (st.ok () && last)
+      st = on.finish ();
+    off += take;
+    p->utt_samples += (long long) take;
+    if (!st.ok ()) {
+      GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Online pitch failed "
+              "after %lld samples: %s", p->utt_samples,
+              st.message ().c_str ()), (nullptr));
+      ret = GST_FLOW_ERROR;
+      break;
+    }
+    if (p->first_pass) {
+      int ready = p->utt_process ? p->online_proc.rows_ready (on) :
+          on.frames_ready ();
+      if (ready > p->pushed) {
+        int n = ready - p->pushed;
+        std::vector<float> rows ((size_t) n * p->out.dims);
+        if (p->utt_process) {
+          p->online_proc.rows (on, p->pushed, ready, rows.data ());
+        } else {
+          for (int t = p->pushed; t < ready; t++)
+            on.frame (t, &rows[2 * (t - p->pushed)],
+                &rows[2 * (t - p->pushed) + 1]);
+        }
+        ret = push_rows (self, rows.data (), n, p->pushed);
+        p->pushed = ready;
+      }
+    } else if (last) {
+      int T = on.frames_ready ();
+      std::vector<float> raw ((size_t) T * 2), proc;
+      for (int t = 0; t < T; t++)
+        on.frame (t, &raw[2 * t], &raw[2 * t + 1]);
+      const float *rows;
+      int n = output_rows (self, p->utt_pp, p->utt_process, raw, proc,
+          &rows);
+      if (n > 0)
+        ret = push_rows (self, rows, n, 0);
+    }
+    if (last)
+      break;
   }
+  p->samples.erase (p->samples.begin (), p->samples.begin () + off);
+  return ret;
+}
+
+/* a new online utterance (frames-per-chunk > 0, or a live source) */
+static gboolean
+start_online (GstAfetPitch * self, const afet::PitchConfig & pc,
+    const afet::ProcessPitchConfig & pp, gboolean process)
+{
+  GstAfetPitchPrivate *p = self->priv;
+  if (!ensure_stage (self, pc))
+    return FALSE;
+  if (!p->caps_sent) {
+    if (!set_output_caps (self, pc, pp, process))
+      return FALSE;
+    p->caps_sent = true;
+  }
+  if (!p->online) {
+    p->online = std::make_unique<afet::OnlinePitch> ();
+    p->online->init (p->stage.get ());
+  }
+  p->online->reset ();
+  p->online_proc.init (pp);
+  p->utt_pp = pp;
+  p->utt_process = process;
+  /* pushed frames cannot change: a live consumer gets the first pass */
+  p->first_pass = pc.simulate_first_pass_online || p->live;
+  p->chunk = afet::pitch_chunk_samples (pc);
+  p->utt_samples = 0;
+  p->pushed = 0;
+  p->in_utterance = true;
+  GST_DEBUG_OBJECT (self, "online utterance: chunks of %lld samples, %s",
+      p->chunk, p->first_pass ? "first pass" : "final traceback at the end");
   return TRUE;
+}
+
+/* The utterance so far, computed and pushed (nothing if it is empty). */
+static GstFlowReturn
+finish_utterance (GstAfetPitch * self)
+{
+  GstAfetPitchPrivate *p = self->priv;
+  if (p->in_utterance) {
+    p->in_utterance = false;
+    GstFlowReturn ret = feed_online (self, true);
+    p->samples.clear ();
+    p->run_end = p->t0 + gst_util_uint64_scale (p->utt_samples, GST_SECOND,
+        p->out.rate);
+    return ret;
+  }
+  if (p->samples.empty () || !p->have_info)
+    return GST_FLOW_OK;
+  afet::PitchConfig pc;
+  afet::ProcessPitchConfig pp;
+  gboolean process;
+  if (!take_settings (self, &pc, &pp, &process))
+    return GST_FLOW_ERROR;
+  if (!ensure_stage (self, pc))
+    return GST_FLOW_ERROR;
+  if (!p->caps_sent) {
+    if (!set_output_caps (self, pc, pp, process))
+      return GST_FLOW_NOT_NEGOTIATED;
+    p->caps_sent = true;
+  }
+  std::vector<float> raw;
+  afet::Status st = p->stage->compute (p->samples.data (),
+      (long long) p->samples.size (), &raw);
+  long long n_in = (long long) p->samples.size ();
+  p->samples.clear ();
+  if (!st.ok ()) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Pitch of an utterance of "
+            "%lld samples failed: %s", n_in, st.message ().c_str ()),
+        (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  std::vector<float> proc;
+  const float *rows;
+  int rows_n = output_rows (self, pp, process, raw, proc, &rows);
+  p->run_end = p->t0 + gst_util_uint64_scale_int (GST_SECOND, (int) n_in,
+      p->out.rate);
+  if (rows_n == 0) {
+    GST_DEBUG_OBJECT (self, "an utterance of %lld samples gives no frame",
+        n_in);
+    return GST_FLOW_OK;
+  }
+  GST_DEBUG_OBJECT (self, "utterance of %lld samples: %d frames", n_in,
+      rows_n);
+  return push_rows (self, rows, rows_n, 0);
 }
 
 static GstFlowReturn
@@ -395,13 +579,9 @@ gst_afet_pitch_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
               "the first buffer."), (nullptr));
     return GST_FLOW_ERROR;
   }
-  if (!check_live (self)) {
-    p->failed = true;
-    gst_buffer_unref (buf);
-    return GST_FLOW_ERROR;
-  }
   GstFlowReturn ret = GST_FLOW_OK;
-  if (GST_BUFFER_IS_DISCONT (buf) && !p->samples.empty ())
+  if (GST_BUFFER_IS_DISCONT (buf) && (!p->samples.empty () ||
+          p->in_utterance))
     ret = finish_utterance (self);
   if (ret != GST_FLOW_OK) {
     gst_buffer_unref (buf);
@@ -409,8 +589,21 @@ gst_afet_pitch_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
       p->failed = true;
     return ret;
   }
-  if (p->samples.empty ())
-    p->t0 = GST_BUFFER_PTS (buf);
+  if (p->samples.empty () && !p->in_utterance) {
+    /* a new utterance: offline, or online with frames-per-chunk > 0 (a
+     * live source's default included) */
+    p->t0 = GST_BUFFER_PTS_IS_VALID (buf) ? GST_BUFFER_PTS (buf) :
+        p->run_end;
+    afet::PitchConfig pc;
+    afet::ProcessPitchConfig pp;
+    gboolean process;
+    if (!take_settings (self, &pc, &pp, &process) ||
+        (pc.frames_per_chunk > 0 && !start_online (self, pc, pp, process))) {
+      p->failed = true;
+      gst_buffer_unref (buf);
+      return GST_FLOW_ERROR;
+    }
+  }
   GstMapInfo map;
   if (!gst_buffer_map (buf, &map, GST_MAP_READ)) {
     gst_buffer_unref (buf);
@@ -424,7 +617,12 @@ gst_afet_pitch_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
   append_samples (p, map.data, map.size);
   gst_buffer_unmap (buf, &map);
   gst_buffer_unref (buf);
-  return GST_FLOW_OK;
+  if (p->in_utterance) {
+    ret = feed_online (self, false);
+    if (ret == GST_FLOW_ERROR)
+      p->failed = true;
+  }
+  return ret;
 }
 
 static gboolean
@@ -443,7 +641,7 @@ gst_afet_pitch_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
         gst_event_unref (event);
         return FALSE;
       }
-      if (p->have_info && !p->samples.empty ())
+      if (p->have_info && (!p->samples.empty () || p->in_utterance))
         finish_utterance (self);
       p->info = info;
       p->have_info = true;
@@ -468,11 +666,12 @@ gst_afet_pitch_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
       break;
     case GST_EVENT_FLUSH_STOP:
       p->samples.clear ();
+      p->in_utterance = false;
       p->failed = false;
       break;
     case GST_EVENT_SEGMENT:
       /* a new segment: a new utterance */
-      if (!p->samples.empty () && !p->failed &&
+      if ((!p->samples.empty () || p->in_utterance) && !p->failed &&
           finish_utterance (self) == GST_FLOW_ERROR)
         p->failed = true;
       break;
@@ -482,20 +681,66 @@ gst_afet_pitch_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
   return gst_pad_event_default (pad, parent, event);
 }
 
+/* How long after a row's timestamp (its frame's start) it is pushed
+ * online, at most: the frame's window and its longest lag at
+ * resample-frequency, the resampling filter's half width, a whole chunk of
+ * input waiting to be taken (a live source's default chunk when
+ * frames-per-chunk is 0), max-frames-latency frames of traceback, and with
+ * process the normalisation's right context less the delay. */
+static GstClockTime
+gst_afet_pitch_online_latency (const afet::PitchConfig * pc,
+    const afet::ProcessPitchConfig * pp, gboolean process, int rate)
+{
+  double rf = pc->resample_freq, half = pc->upsample_filter_width /
+      (2.0 * rf);
+  int lag1 = (int) std::floor (rf * (1.0 / pc->min_f0 + half));
+  int basic = (int) (rf * pc->frame_length_ms / 1000.0),
+      shift = (int) (rf * pc->frame_shift_ms / 1000.0), full = basic + lag1;
+  /* the window of frame t ends full samples after its start (snip-edges)
+   * or half a shift and half the window after (centred) */
+  double window = pc->snip_edges ? full / rf : (0.5 * shift + full / 2) / rf;
+  double filter = pc->lowpass_filter_width / (2.0 * pc->lowpass_cutoff);
+  afet::PitchConfig c = *pc;
+  c.samp_freq = (float) rate;
+  if (c.frames_per_chunk == 0)
+    c.frames_per_chunk = LIVE_FRAMES_PER_CHUNK;
+  double chunk = (double) afet::pitch_chunk_samples (c) / rate;
+  int frames = pc->max_frames_latency;
+  if (process)
+    frames += MAX (0, pp->normalization_right_context - pp->delay);
+  double s = window + filter + chunk + frames * pc->frame_shift_ms / 1000.0;
+  return (GstClockTime) llround (s * GST_SECOND);
+}
+
 static gboolean
 gst_afet_pitch_src_query (GstPad * pad, GstObject * parent, GstQuery * query)
 {
   GstAfetPitch *self = GST_AFET_PITCH (parent);
   GstAfetPitchPrivate *p = self->priv;
   if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
-    /* an utterance's frames come at its end: no bound on the latency
-     * (live sources are refused) */
     if (!gst_pad_peer_query (self->sinkpad, query))
       return FALSE;
     gboolean live;
     GstClockTime min, max;
     gst_query_parse_latency (query, &live, &min, &max);
-    gst_query_set_latency (query, live, min, GST_CLOCK_TIME_NONE);
+    GST_OBJECT_LOCK (self);
+    afet::PitchConfig pc = p->pitch;
+    afet::ProcessPitchConfig pp = p->proc;
+    gboolean process = p->process;
+    GST_OBJECT_UNLOCK (self);
+    if (!live && pc.frames_per_chunk == 0) {
+      /* offline: an utterance's frames come at its end, no bound */
+      gst_query_set_latency (query, live, min, GST_CLOCK_TIME_NONE);
+      return TRUE;
+    }
+    GstClockTime la = gst_afet_pitch_online_latency (&pc, &pp, process,
+        p->have_info ? GST_AUDIO_INFO_RATE (&p->info) : 16000);
+    GST_DEBUG_OBJECT (self, "online look-ahead %" GST_TIME_FORMAT,
+        GST_TIME_ARGS (la));
+    min += la;
+    if (GST_CLOCK_TIME_IS_VALID (max))
+      max += la;
+    gst_query_set_latency (query, live, min, max);
     return TRUE;
   }
   if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT) {
@@ -570,6 +815,8 @@ pitch_start (GstAfetPitch * self)
   p->t0 = GST_CLOCK_TIME_NONE;
   p->run_end = 0;
   p->live_checked = false;
+  p->live = false;
+  p->in_utterance = false;
   p->failed = false;
   return TRUE;
 }
@@ -586,6 +833,8 @@ gst_afet_pitch_change_state (GstElement * element, GstStateChange transition)
   if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
     self->priv->samples.clear ();
     self->priv->samples.shrink_to_fit ();
+    self->priv->in_utterance = false;
+    self->priv->online.reset ();
   }
   return ret;
 }
@@ -703,8 +952,8 @@ gst_afet_pitch_class_init (GstAfetPitchClass * klass)
   gst_afet_pitch_install_options (gobject_class, PROP_KALDI_FIRST, flags);
 
   /* the pads and metadata of every afet element, without the live
-   * latency budget gst_afet_base_class_set_element adds (afetpitch takes
-   * no live input) */
+   * latency budget gst_afet_base_class_set_element adds (live, afetpitch
+   * computes each chunk when it is in: it combines nothing) */
   GstCaps *caps = gst_caps_from_string (GST_AFET_AUDIO_CAPS);
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
