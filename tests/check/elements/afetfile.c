@@ -1769,10 +1769,11 @@ GST_END_TEST;
 
 /* ---- entries, keys, HTK periods, NumPy shapes ---------------------------- */
 
-/* Appends a Kaldi binary float entry whose value i is base + i. */
+/* Appends a Kaldi binary float entry of rows x cols whose value i is
+ * value (i, arg). */
 static void
-kaldi_append (GByteArray * a, const gchar * key, gint rows, gint cols,
-    gfloat base)
+kaldi_append_with (GByteArray * a, const gchar * key, gint rows, gint cols,
+    gfloat (*value) (gint i, gint cols, gdouble arg), gdouble arg)
 {
   guint8 b[4];
   g_byte_array_append (a, (const guint8 *) key, strlen (key));
@@ -1785,10 +1786,25 @@ kaldi_append (GByteArray * a, const gchar * key, gint rows, gint cols,
   memcpy (b, &c, 4);
   g_byte_array_append (a, b, 4);
   for (gint i = 0; i < rows * cols; i++) {
-    const guint32 u = GUINT32_TO_LE (bits_of (base + (gfloat) i));
+    const guint32 u = GUINT32_TO_LE (bits_of (value (i, cols, arg)));
     memcpy (b, &u, 4);
     g_byte_array_append (a, b, 4);
   }
+}
+
+static gfloat
+ramp_value (gint i, gint cols, gdouble base)
+{
+  (void) cols;
+  return (gfloat) base + (gfloat) i;
+}
+
+/* Appends a Kaldi binary float entry whose value i is base + i. */
+static void
+kaldi_append (GByteArray * a, const gchar * key, gint rows, gint cols,
+    gfloat base)
+{
+  kaldi_append_with (a, key, rows, cols, ramp_value, base);
 }
 
 /* Two archive entries under one key stay two through afetparse ! afetenc
@@ -1852,26 +1868,17 @@ static const gchar *held_chains[] = {
   "afetdelta order=3 ! afetcmvn device-memory=false",
 };
 
+static gfloat
+wave_value (gint i, gint cols, gdouble phase)
+{
+  return (gfloat) (10 * sin (phase + 0.37 * i) + (i % cols));
+}
+
 static void
 kaldi_append_wave (GByteArray * a, const gchar * key, gint rows, gint cols,
     gdouble phase)
 {
-  guint8 b[4];
-  g_byte_array_append (a, (const guint8 *) key, strlen (key));
-  g_byte_array_append (a, (const guint8 *) " \0BFM \4", 7);
-  const guint32 r = GUINT32_TO_LE ((guint32) rows);
-  memcpy (b, &r, 4);
-  g_byte_array_append (a, b, 4);
-  g_byte_array_append (a, (const guint8 *) "\4", 1);
-  const guint32 c = GUINT32_TO_LE ((guint32) cols);
-  memcpy (b, &c, 4);
-  g_byte_array_append (a, b, 4);
-  for (gint i = 0; i < rows * cols; i++) {
-    const guint32 u = GUINT32_TO_LE (bits_of ((gfloat) (10 * sin (phase +
-                    0.37 * i) + (i % cols))));
-    memcpy (b, &u, 4);
-    g_byte_array_append (a, b, 4);
-  }
+  kaldi_append_with (a, key, rows, cols, wave_value, phase);
 }
 
 static GBytes *
