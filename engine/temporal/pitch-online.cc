@@ -24,58 +24,6 @@
 
 namespace afet {
 
-namespace {
-
-long long
-gcd_ll (long long a, long long b)
-{
-  while (b != 0) {
-    long long r = a % b;
-    a = b;
-    b = r;
-  }
-  return a;
-}
-
-/* Kaldi's LinearResample: the outputs n_in inputs give (pitch.cc has the
- * same count for the offline stage) */
-long long
-resampled_count (const PitchConfig &c, long long n_in, bool flush)
-{
-  long long rin = (long long) c.samp_freq, rout = (long long) c.resample_freq;
-  long long tick = rin / gcd_ll (rin, rout) * rout;
-  long long ticks = n_in * (tick / rin), per_out = tick / rout;
-  if (!flush) {
-    float width = (float) (c.lowpass_filter_width /
-        (2.0 * c.lowpass_cutoff));
-    ticks -= (long long) std::floor (width * (float) tick);
-  }
-  if (ticks <= 0)
-    return 0;
-  long long last = ticks / per_out;
-  if (last * per_out == ticks)
-    last--;
-  return last + 1;
-}
-
-double
-to_pov (double n)
-{
-  double a = std::min (std::fabs (n), 1.0);
-  double r = -5.2 + 5.4 * std::exp (7.5 * (a - 1.0)) + 4.8 * a -
-      2.0 * std::exp (-10.0 * a) + 4.2 * std::exp (20.0 * (a - 1.0));
-  return 1.0 / (1.0 + std::exp (-r));
-}
-
-double
-to_pov_feature (double n)
-{
-  n = std::min (1.0, std::max (-1.0, n));
-  return std::pow (1.0001 - n, 0.15) - 1.0;
-}
-
-}  /* namespace */
-
 long long
 pitch_chunk_samples (const PitchConfig &c)
 {
@@ -378,7 +326,7 @@ OnlinePitch::accept (const float *wave, long long n)
   /* the input so far, from the first sample the next resampling needs */
   wave_.insert (wave_.end (), wave, wave + n);
   wave_n_ += n;
-  long long want = resampled_count (c_, wave_n_, finished_);
+  long long want = pitch_resampled_count (c_, wave_n_, finished_);
   if (want > ds_n_) {
     long long x0 = stage_->resample_first_input (ds_n_);
     std::vector<float> part (want - ds_n_);
@@ -559,14 +507,14 @@ process_pitch_rows (const ProcessPitchConfig &c, const float *raw, int T,
     float *o = out + (size_t) (r - r0) * dims;
     double lp = std::log ((double) raw[2 * t + 1]);
     if (c.add_pov_feature)
-      o[k++] = (float) (c.pov_scale * to_pov_feature (raw[2 * t]) +
+      o[k++] = (float) (c.pov_scale * pitch_nccf_to_pov_feature (raw[2 * t]) +
           c.pov_offset);
     if (c.add_normalized_log_pitch) {
       int b = std::max (0, t - c.normalization_left_context),
           e = std::min (t + c.normalization_right_context + 1, T);
       double sw = 0.0, swl = 0.0;
       for (int f = b; f < e; f++) {
-        double w = to_pov (raw[2 * f]);
+        double w = pitch_nccf_to_pov (raw[2 * f]);
         sw += w;
         swl += w * std::log ((double) raw[2 * f + 1]);
       }

@@ -215,6 +215,13 @@ signal_variance (const std::vector<double> &sum, const std::vector<double> &
 }  /* namespace */
 
 long long
+pitch_resampled_count (const PitchConfig &c, long long n_in, bool flush)
+{
+  return resample_count (n_in, (int) c.samp_freq, (int) c.resample_freq,
+      c.lowpass_cutoff, c.lowpass_filter_width, flush);
+}
+
+long long
 pitch_frames (const PitchConfig &c, long long n)
 {
   Geometry g = geometry (c);
@@ -512,25 +519,21 @@ PitchStage::compute (const float *wave, long long n, std::vector<float> *raw,
 
 /* ---- processing (host, double) ---- */
 
-namespace {
-
 double
-nccf_to_pov_feature (double n)
+pitch_nccf_to_pov_feature (double n)
 {
   n = std::min (1.0, std::max (-1.0, n));
   return std::pow (1.0001 - n, 0.15) - 1.0;
 }
 
 double
-nccf_to_pov (double n)
+pitch_nccf_to_pov (double n)
 {
   double a = std::min (std::fabs (n), 1.0);
   double r = -5.2 + 5.4 * std::exp (7.5 * (a - 1.0)) + 4.8 * a -
       2.0 * std::exp (-10.0 * a) + 4.2 * std::exp (20.0 * (a - 1.0));
   return 1.0 / (1.0 + std::exp (-r));
 }
-
-}  /* namespace */
 
 void
 process_pitch (const ProcessPitchConfig &c, const float *raw, int T,
@@ -543,7 +546,7 @@ process_pitch (const ProcessPitchConfig &c, const float *raw, int T,
       noise (T, 0.0);
   for (int t = 0; t < T; t++) {
     lp[t] = std::log ((double) raw[2 * t + 1]);
-    w[t] = nccf_to_pov (raw[2 * t]);
+    w[t] = pitch_nccf_to_pov (raw[2 * t]);
   }
   /* the POV-weighted sums over the normalisation span, from running sums
    * (double: their rounding stays far below the features' 1e-4) */
@@ -561,7 +564,7 @@ process_pitch (const ProcessPitchConfig &c, const float *raw, int T,
     int t = std::max (0, r - c.delay), k = 0;
     float *o = out + (size_t) r * dims;
     if (c.add_pov_feature)
-      o[k++] = (float) (c.pov_scale * nccf_to_pov_feature (raw[2 * t]) +
+      o[k++] = (float) (c.pov_scale * pitch_nccf_to_pov_feature (raw[2 * t]) +
           c.pov_offset);
     if (c.add_normalized_log_pitch) {
       int b = std::max (0, t - c.normalization_left_context),

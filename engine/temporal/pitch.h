@@ -77,6 +77,17 @@ struct ProcessPitchConfig
  * 1 / min_f0, accumulated in float as Kaldi does (417 by default). */
 std::vector<float> pitch_lags (const PitchConfig &c);
 
+/* Outputs of Kaldi's LinearResample of n_in input samples to
+ * c.resample_freq (all with flush; without, those whose filter lies inside
+ * the input). */
+long long pitch_resampled_count (const PitchConfig &c, long long n_in,
+    bool flush);
+
+/* Kaldi's probability of voicing of an NCCF value (its POV-weighted mean),
+ * and its POV feature. */
+double pitch_nccf_to_pov (double n);
+double pitch_nccf_to_pov_feature (double n);
+
 /* How many frames n input samples give (offline, after the end). */
 long long pitch_frames (const PitchConfig &c, long long n);
 
