@@ -571,13 +571,9 @@ device_cases ()
 int
 main (int argc, char **argv)
 {
-  afet::Status st = afet::acquire_device ("auto", &device);
-  if (!st.ok ()) {
-    std::printf ("no OpenCL device: %s\n0 passed, 1 failed\n",
-        st.message ().c_str ());
+  if (!enginecheck::open_device (&device))
     return 1;
-  }
-  std::printf ("device: %s\n", device->info ().describe ().c_str ());
+  afet::Status st;
 
   params_cases ();
   copy_host_cases ();

@@ -297,13 +297,9 @@ test_block_pool ()
 int
 main ()
 {
-  afet::Status st = afet::acquire_device ("auto", &device);
-  if (!st.ok ()) {
-    std::printf ("no OpenCL device: %s\n0 passed, 1 failed\n",
-        st.message ().c_str ());
+  if (!enginecheck::open_device (&device))
     return 1;
-  }
-  std::printf ("device: %s\n", device->info ().describe ().c_str ());
+  afet::Status st;
   test_block_pool ();
 
   std::vector<Kind> kinds;

@@ -56,13 +56,9 @@ struct Result
 int
 main ()
 {
-  afet::Status st = afet::acquire_device ("auto", &device);
-  if (!st.ok ()) {
-    std::printf ("no OpenCL device: %s\n0 passed, 1 failed\n",
-        st.message ().c_str ());
+  if (!enginecheck::open_device (&device))
     return 1;
-  }
-  std::printf ("device: %s\n", device->info ().describe ().c_str ());
+  afet::Status st;
 
   const int K = 6;
   std::vector<std::vector<float>> utts;

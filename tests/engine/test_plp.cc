@@ -686,14 +686,9 @@ main (int argc, char **argv)
   for (const char *f : real)
     reference_vs_htk (f, false);
 
-  afet::Status st = afet::acquire_device ("auto", &device);
-  if (!st.ok ()) {
-    std::printf ("no OpenCL device: %s\n%d passed, %d failed\n",
-        st.message ().c_str (), enginecheck::passed,
-        enginecheck::failed + 1);
+  if (!enginecheck::open_device (&device))
     return 1;
-  }
-  std::printf ("device: %s\n", device->info ().describe ().c_str ());
+  afet::Status st;
 
   design_cases ();
   validate_cases ();

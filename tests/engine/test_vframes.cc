@@ -436,13 +436,9 @@ choice_cases ()
 int
 main ()
 {
-  afet::Status st = afet::acquire_device ("auto", &device);
-  if (!st.ok ()) {
-    std::printf ("no OpenCL device: %s\n0 passed, 1 failed\n",
-        st.message ().c_str ());
+  if (!enginecheck::open_device (&device))
     return 1;
-  }
-  std::printf ("device: %s\n", device->info ().describe ().c_str ());
+  afet::Status st;
   choice_cases ();
   piece_cases ();
   for (int N : { 8, 256, 512, 4096 })
