@@ -493,9 +493,10 @@ gst_afet_base_class_set_element (GstElementClass * klass,
           "Latency budget", "Live input: how long (ns of stream time) "
           "complete frames may be held so that several buffers' frames "
           "share one launch (the latency query includes it); 0: each buffer "
-          "computed as it comes; -1: automatic, 50 ms for live audio on a "
-          "CPU device (where a launch costs far more than its frames), else "
-          "0", -1, 10 * GST_SECOND, DEFAULT_LATENCY_BUDGET, (GParamFlags)
+          "computed as it comes; -1: automatic, for live audio 50 ms on a "
+          "CPU device (where a launch costs far more than its frames) and "
+          "20 ms on other devices (each buffer's launch costs the host's "
+          "CPU), 0 for feature input", -1, 10 * GST_SECOND, DEFAULT_LATENCY_BUDGET, (GParamFlags)
           (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
               GST_PARAM_MUTABLE_READY)));
 }
