@@ -496,7 +496,7 @@ gst_afet_base_class_set_element (GstElementClass * klass,
           "computed as it comes; -1: automatic, for live audio 50 ms on a "
           "CPU device (where a launch costs far more than its frames) and "
           "20 ms on other devices (each buffer's launch costs the host's "
-          "CPU), 0 for feature input", -1, 10 * GST_SECOND, DEFAULT_LATENCY_BUDGET, (GParamFlags)
-          (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-              GST_PARAM_MUTABLE_READY)));
+          "CPU), 0 for feature input", -1, 10 * GST_SECOND,
+          DEFAULT_LATENCY_BUDGET, (GParamFlags) (G_PARAM_READWRITE |
+              G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY)));
 }
