@@ -2,25 +2,32 @@
 # Live streams on the GPU machine with default properties (issue: defaults
 # that scale): N live 16 kHz streams (10 ms buffers) in one process, at real
 # speed, through GStreamer alone (identity x 3, the baseline), through the
-# default chain afetmfcc ! afetdelta ! afetcmvn scope=sliding (device memory
-# between the elements), and through the same chain in system memory. Prints
-# afet-soak's brief summaries. Run from the project root after
-# `. .devrt/env.sh`, with BUILD naming the carried build (default build).
-#   bash bench/device/live-default.sh "1000 2500" [SECONDS]
+# chain afetmfcc ! afetdelta ! afetcmvn scope=sliding with no property set
+# (live input: system memory between the elements, the automatic latency
+# budget), and tuned beside it: device memory between the elements
+# (device-memory=true, the default before live input chose), and no budget
+# (latency-budget=0). Prints afet-soak's brief summaries. Run from the
+# project root after `. .devrt/env.sh`, with BUILD naming the carried build
+# (default build).
+#   bash bench/device/live-default.sh "1000 2500" [SECONDS] [MODES]
 set -u
 build=${BUILD:-build}
 export GST_PLUGIN_PATH=$PWD/$build/gst
 export LD_LIBRARY_PATH=$PWD/$build/gst-libs/features${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 counts=${1:-"1000 2500"}
 seconds=${2:-12}
+modes=${3:-"identity default device budget0"}
 hours=$(python3 -c "print($seconds / 3600)" 2>/dev/null || echo 0.0033)
-sys="device-memory=false"
+dev="device-memory=true"
+b0="latency-budget=0"
 for n in $counts; do
-  for mode in identity default system; do
+  for mode in $modes; do
     case $mode in
       identity) chain="identity ! identity ! identity" ;;
       default) chain="afetmfcc ! afetdelta ! afetcmvn scope=sliding" ;;
-      system) chain="afetmfcc $sys ! afetdelta $sys ! afetcmvn scope=sliding $sys" ;;
+      device) chain="afetmfcc $dev ! afetdelta $dev ! afetcmvn scope=sliding $dev" ;;
+      budget0) chain="afetmfcc $b0 ! afetdelta $b0 ! afetcmvn scope=sliding $b0" ;;
+      *) echo "unknown mode $mode (identity default device budget0)"; exit 2 ;;
     esac
     echo "=== $n streams, $mode: $chain"
     /usr/bin/time -f "wall %e s, cpu %U user %S sys" \

@@ -127,10 +127,52 @@ caps_name_cl_feature (const GstCaps * caps)
   return FALSE;
 }
 
+/* device-memory not set: device memory between afet elements for input
+ * that is not live (whole files: the rows stay on the device from element
+ * to element), system memory for live input, where many streams' small
+ * batches combine into shared launches at every element (on an H200, 1000
+ * live streams of afetmfcc ! afetdelta ! afetcmvn kept 0.92-0.95x real
+ * time in system memory and 0.35x in device memory: docs/benchmarks.md).
+ * Decided when the first fixed input caps come, from the upstream latency
+ * query, so that no renegotiation follows; what the element accepts on its
+ * sink pad is not narrowed (an upstream element set to device memory is
+ * still read there). */
+gboolean
+afet_base_output_device_memory (GstAfetBase * self)
+{
+  GstAfetBaseState *p = PRIV (self);
+  GST_OBJECT_LOCK (self);
+  const gboolean device_memory = p->device_memory;
+  const bool set = p->device_memory_set;
+  GST_OBJECT_UNLOCK (self);
+  if (set)
+    return device_memory;
+  if (p->live_checked)
+    return !p->live;
+  /* a source may answer the latency query only once its own caps are set
+   * (audiotestsrc): unanswered, both memories are offered and nothing is
+   * remembered; by our caps event upstream knows */
+  GstQuery *q = gst_query_new_latency ();
+  gboolean live = FALSE;
+  const gboolean known = gst_pad_peer_query (GST_BASE_TRANSFORM_SINK_PAD
+      (self), q);
+  if (known)
+    gst_query_parse_latency (q, &live, nullptr, nullptr);
+  gst_query_unref (q);
+  if (!known)
+    return TRUE;
+  p->live = live;
+  p->live_checked = true;
+  GST_DEBUG_OBJECT (self, "upstream is %slive: output in %s memory "
+      "(device-memory not set)", live ? "" : "not ", live ? "system" :
+      "device");
+  return !live;
+}
+
 /* The exact output caps for fixed input caps, device memory first when
- * allowed, then system memory. */
+ * offered, then system memory. */
 static GstCaps *
-make_output_caps (GstAfetBase * self, GstCaps * caps)
+make_output_caps (GstAfetBase * self, GstCaps * caps, gboolean device_memory)
 {
   GstAfetInput in;
   AfetFeaturesInfo out;
@@ -158,9 +200,6 @@ make_output_caps (GstAfetBase * self, GstCaps * caps)
     afet_base_write_framing_analysis (&in, s);
   else
     afet_features_copy_analysis (s, gst_caps_get_structure (caps, 0));
-  GST_OBJECT_LOCK (self);
-  gboolean device_memory = PRIV (self)->device_memory;
-  GST_OBJECT_UNLOCK (self);
   if (!device_memory)
     return sys;
   GstCaps *dev = gst_caps_copy (sys);
@@ -179,13 +218,15 @@ output_caps (GstAfetBase * self, GstCaps * caps)
 {
   GstAfetBaseState *p = PRIV (self);
   const guint settings = p->settings_changes.load ();
+  const gboolean device = afet_base_output_device_memory (self);
   {
     std::lock_guard<std::mutex> l (p->memo_lock);
     for (const auto &m : p->output_memo)
-      if (m.settings == settings && gst_caps_is_equal (m.in, caps))
+      if (m.settings == settings && m.device == device &&
+          gst_caps_is_equal (m.in, caps))
         return m.out ? gst_caps_ref (m.out) : nullptr;
   }
-  GstCaps *out = make_output_caps (self, caps);
+  GstCaps *out = make_output_caps (self, caps, device);
   std::lock_guard<std::mutex> l (p->memo_lock);
   if (p->output_memo.size () >= 8)
     afet_base_forget_output_caps (p, 1);
@@ -193,6 +234,7 @@ output_caps (GstAfetBase * self, GstCaps * caps)
   m.in = gst_caps_ref (caps);
   m.out = out ? gst_caps_ref (out) : nullptr;
   m.settings = settings;
+  m.device = device;
   p->output_memo.push_back (m);
   return out;
 }
@@ -212,7 +254,8 @@ afet_base_forget_output_caps (GstAfetBaseState * p, size_t n)
       (long) n);
 }
 
-/* Drops the device-memory structures of caps if device memory is off. */
+/* Drops the device-memory structures of caps if device-memory=false was
+ * set (not set, both stay: make_output_caps decides for fixed caps). */
 static GstCaps *
 filter_memory (GstAfetBase * self, GstCaps * caps)
 {
@@ -450,9 +493,10 @@ gst_afet_base_class_set_element (GstElementClass * klass,
           "Latency budget", "Live input: how long (ns of stream time) "
           "complete frames may be held so that several buffers' frames "
           "share one launch (the latency query includes it); 0: each buffer "
-          "computed as it comes; -1: automatic, 50 ms for live audio on a "
-          "CPU device (where a launch costs far more than its frames), else "
-          "0", -1, 10 * GST_SECOND, DEFAULT_LATENCY_BUDGET, (GParamFlags)
-          (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-              GST_PARAM_MUTABLE_READY)));
+          "computed as it comes; -1: automatic, for live audio 50 ms on a "
+          "CPU device (where a launch costs far more than its frames) and "
+          "20 ms on other devices (each buffer's launch costs the host's "
+          "CPU), 0 for feature input", -1, 10 * GST_SECOND,
+          DEFAULT_LATENCY_BUDGET, (GParamFlags) (G_PARAM_READWRITE |
+              G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY)));
 }

@@ -248,7 +248,8 @@ afet_base_finish_run (GstAfetBase * self, const char *why)
 /* A live stream's frames are computed as their buffers come: on a CPU
  * device each launch costs a few wake-ups of the OpenCL driver's threads
  * (about 100 us of CPU on PoCL, while the frame itself takes microseconds),
- * so the budget lets an element hold complete frames (audio input) or rows
+ * and on a GPU each launch and buffer costs the host's CPU (a thousand live
+ * streams on one host), so the budget lets an element hold complete frames (audio input) or rows
  * (feature input) until holding them for one more buffer of the same
  * length would make the oldest wait longer than the budget, all measured
  * in stream time (no timer, nothing blocks: the hold ends with a later
@@ -265,9 +266,11 @@ afet_base_resolve_budget (GstAfetBase * self)
   GST_OBJECT_UNLOCK (self);
   if (set >= 0)
     p->budget = (GstClockTime) set;
+  else if (!p->device || !p->in.audio)
+    p->budget = 0;
   else
-    p->budget = p->device && p->device->info ().is_cpu && p->in.audio ?
-        AUTO_CPU_LATENCY_BUDGET : 0;
+    p->budget = p->device->info ().is_cpu ? AUTO_CPU_LATENCY_BUDGET :
+        AUTO_GPU_LATENCY_BUDGET;
 }
 
 /* the time n units of the run (samples, or frames of S samples) take */

@@ -133,7 +133,10 @@ gst_afet_base_class_init (GstAfetBaseClass * klass)
       g_param_spec_boolean ("device-memory", "Device memory",
           "Hand buffers to other afet elements in OpenCL device memory "
           "(memory:AfetCLMemory) when they take it; false: always system "
-          "memory", DEFAULT_DEVICE_MEMORY, (GParamFlags) (G_PARAM_READWRITE |
+          "memory. Not set, the input chooses: device memory when it is not "
+          "live (files), system memory when it is (many live streams "
+          "combine their launches there); set, true or false holds for "
+          "both", DEFAULT_DEVICE_MEMORY, (GParamFlags) (G_PARAM_READWRITE |
               G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY)));
   g_object_class_install_property (gobject_class, PROP_UPLOADS,
       g_param_spec_uint64 ("uploads", "Uploads",
@@ -233,6 +236,7 @@ gst_afet_base_set_property (GObject * object, guint prop_id,
     case PROP_DEVICE_MEMORY:
       GST_OBJECT_LOCK (self);
       p->device_memory = g_value_get_boolean (value);
+      p->device_memory_set = true;
       GST_OBJECT_UNLOCK (self);
       break;
 

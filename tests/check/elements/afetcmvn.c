@@ -456,7 +456,9 @@ check_archive (const gchar * head, const gchar * props, const gchar * ref_file,
  * come), device memory from an element before it and system memory. */
 GST_START_TEST (test_archive_against_kaldi)
 {
-  const gchar *pass = "afetcmvn scope=running mode=none ! ";
+  /* device-memory set: live, not set, it would be system memory */
+  const gchar *pass = "afetcmvn scope=running mode=none device-memory=true "
+      "! ";
   const gchar *pass_sys = "afetcmvn scope=running mode=none "
       "device-memory=false ! ";
   check_archive ("", "", "cmvn/apply_utt.ark", "cmvn/cmvn_utt.ark", FALSE,

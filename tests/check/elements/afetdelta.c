@@ -236,7 +236,9 @@ GST_START_TEST (test_chain_device_memory)
   AfetCheckResult a = { 0 }, b = { 0 };
   gint *sizes = afetcheck_random_sizes (20, 100, 3000, 46);
   const gchar *chains[] = {
-    "afetmfcc energy=true ! afetdelta",
+    /* set: the harness answers that it is live, which alone would choose
+     * system memory */
+    "afetmfcc energy=true device-memory=true ! afetdelta",
     "afetmfcc energy=true device-memory=false ! afetdelta",
   };
   AfetCheckResult *res[] = { &a, &b };
@@ -260,10 +262,11 @@ GST_START_TEST (test_chain_device_memory)
 GST_END_TEST;
 
 /* The three ways frames go through a context element in a live harness:
- * device memory out; system memory out through a lane of the process'
- * combined launches; system memory out, computed alone. */
+ * device memory out (set: not set, live input chooses system memory);
+ * system memory out through a lane of the process' combined launches;
+ * system memory out, computed alone. */
 static const gchar *const kaldi_ways[] = {
-  "", "device-memory=false", "device-memory=false combine-streams=false",
+  "device-memory=true", "device-memory=false", "device-memory=false combine-streams=false",
 };
 
 static gchar *

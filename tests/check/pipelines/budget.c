@@ -6,7 +6,7 @@
  *
  * A later buffer, a GAP, a DISCONT and EOS release what is held; the latency
  * query includes the budget; the automatic budget is 50 ms for live audio on
- * a CPU device and 0 on a GPU or for feature input.
+ * a CPU device, 20 ms on a GPU and 0 for feature input.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -206,8 +206,9 @@ live_on (const gchar * launch)
   return h;
 }
 
-/* -1 (the default) is 50 ms for live audio on a CPU device, 0 on a GPU and
- * for feature input; each kind of device is checked where there is one. */
+/* -1 (the default) is 50 ms for live audio on a CPU device, 20 ms on a GPU
+ * and 0 for feature input; each kind of device is checked where there is
+ * one. */
 GST_START_TEST (test_automatic)
 {
   gint checked = 0;
@@ -234,7 +235,11 @@ GST_START_TEST (test_automatic)
   if (have_device ("gpu")) {
     h = live_on ("afetmfcc device=gpu");
     fail_unless_equals_uint64 (gst_harness_query_latency (h),
-        (10 + 25) * GST_MSECOND);
+        (10 + 25 + 20) * GST_MSECOND);
+    gst_harness_teardown (h);
+    h = live_on ("afetframer device=gpu ! afetmfcc device=gpu");
+    fail_unless_equals_uint64 (gst_harness_query_latency (h),
+        (10 + 25 + 20) * GST_MSECOND);
     gst_harness_teardown (h);
     checked++;
   } else {

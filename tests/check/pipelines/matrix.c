@@ -1071,20 +1071,24 @@ GST_START_TEST (test_live_context_lanes)
 
 GST_END_TEST;
 
-/* ---- live streams of the default chain, device memory between ----------- */
+/* ---- live streams of the default chain ---------------------------------- */
 
-/* The chain a server writes, all properties at their defaults: afetmfcc !
- * afetdelta ! afetcmvn scope=sliding, so device memory between the afet
- * elements (the spectral element's rows stay on the device, the context
- * elements read them there) and the automatic latency budget. Many live
- * streams of it combine their launches at every element (merged-batches)
- * and each stream's frames are those of its own run, not live. A quarter
- * of them end in scope=running, which computes each stream alone from the
- * rows afetdelta left in its combined launch's buffer. */
+/* The chain a server writes: afetmfcc ! afetdelta ! afetcmvn scope=sliding.
+ * With device-memory not set, live input gets system memory between the
+ * afet elements and input that is not live device memory (the elements
+ * choose from the upstream latency query before their first caps); set,
+ * device-memory=true keeps device memory for live input too (the spectral
+ * element's rows stay on the device, the context elements read them
+ * there). Either way many live streams of it combine their launches at
+ * every element (merged-batches) and each stream's frames are those of its
+ * own run, not live, in device memory. A quarter of them end in
+ * scope=running, which computes each stream alone (from the rows afetdelta
+ * left in its combined launch's buffer, in device memory). */
 typedef struct
 {
   gint index;
   gboolean live;
+  const gchar *props;           /* on each of the three elements */
   gfloat *data;
   gsize n;
   guint64 merged[3];
@@ -1112,13 +1116,14 @@ static gpointer
 run_chain_job (gpointer user_data)
 {
   ChainJob *job = (ChainJob *) user_data;
+  const gchar *props = job->props ? job->props : "";
   gchar *launch = g_strdup_printf ("audiotestsrc is-live=%s num-buffers=60 "
       "samplesperbuffer=160 wave=%d freq=%d volume=0.%d ! "
-      "audio/x-raw,rate=16000,channels=1,format=S16LE ! afetmfcc name=m ! "
-      "afetdelta name=d ! afetcmvn name=c scope=%s ! "
+      "audio/x-raw,rate=16000,channels=1,format=S16LE ! afetmfcc name=m %s ! "
+      "afetdelta name=d %s ! afetcmvn name=c scope=%s %s ! "
       "appsink name=sink sync=false", job->live ? "true" : "false",
-      job->index % 4, 300 + 70 * job->index, 1 + job->index % 9,
-      job->index % 4 == 3 ? "running" : "sliding");
+      job->index % 4, 300 + 70 * job->index, 1 + job->index % 9, props,
+      props, job->index % 4 == 3 ? "running" : "sliding", props);
   GstElement *pipe = gst_parse_launch (launch, NULL);
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
   gst_element_set_state (pipe, GST_STATE_PLAYING);
@@ -1137,17 +1142,28 @@ run_chain_job (gpointer user_data)
   return NULL;
 }
 
-GST_START_TEST (test_live_device_chain_combined)
+/* N live streams of the chain with props, in threads, against each stream
+ * alone and not live with default properties (device memory between: the
+ * corpus path); live_device: the memory expected between the live
+ * streams' elements. */
+static void
+check_live_chain (const gchar * props, gboolean live_device)
 {
   enum
   { N = 12 };
   ChainJob alone[N], together[N];
+  memset (alone, 0, sizeof (alone));
+  memset (together, 0, sizeof (together));
   for (gint i = 0; i < N; i++) {
     alone[i].index = together[i].index = i;
     alone[i].live = FALSE;
     together[i].live = TRUE;
+    together[i].props = props;
     run_chain_job (&alone[i]);
     fail_unless (alone[i].n > 0);
+    fail_unless (alone[i].device[0] && alone[i].device[1],
+        "stream %d not live, default properties: no device memory between "
+        "the afet elements", i);
   }
   /* whether two streams' batches meet in one launch depends on timing:
    * rounds until every element's did */
@@ -1160,12 +1176,15 @@ GST_START_TEST (test_live_device_chain_combined)
     for (gint i = 0; i < N; i++)
       g_thread_join (threads[i]);
     for (gint i = 0; i < N; i++) {
-      fail_unless (together[i].device[0] && together[i].device[1],
-          "live stream %d: no device memory between the afet elements", i);
+      fail_unless (together[i].device[0] == live_device &&
+          together[i].device[1] == live_device, "live stream %d (\"%s\"): "
+          "%s memory between the afet elements, expected %s", i, props,
+          together[i].device[0] ? "device" : "system",
+          live_device ? "device" : "system");
       fail_unless_equals_uint64 (together[i].n, alone[i].n);
       fail_unless (memcmp (together[i].data, alone[i].data,
               alone[i].n * sizeof (gfloat)) == 0,
-          "live stream %d differs from its own run", i);
+          "live stream %d (\"%s\") differs from its own run", i, props);
       GST_INFO ("round %d stream %d: merged-batches afetmfcc %"
           G_GUINT64_FORMAT ", afetdelta %" G_GUINT64_FORMAT ", afetcmvn %"
           G_GUINT64_FORMAT, round, i, together[i].merged[0],
@@ -1180,13 +1199,31 @@ GST_START_TEST (test_live_device_chain_combined)
       fail_unless_equals_uint64 (alone[i].merged[k], 0);
     g_free (alone[i].data);
   }
-  GST_INFO ("merged-batches of %d streams: afetmfcc %" G_GUINT64_FORMAT
-      ", afetdelta %" G_GUINT64_FORMAT ", afetcmvn %" G_GUINT64_FORMAT, N,
-      merged[0], merged[1], merged[2]);
+  GST_INFO ("\"%s\": merged-batches of %d streams: afetmfcc %"
+      G_GUINT64_FORMAT ", afetdelta %" G_GUINT64_FORMAT ", afetcmvn %"
+      G_GUINT64_FORMAT, props, N, merged[0], merged[1], merged[2]);
   for (gint k = 0; k < 3; k++)
     fail_unless (merged[k] > 0, "no batch of afet%s in %d live streams of "
-        "the default chain (device memory between) was combined in 5 "
-        "rounds", k == 0 ? "mfcc" : k == 1 ? "delta" : "cmvn", N);
+        "the chain (\"%s\", %s memory between) was combined in 5 rounds",
+        k == 0 ? "mfcc" : k == 1 ? "delta" : "cmvn", N, props,
+        live_device ? "device" : "system");
+}
+
+/* device-memory set: live streams keep device memory between the afet
+ * elements and still combine (matrix-poison runs this one) */
+GST_START_TEST (test_live_device_chain_combined)
+{
+  check_live_chain ("device-memory=true", TRUE);
+}
+
+GST_END_TEST;
+
+/* No property set: live input chooses system memory between the afet
+ * elements by itself, input that is not live device memory (issue 29:
+ * defaults that scale) */
+GST_START_TEST (test_live_default_chain_system_memory)
+{
+  check_live_chain ("", FALSE);
 }
 
 GST_END_TEST;
@@ -1201,6 +1238,7 @@ matrix_suite (void)
   tcase_add_test (tc, test_live_streams_combined);
   tcase_add_test (tc, test_live_context_lanes);
   tcase_add_test (tc, test_live_device_chain_combined);
+  tcase_add_test (tc, test_live_default_chain_system_memory);
   tcase_add_test (tc, test_wrong_streams_refused);
   tcase_add_loop_test (tc, test_rates, 0, G_N_ELEMENTS (rates));
   tcase_add_test (tc, test_empty_and_short);
