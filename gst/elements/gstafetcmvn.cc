@@ -46,8 +46,8 @@
  * ... ! afetmfcc frame-length=20 ! afetdelta delta-window=3 accel-window=3 ! \
  *     afetcmvn columns=htk ! filesink location=s.mfcc        # HTK MFCC_0_D_A_Z
  * ... ! afetmfcc ! afetdelta ! afetcmvn scope=sliding ! ...   # live, Kaldi
- * ... ! afetmfcc device-memory=false ! afetdelta device-memory=false ! \
- *     afetcmvn scope=sliding device-memory=false ! ...  # many live streams
+ *     (many live streams: nothing to set, live input gets system memory
+ *     between the elements and shared launches)
  * filesrc location=feats.ark ! afetparse ! afetcmvn scope=archive \
  *     stats-archive=cmvn.ark utt2spk=utt2spk mode=meanvar ! ...  # apply-cmvn
  * filesrc location=feats.ark ! afetparse ! afetcmvn mode=none \
