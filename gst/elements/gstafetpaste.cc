@@ -268,7 +268,10 @@ negotiate (GstAfetPaste * self)
     gst_structure_set (s, "pitch-columns", G_TYPE_STRING, pitch_columns,
         nullptr);
   GST_DEBUG_OBJECT (self, "output caps %" GST_PTR_FORMAT, caps);
-  if (!gst_pad_push_event (self->srcpad, gst_event_new_caps (caps))) {
+  /* asked first: a refused sticky caps event would only show as a
+   * not-negotiated push */
+  if (!gst_pad_peer_query_accept_caps (self->srcpad, caps) ||
+      !gst_pad_push_event (self->srcpad, gst_event_new_caps (caps))) {
     GstCaps *theirs = gst_pad_peer_query_caps (self->srcpad, nullptr);
     gchar *diff = theirs ? afet_features_caps_explain_mismatch (caps,
         theirs) : nullptr;
@@ -390,8 +393,9 @@ process (GstAfetPaste * self)
       n = MIN (n, kv.second->utts.front ().frames.size () /
           kv.second->info.dims);
     if (n > 0) {
+      /* the error is posted: FLOW_ERROR, so that upstream posts no other */
       if (!p->caps_sent && !negotiate (self))
-        return GST_FLOW_NOT_NEGOTIATED;
+        return GST_FLOW_ERROR;
       GstFlowReturn ret = push_joined (self, n);
       if (ret != GST_FLOW_OK)
         return ret;
@@ -492,6 +496,8 @@ gst_afet_paste_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
   const float *f = (const float *) map.data;
   u.frames.insert (u.frames.end (), f, f + map.size / sizeof (float));
   u.got += map.size / fb;
+  GST_LOG_OBJECT (pad, "%" G_GSIZE_FORMAT " frames: %" G_GUINT64_FORMAT
+      " in the utterance", map.size / fb, u.got);
   gst_buffer_unmap (buf, &map);
   gst_buffer_unref (buf);
   GstFlowReturn ret = process (self);
@@ -570,6 +576,9 @@ gst_afet_paste_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
       GstFlowReturn ret = process (self);
       if (ret != GST_FLOW_OK && ret != GST_FLOW_FLUSHING)
         p->failed = true;
+      /* no upstream element sees a push failed in an EOS handler: say it */
+      if (ret != GST_FLOW_ERROR && ret < GST_FLOW_EOS)
+        GST_ELEMENT_FLOW_ERROR (self, ret);
       return TRUE;
     }
     case GST_EVENT_FLUSH_STOP:
