@@ -116,6 +116,9 @@ struct GstAfetPastePrivate
   /* streaming: every pad's thread, under lock */
   std::mutex lock;
   std::map<guint, PastePad *> pads; /* by pad number: sink_0 first */
+  /* the pads alone, also under pads_lock (changed under both): a flush
+   * finds its pad while a push holds lock */
+  std::mutex pads_lock;
   guint next_index = 0;
   bool caps_sent = false;
   bool stream_start_sent = false;
@@ -515,7 +518,7 @@ gst_afet_paste_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_START) {
     bool first;
     {
-      std::lock_guard < std::mutex > l (p->lock);
+      std::lock_guard < std::mutex > l (p->pads_lock);
       first = gst_pad_get_element_private (pad) == first_pad (p);
     }
     if (first)
@@ -653,6 +656,7 @@ gst_afet_paste_request_new_pad (GstElement * element, GstPadTemplate * templ,
       GST_DEBUG_FUNCPTR (gst_afet_paste_sink_event));
   {
     std::lock_guard < std::mutex > l (p->lock);
+    std::lock_guard < std::mutex > lp (p->pads_lock);
     p->pads[index] = ps;
   }
   gst_pad_set_active (pad, TRUE);
@@ -667,6 +671,7 @@ gst_afet_paste_release_pad (GstElement * element, GstPad * pad)
   GstAfetPastePrivate *p = self->priv;
   {
     std::lock_guard < std::mutex > l (p->lock);
+    std::lock_guard < std::mutex > lp (p->pads_lock);
     PastePad *ps = (PastePad *) gst_pad_get_element_private (pad);
     if (ps) {
       p->pads.erase (ps->index);

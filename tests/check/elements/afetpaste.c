@@ -382,6 +382,46 @@ GST_START_TEST (test_discont)
 
 GST_END_TEST;
 
+/* A flush (a seek) on both pads drops the frames not yet joined: the
+ * next frames start a run of their own. */
+GST_START_TEST (test_flush)
+{
+  gfloat *a = make_frames (0, 0, 30, DA), *b = make_frames (1, 0, 30, DB);
+  Paste p;
+  paste_new (&p, 0, NULL);
+  fail_unless_equals_int (push_chunk (p.h0, a, DA, 0, 20, 0), GST_FLOW_OK);
+  fail_unless_equals_int (push_chunk (p.h1, b, DB, 0, 10, 0), GST_FLOW_OK);
+  for (GstHarness * h = p.h0; h; h = h == p.h0 ? p.h1 : NULL) {
+    fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+    fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+    GstSegment seg;
+    gst_segment_init (&seg, GST_FORMAT_TIME);
+    fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+  }
+  AfetCheckRuns runs;
+  memset (&runs, 0, sizeof runs);
+  afetcheck_pull_runs (p.h0, &runs);
+  fail_unless_equals_int (runs.n_frames, 10);
+  afetcheck_runs_clear (&runs);
+  fail_unless_equals_int (push_chunk (p.h0, a, DA, 0, 30, 0), GST_FLOW_OK);
+  fail_unless_equals_int (push_chunk (p.h1, b, DB, 0, 30, 0), GST_FLOW_OK);
+  gst_harness_push_event (p.h0, gst_event_new_eos ());
+  gst_harness_push_event (p.h1, gst_event_new_eos ());
+  memset (&runs, 0, sizeof runs);
+  afetcheck_pull_runs (p.h0, &runs);
+  fail_unless_equals_int (runs.n_runs, 1);
+  fail_unless_equals_int (runs.n_frames, 30);
+  check_joined (runs.data, 30, 0);
+  fail_unless (has_eos (p.h0));
+  fail_unless (gst_bus_pop_filtered (p.bus, GST_MESSAGE_ERROR) == NULL);
+  afetcheck_runs_clear (&runs);
+  paste_free (&p);
+  g_free (a);
+  g_free (b);
+}
+
+GST_END_TEST;
+
 /* Another clock, a normalised input, one pad alone, a consumer wanting
  * other blocks: errors naming the cause. */
 GST_START_TEST (test_refusals)
@@ -513,6 +553,7 @@ afetpaste_suite (void)
   tcase_add_test (tc, test_tolerance);
   tcase_add_test (tc, test_eos_early);
   tcase_add_test (tc, test_discont);
+  tcase_add_test (tc, test_flush);
   tcase_add_test (tc, test_refusals);
   tcase_add_test (tc, test_kaldi_mfcc_pitch);
   suite_add_tcase (s, tc);
