@@ -441,6 +441,22 @@ gchar *             afet_features_info_column_name    (const AfetFeaturesInfo * 
  */
 #define AFET_FEATURES_TRANSFORM_FIELDS "transform"
 
+/**
+ * AFET_FEATURES_BLOCKS_FIELD:
+ *
+ * The caps field of a joined stream (afetpaste: Kaldi's paste-feats): a
+ * string listing the blocks of columns of every frame in order, each the
+ * kind of the stream it came from and its columns, comma-separated
+ * (`mfcc:13,pitch:3`: 13 MFCC columns, then 3 of Kaldi's pitch, whose
+ * columns the `pitch-columns` field names).  The kind is that of the
+ * `kind` field, or `pitch` for afetpitch's stream.  Not an analysis field:
+ * the elements after afetpaste do not pass it on (a consumer that needs
+ * it reads it from afetpaste's output).
+ *
+ * Since: 0.2
+ */
+#define AFET_FEATURES_BLOCKS_FIELD "blocks"
+
 AFET_FEATURES_API
 void                afet_features_copy_analysis       (GstStructure * dst,
                                                        const GstStructure * src);

@@ -19,6 +19,7 @@
 #include "gstafetparse.h"
 #include "gstafettransform.h"
 #include "gstafetpitch.h"
+#include "gstafetpaste.h"
 #include "cache.h"
 
 GST_DEBUG_CATEGORY_STATIC (afet_engine_debug);
@@ -54,6 +55,7 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (afetparse, plugin);
   ret |= GST_ELEMENT_REGISTER (afettransform, plugin);
   ret |= GST_ELEMENT_REGISTER (afetpitch, plugin);
+  ret |= GST_ELEMENT_REGISTER (afetpaste, plugin);
   return ret;
 }
 

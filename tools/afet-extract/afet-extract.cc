@@ -136,7 +136,8 @@ main (int argc, char **argv)
   gchar *chain = nullptr, *config = nullptr, *scp = nullptr,
       *out_dir = nullptr, *wav_scp = nullptr, *segments = nullptr,
       *ark = nullptr, *format = nullptr, *device = nullptr, *shard = nullptr;
-  gint jobs = o.jobs, rate = 0;
+  gchar **pastes = nullptr;
+  gint jobs = o.jobs, rate = 0, paste_tolerance = 2;
   gdouble max_overshoot = o.max_overshoot;
   gboolean skip = FALSE, quiet = FALSE, progress = FALSE, print = FALSE,
       no_wav_reader = FALSE;
@@ -144,6 +145,14 @@ main (int argc, char **argv)
     {"pipeline", 'p', 0, G_OPTION_ARG_STRING, &chain,
         "The afet elements to run, as in gst-launch-1.0 (default: afetmfcc)",
         "CHAIN"},
+    {"paste", 0, 0, G_OPTION_ARG_STRING_ARRAY, &pastes,
+          "Another chain on the same audio, its frames appended to the "
+          "chain's (afetpaste: paste-feats); repeatable. make_mfcc_pitch.sh: "
+          "-p 'afetmfcc preset=kaldi' --paste afetpitch", "CHAIN"},
+    {"paste-length-tolerance", 0, 0, G_OPTION_ARG_INT, &paste_tolerance,
+          "--paste: lengths differing by at most N frames are cut to the "
+          "shortest, more fails the input (default: 2, as "
+          "make_mfcc_pitch.sh; paste-feats --length-tolerance)", "N"},
     {"config", 'C', 0, G_OPTION_ARG_FILENAME, &config,
           "Build the chain from an HCopy configuration file, as HCopy -C "
           "FILE does (TARGETKIND, WINDOWSIZE, TARGETRATE, NUMCHANS, ...: "
@@ -223,6 +232,8 @@ main (int argc, char **argv)
       "-S list.scp\n"
       "  afet-extract --wav-scp wav.scp --ark data/feats.ark -p "
       "'afetmfcc num-ceps=0 num-filters=80'\n"
+      "  afet-extract --wav-scp wav.scp --ark data/feats.ark -p "
+      "'afetmfcc preset=kaldi' --paste afetpitch   # make_mfcc_pitch.sh\n"
       "  afet-extract --wav-scp wav.scp --segments segments --ark "
       "data/feats.ark\n"
       "  sbatch --array=1-8 --wrap 'afet-extract --scp all.scp -o feats "
@@ -280,6 +291,18 @@ main (int argc, char **argv)
     if (!quiet)
       for (const auto & n:o.htk_config.notes)
         g_printerr ("afet-extract: note: %s\n", n.c_str ());
+  }
+  if (paste_tolerance < 0)
+    return usage ("--paste-length-tolerance takes frames, 0 or more");
+  if (pastes) {
+    std::vector<std::string> v;
+    for (gchar ** c = pastes; *c; c++) {
+      if (!**c)
+        return usage ("--paste needs a chain (e.g. --paste afetpitch)");
+      v.push_back (*c);
+    }
+    o.chain = paste_chain (o.chain, v, paste_tolerance);
+    g_strfreev (pastes);
   }
   if (scp)
     o.scp = scp;

@@ -147,6 +147,24 @@ pipeline_text (const Options & o, const char *src, bool to_memory,
       "\" ! " + o.chain + " ! " + encoder_text (o, to_memory, for_launch);
 }
 
+/* afetpaste takes every buffer at once (it keeps the frames a branch is
+ * ahead by), so the queues cannot fill and stall the other branch: they
+ * only let the branches compute at once */
+std::string
+paste_chain (const std::string & chain,
+    const std::vector<std::string> & pastes, int tolerance)
+{
+  if (pastes.empty ())
+    return chain;
+  std::string text = "tee name=afetx_tee ! queue ! " + chain +
+      " ! afetx_paste.sink_0";
+  for (size_t i = 0; i < pastes.size (); i++)
+    text += "  afetx_tee. ! queue ! " + pastes[i] + " ! afetx_paste.sink_" +
+        std::to_string (i + 1);
+  return text + "  afetpaste name=afetx_paste length-tolerance=" +
+      std::to_string (tolerance);
+}
+
 static void
 on_pad_added (GstElement * dec, GstPad * pad, gpointer user)
 {

@@ -32,6 +32,13 @@ int auto_jobs (const std::vector<std::string> & devices);
 std::string pipeline_text (const Options & o, const char *src,
     bool to_memory, bool for_launch = false);
 
+/* --paste: the chain and each pasted chain on a branch of their own (a tee,
+ * a queue a branch), their frames joined by afetpaste with length-tolerance
+ * (make_mfcc_pitch.sh's compute-mfcc-feats and compute-and-process-kaldi-
+ * pitch-feats through paste-feats); the chain alone without pastes. */
+std::string paste_chain (const std::string & chain,
+    const std::vector<std::string> & pastes, int tolerance);
+
 /* -C: an input whose rate is not the config's SOURCERATE is refused, as
  * HCopy would not resample it. */
 bool rate_agrees (const Options & o, int rate, std::string * why);
