@@ -6,7 +6,9 @@
 # (live input: system memory between the elements, the automatic latency
 # budget), and tuned beside it: device memory between the elements
 # (device-memory=true, the default before live input chose), and no budget
-# (latency-budget=0). Prints afet-soak's brief summaries. Run from the
+# (latency-budget=0); with the mode `pitch` (not run by default), Kaldi's
+# pitch online (afetpitch with no property set: a live source gets the first
+# pass in chunks of 10 frames). Prints afet-soak's brief summaries. Run from the
 # project root after `. .devrt/env.sh`, with BUILD naming the carried build
 # (default build).
 #   bash bench/device/live-default.sh "1000 2500" [SECONDS] [MODES]
@@ -27,7 +29,8 @@ for n in $counts; do
       default) chain="afetmfcc ! afetdelta ! afetcmvn scope=sliding" ;;
       device) chain="afetmfcc $dev ! afetdelta $dev ! afetcmvn scope=sliding $dev" ;;
       budget0) chain="afetmfcc $b0 ! afetdelta $b0 ! afetcmvn scope=sliding $b0" ;;
-      *) echo "unknown mode $mode (identity default device budget0)"; exit 2 ;;
+      pitch) chain="afetpitch" ;;
+      *) echo "unknown mode $mode (identity default device budget0 pitch)"; exit 2 ;;
     esac
     echo "=== $n streams, $mode: $chain"
     /usr/bin/time -f "wall %e s, cpu %U user %S sys" \
