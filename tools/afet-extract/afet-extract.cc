@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <map>
 #include <string>
@@ -239,7 +240,11 @@ main (int argc, char **argv)
       "unless --format says otherwise, its header HCopy's.  A setting afet "
       "cannot reproduce is a usage error that names the line; an input "
       "whose rate is not the config's SOURCERATE fails.\n\n"
-      "Exit status: 0 all done, 1 some inputs failed, 2 bad usage.");
+      "SIGTERM, SIGINT or SIGHUP stops the run: the inputs in flight are "
+      "abandoned and their partial outputs removed, and the summary says "
+      "what was done (--skip-existing goes on from there).\n\n"
+      "Exit status: 0 all done, 1 some inputs failed, 2 bad usage, 128 + "
+      "the signal's number when a signal stopped the run.");
   g_option_context_add_group (ctx, gst_init_get_option_group ());
   GError *err = nullptr;
   if (!g_option_context_parse (ctx, &argc, &argv, &err)) {
@@ -430,6 +435,8 @@ main (int argc, char **argv)
     sh.results.assign (items.size (), Result ());
   }
 
+  /* from here a signal stops the run cleanly (work.h) */
+  catch_stop_signals ();
   const gint64 t0 = g_get_monotonic_time ();
   std::vector<std::thread> threads;
   const int want = o.jobs > 0 ? o.jobs : auto_jobs (sh.devices);
@@ -448,7 +455,11 @@ main (int argc, char **argv)
     sh.cond.wait_for (l, std::chrono::milliseconds (250), [&] {
           return sh.written < items.size () && sh.results[sh.written].done;
         });
-    while (sh.written < items.size () && sh.results[sh.written].done) {
+    /* after a signal nothing more is written: the archive stays a prefix
+     * of the list, which --skip-existing completes into a whole run's
+     * bytes (and the inputs abandoned in flight are not failures) */
+    while (sh.written < items.size () && sh.results[sh.written].done &&
+        !interrupted ()) {
       Result & r = sh.results[sh.written];
       for (const auto & e:r.entries)
         if (stopped.empty () && !archive.write (e.first, e.second, &why))
@@ -462,9 +473,10 @@ main (int argc, char **argv)
       n_skipped += r.skipped ? 1 : 0;
       sh.written++;
     }
-    if (!stopped.empty ())
+    if (!stopped.empty () || interrupted ())
       sh.stop = true;           /* the workers take no more inputs */
-    const bool all_done = sh.written == items.size () || !stopped.empty ();
+    const bool all_done = sh.written == items.size () || !stopped.empty () ||
+        interrupted ();
     l.unlock ();
     sh.cond.notify_all ();
     const double el = (g_get_monotonic_time () - t0) / 1e6;
@@ -484,7 +496,28 @@ main (int argc, char **argv)
     t.join ();
   if (!o.ark.empty () && !archive.close (&why) && stopped.empty ())
     stopped = why;
-  if (!stopped.empty ()) {
+  const int sig = interrupted ();
+  if (sig && stopped.empty ()) {
+    /* what is kept is whole: outputs renamed when complete, archive
+     * entries written in list order; partial outputs were removed */
+    size_t done = 0;
+    for (size_t i = 0; i < items.size (); i++) {
+      const Result & r = sh.results[i];
+      done += r.done && r.errors.empty ()? 1 : 0;
+    }
+    if (!o.ark.empty ())
+      done = std::min (done, sh.written);
+    stopped = std::string ("stopped by ") + (sig == SIGTERM ? "SIGTERM" :
+        sig == SIGINT ? "SIGINT" : "SIGHUP") + " after " +
+        std::to_string (done) + " of " + std::to_string (items.size ()) +
+        " inputs" + (o.ark.empty ()? "" : " (" + std::to_string
+        (archive.entries ()) + " entries of this run in " + archive.index () +
+        ")") + "; no partial output is left under a final name: run again "
+        "with --skip-existing to go on";
+    failures.push_back (stopped);
+    g_printerr ("%safet-extract: %s\n", o.progress ? "\r\033[K" : "",
+        stopped.c_str ());
+  } else if (!stopped.empty ()) {
     /* nothing after the failure is kept: say what is */
     stopped += "; " + archive.index () + " lists the " + std::to_string
         (archive.entries ()) + " entries of this run written whole (and "
@@ -526,5 +559,7 @@ main (int argc, char **argv)
   } else if (!failures.empty ()) {
     g_printerr ("afet-extract: %zu failed\n", failures.size ());
   }
+  if (sig)
+    return 128 + sig;           /* as a shell reports a process killed by it */
   return failures.empty ()? 0 : 1;
 }
