@@ -250,6 +250,14 @@ Runner::set_devices ()
   gst_iterator_free (it);
 }
 
+/* the bus of a runner's pipeline keeps only what wait () takes */
+static GstBusSyncReply
+keep_eos_and_errors (GstBus *, GstMessage * m, gpointer)
+{
+  return (GST_MESSAGE_TYPE (m) & (GST_MESSAGE_EOS | GST_MESSAGE_ERROR)) ?
+      GST_BUS_PASS : GST_BUS_DROP;
+}
+
 bool
 Runner::build (const std::string & text, std::string * why)
 {
@@ -262,6 +270,14 @@ Runner::build (const std::string & text, std::string * why)
     g_clear_error (&err);
     return false;
   }
+  /* Every other message (each element's state changes going to PLAYING
+   * and back to READY, stream-start, latency, async-done: about twenty an
+   * input) would be queued, wake the waiting worker through the bus's
+   * socket pair, and be discarded by wait (); dropped where it is posted
+   * instead. */
+  GstBus *bus = gst_element_get_bus (pipe_);
+  gst_bus_set_sync_handler (bus, keep_eos_and_errors, nullptr, nullptr);
+  gst_object_unref (bus);
   src_ = gst_bin_get_by_name (GST_BIN (pipe_), "afetx_src");
   enc_ = gst_bin_get_by_name (GST_BIN (pipe_), "afetx_enc");
   sink_ = gst_bin_get_by_name (GST_BIN (pipe_), "afetx_sink");
