@@ -133,6 +133,8 @@ htk_can_write (const Options & o, std::string * why)
 int
 main (int argc, char **argv)
 {
+  /* the start-up's parts, for the summary */
+  const gint64 t_main = g_get_monotonic_time ();
   Options o;
   gchar *chain = nullptr, *config = nullptr, *scp = nullptr,
       *out_dir = nullptr, *wav_scp = nullptr, *segments = nullptr,
@@ -253,6 +255,7 @@ main (int argc, char **argv)
   }
   g_option_context_free (ctx);
   gst_init (&argc, &argv);
+  const gint64 t_init = g_get_monotonic_time ();
   /* keys are bytes (UTF-8 uttids among them): printed as they are, not
    * converted to the locale's character set ("????" in the C locale) */
   g_set_printerr_handler ([](const gchar * s) {
@@ -389,8 +392,10 @@ main (int argc, char **argv)
   std::string why;
   if (!make_items (o, &items, &why))
     return usage (why);
+  const gint64 t_check = g_get_monotonic_time ();
   if (!items.empty () && !htk_can_write (o, &why))
     return usage (why);
+  const gint64 t_checked = g_get_monotonic_time ();
 
   Shared sh;
   sh.opt = &o;
@@ -544,6 +549,12 @@ main (int argc, char **argv)
       g_printerr ("afet-extract: steady state (after each job's first "
           "input): %.2f h of audio in %.2f s (%.0fx real time)\n",
           steady_audio / 3600, steady_s, steady_audio / steady_s);
+    if (sh.steady_t0)
+      g_printerr ("afet-extract: start-up: %.3f s to initialise GStreamer "
+          "(its registry), %.3f s to check the chain once, %.3f s from the "
+          "workers' start until every job had finished its first input\n",
+          (t_init - t_main) / 1e6, (t_checked - t_check) / 1e6,
+          (sh.steady_t0 - t0) / 1e6);
     if (!sh.devices.empty ()) {
       std::string d;
       for (const auto & x:sh.devices)
