@@ -269,6 +269,74 @@ rc, _, _, raw = run(["--wav-scp", "u.scp", "-o", "uo"], env=env)
 check(rc == 1 and "spk1_ünïcødé_001".encode() in raw,
       "a UTF-8 key printed as it is in the C locale")
 
+# 7. SIGTERM (Slurm at a time limit) and SIGINT stop the run cleanly: exit
+#    128 + the signal, what was done reported, every output under a final
+#    name whole, no partial file left, and --skip-existing finishes the run
+#    into the bytes of a run never stopped (commands sleep, so that the
+#    signal comes while inputs are in flight)
+with open("sig.scp", "w") as f:
+    for i in range(40):
+        w = wavs[i % len(wavs)]
+        f.write("u%03d %s\n" % (i, w) if i % 2 else
+                "u%03d sleep 0.1; cat %s |\n" % (i, w))
+
+
+def interrupted_run(args, sig, started):
+    """afet-extract started, signalled once started() holds (or after 60
+    s), and waited for: (returncode, stderr)."""
+    p = subprocess.Popen([X] + args, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE)
+    for _ in range(600):
+        if started() or p.poll() is not None:
+            break
+        subprocess.run(["sleep", "0.1"])
+    p.send_signal(sig)
+    _, err = p.communicate(timeout=120)
+    return p.returncode, err.decode("utf-8", "replace")
+
+
+rc, _, err, _ = run(["--wav-scp", "sig.scp", "-o", "sig-ref", "-j", "2"])
+check(rc == 0 and len(os.listdir("sig-ref")) == 40,
+      "40 inputs, never stopped (%s)" % err.strip()[-100:])
+rc, err = interrupted_run(
+    ["--wav-scp", "sig.scp", "-o", "sig-out", "-j", "2"], signal.SIGTERM,
+    lambda: os.path.isdir("sig-out") and len(
+        [f for f in os.listdir("sig-out") if f.endswith(".htk")]) >= 4)
+got = os.listdir("sig-out")
+check(rc == 128 + signal.SIGTERM and "stopped by SIGTERM" in err and
+      "--skip-existing" in err,
+      "SIGTERM: exit %d, reported (%s)" % (rc, err.strip()[-200:]))
+check(not [f for f in got if ".afet-part-" in f] and 0 < len(got) < 40 and
+      all(read("sig-out/" + f) == read("sig-ref/" + f) for f in got),
+      "SIGTERM: %d of 40 outputs, each whole, no partial file left" %
+      len(got))
+rc, _, err, _ = run(["--wav-scp", "sig.scp", "-o", "sig-out", "-j", "2",
+                     "--skip-existing"])
+check(rc == 0 and tree("sig-out") == tree("sig-ref") and
+      all(read("sig-out/" + f) == read("sig-ref/" + f)
+          for f in os.listdir("sig-ref")),
+      "--skip-existing finishes the stopped run into the same bytes")
+
+rc, _, err, _ = run(["--wav-scp", "sig.scp", "--ark", "sig-ref/a.ark"])
+check(rc == 0, "40 inputs into an archive, never stopped (%s)" %
+      err.strip()[-100:])
+rc, err = interrupted_run(
+    ["--wav-scp", "sig.scp", "--ark", "sig-ark/a.ark", "-j", "2"],
+    signal.SIGINT, lambda: os.path.exists("sig-ark/a.ark") and
+    os.path.getsize("sig-ark/a.ark") > 0)
+kept = ark_entries("sig-ark/a.ark")
+clean = ark_entries("sig-ref/a.ark")
+check(rc == 128 + signal.SIGINT and "stopped by SIGINT" in err and
+      index_agrees("sig-ark/a.ark", "sig-ark/a.scp") and
+      len(kept) < len(clean) and
+      [e[2] for e in kept] == [e[2] for e in clean[:len(kept)]],
+      "SIGINT with --ark: exit %d, %d of %d whole entries, the index "
+      "agrees (%s)" % (rc, len(kept), len(clean), err.strip()[-160:]))
+rc, _, err, _ = run(["--wav-scp", "sig.scp", "--ark", "sig-ark/a.ark",
+                     "--skip-existing"])
+check(rc == 0 and read("sig-ark/a.ark") == read("sig-ref/a.ark"),
+      "--skip-existing finishes the archive into the clean run's bytes")
+
 shutil.rmtree(tmp, ignore_errors=True)
 print("%d failed" % len(failures))
 sys.exit(1 if failures else 0)

@@ -425,6 +425,9 @@ states = {k: v.get("JobState") for k, v in cluster.jobs(job).items()}
 parts = [f for f in tree(feats) if ".afet-part-" in f]
 print("cancelled with %d of %d files written, %d parts left: %s"
       % (at_cancel, FILES, len(parts), states), flush=True)
+# afet-extract stops on scancel's SIGTERM and removes its partial files
+# (only a SIGKILL, KillWait after it, could leave them)
+check(not parts, "scancel: no partial file left (%s)" % parts)
 rc, job = array("cancelled")
 check(rc == 0, "sbatch --wait: exit %d for the cancelled job run again" % rc)
 compare("cancelled", "the cancelled job run again with --skip-existing")

@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <map>
 #include <string>
@@ -132,6 +133,8 @@ htk_can_write (const Options & o, std::string * why)
 int
 main (int argc, char **argv)
 {
+  /* the start-up's parts, for the summary */
+  const gint64 t_main = g_get_monotonic_time ();
   Options o;
   gchar *chain = nullptr, *config = nullptr, *scp = nullptr,
       *out_dir = nullptr, *wav_scp = nullptr, *segments = nullptr,
@@ -250,7 +253,11 @@ main (int argc, char **argv)
       "unless --format says otherwise, its header HCopy's.  A setting afet "
       "cannot reproduce is a usage error that names the line; an input "
       "whose rate is not the config's SOURCERATE fails.\n\n"
-      "Exit status: 0 all done, 1 some inputs failed, 2 bad usage.");
+      "SIGTERM, SIGINT or SIGHUP stops the run: the inputs in flight are "
+      "abandoned and their partial outputs removed, and the summary says "
+      "what was done (--skip-existing goes on from there).\n\n"
+      "Exit status: 0 all done, 1 some inputs failed, 2 bad usage, 128 + "
+      "the signal's number when a signal stopped the run.");
   g_option_context_add_group (ctx, gst_init_get_option_group ());
   GError *err = nullptr;
   if (!g_option_context_parse (ctx, &argc, &argv, &err)) {
@@ -259,6 +266,7 @@ main (int argc, char **argv)
   }
   g_option_context_free (ctx);
   gst_init (&argc, &argv);
+  const gint64 t_init = g_get_monotonic_time ();
   /* keys are bytes (UTF-8 uttids among them): printed as they are, not
    * converted to the locale's character set ("????" in the C locale) */
   g_set_printerr_handler ([](const gchar * s) {
@@ -407,8 +415,10 @@ main (int argc, char **argv)
   std::string why;
   if (!make_items (o, &items, &why))
     return usage (why);
+  const gint64 t_check = g_get_monotonic_time ();
   if (!items.empty () && !htk_can_write (o, &why))
     return usage (why);
+  const gint64 t_checked = g_get_monotonic_time ();
 
   Shared sh;
   sh.opt = &o;
@@ -453,6 +463,8 @@ main (int argc, char **argv)
     sh.results.assign (items.size (), Result ());
   }
 
+  /* from here a signal stops the run cleanly (work.h) */
+  catch_stop_signals ();
   const gint64 t0 = g_get_monotonic_time ();
   std::vector<std::thread> threads;
   const int want = o.jobs > 0 ? o.jobs : auto_jobs (sh.devices);
@@ -471,7 +483,11 @@ main (int argc, char **argv)
     sh.cond.wait_for (l, std::chrono::milliseconds (250), [&] {
           return sh.written < items.size () && sh.results[sh.written].done;
         });
-    while (sh.written < items.size () && sh.results[sh.written].done) {
+    /* after a signal nothing more is written: the archive stays a prefix
+     * of the list, which --skip-existing completes into a whole run's
+     * bytes (and the inputs abandoned in flight are not failures) */
+    while (sh.written < items.size () && sh.results[sh.written].done &&
+        !interrupted ()) {
       Result & r = sh.results[sh.written];
       for (const auto & e:r.entries)
         if (stopped.empty () && !archive.write (e.first, e.second, &why))
@@ -485,9 +501,10 @@ main (int argc, char **argv)
       n_skipped += r.skipped ? 1 : 0;
       sh.written++;
     }
-    if (!stopped.empty ())
+    if (!stopped.empty () || interrupted ())
       sh.stop = true;           /* the workers take no more inputs */
-    const bool all_done = sh.written == items.size () || !stopped.empty ();
+    const bool all_done = sh.written == items.size () || !stopped.empty () ||
+        interrupted ();
     l.unlock ();
     sh.cond.notify_all ();
     const double el = (g_get_monotonic_time () - t0) / 1e6;
@@ -507,7 +524,28 @@ main (int argc, char **argv)
     t.join ();
   if (!o.ark.empty () && !archive.close (&why) && stopped.empty ())
     stopped = why;
-  if (!stopped.empty ()) {
+  const int sig = interrupted ();
+  if (sig && stopped.empty ()) {
+    /* what is kept is whole: outputs renamed when complete, archive
+     * entries written in list order; partial outputs were removed */
+    size_t done = 0;
+    for (size_t i = 0; i < items.size (); i++) {
+      const Result & r = sh.results[i];
+      done += r.done && r.errors.empty ()? 1 : 0;
+    }
+    if (!o.ark.empty ())
+      done = std::min (done, sh.written);
+    stopped = std::string ("stopped by ") + (sig == SIGTERM ? "SIGTERM" :
+        sig == SIGINT ? "SIGINT" : "SIGHUP") + " after " +
+        std::to_string (done) + " of " + std::to_string (items.size ()) +
+        " inputs" + (o.ark.empty ()? "" : " (" + std::to_string
+        (archive.entries ()) + " entries of this run in " + archive.index () +
+        ")") + "; no partial output is left under a final name: run again "
+        "with --skip-existing to go on";
+    failures.push_back (stopped);
+    g_printerr ("%safet-extract: %s\n", o.progress ? "\r\033[K" : "",
+        stopped.c_str ());
+  } else if (!stopped.empty ()) {
     /* nothing after the failure is kept: say what is */
     stopped += "; " + archive.index () + " lists the " + std::to_string
         (archive.entries ()) + " entries of this run written whole (and "
@@ -534,6 +572,12 @@ main (int argc, char **argv)
       g_printerr ("afet-extract: steady state (after each job's first "
           "input): %.2f h of audio in %.2f s (%.0fx real time)\n",
           steady_audio / 3600, steady_s, steady_audio / steady_s);
+    if (sh.steady_t0)
+      g_printerr ("afet-extract: start-up: %.3f s to initialise GStreamer "
+          "(its registry), %.3f s to check the chain once, %.3f s from the "
+          "workers' start until every job had finished its first input\n",
+          (t_init - t_main) / 1e6, (t_checked - t_check) / 1e6,
+          (sh.steady_t0 - t0) / 1e6);
     if (!sh.devices.empty ()) {
       std::string d;
       for (const auto & x:sh.devices)
@@ -549,5 +593,7 @@ main (int argc, char **argv)
   } else if (!failures.empty ()) {
     g_printerr ("afet-extract: %zu failed\n", failures.size ());
   }
+  if (sig)
+    return 128 + sig;           /* as a shell reports a process killed by it */
   return failures.empty ()? 0 : 1;
 }

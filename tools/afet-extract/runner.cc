@@ -15,10 +15,13 @@
 #include <gst/app/app.h>
 #include <gst/audio/audio.h>
 
+#include <csignal>
+
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "afetfeatures.h"
+#include "work.h"
 
 namespace afetx
 {
@@ -265,6 +268,14 @@ Runner::set_devices ()
   gst_iterator_free (it);
 }
 
+/* the bus of a runner's pipeline keeps only what wait () takes */
+static GstBusSyncReply
+keep_eos_and_errors (GstBus *, GstMessage * m, gpointer)
+{
+  return (GST_MESSAGE_TYPE (m) & (GST_MESSAGE_EOS | GST_MESSAGE_ERROR)) ?
+      GST_BUS_PASS : GST_BUS_DROP;
+}
+
 bool
 Runner::build (const std::string & text, std::string * why)
 {
@@ -277,6 +288,14 @@ Runner::build (const std::string & text, std::string * why)
     g_clear_error (&err);
     return false;
   }
+  /* Every other message (each element's state changes going to PLAYING
+   * and back to READY, stream-start, latency, async-done: about twenty an
+   * input) would be queued, wake the waiting worker through the bus's
+   * socket pair, and be discarded by wait (); dropped where it is posted
+   * instead. */
+  GstBus *bus = gst_element_get_bus (pipe_);
+  gst_bus_set_sync_handler (bus, keep_eos_and_errors, nullptr, nullptr);
+  gst_object_unref (bus);
   src_ = gst_bin_get_by_name (GST_BIN (pipe_), "afetx_src");
   enc_ = gst_bin_get_by_name (GST_BIN (pipe_), "afetx_enc");
   sink_ = gst_bin_get_by_name (GST_BIN (pipe_), "afetx_sink");
@@ -316,15 +335,35 @@ Runner::build (const std::string & text, std::string * why)
   return true;
 }
 
-/* Waits for EOS or an error; the error's text in *why. */
+/* what an input abandoned at a signal gets */
+static std::string
+stopped_text ()
+{
+  const int sig = interrupted ();
+  return std::string ("stopped by ") + (sig == SIGTERM ? "SIGTERM" :
+      sig == SIGINT ? "SIGINT" : sig == SIGHUP ? "SIGHUP" : "a signal") +
+      " before the end of this input (its partial output is removed)";
+}
+
+/* Waits for EOS or an error (or a signal that stops the run); the error's
+ * text in *why. */
 bool
 Runner::wait (std::string * why, int child_fd, GPid child)
 {
   GstBus *bus = gst_element_get_bus (pipe_);
   bool ok = false;
+  bool stopped = false;
   for (;;) {
-    GstMessage *m = gst_bus_timed_pop_filtered (bus, GST_CLOCK_TIME_NONE,
+    /* woken every 100 ms to see whether a signal asked the run to stop */
+    GstMessage *m = gst_bus_timed_pop_filtered (bus, 100 * GST_MSECOND,
         (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+    if (!m) {
+      if (!interrupted ())
+        continue;
+      *why = stopped_text ();
+      stopped = true;
+      break;
+    }
     if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
       GError *e = nullptr;
       gchar *dbg = nullptr;
@@ -347,7 +386,7 @@ Runner::wait (std::string * why, int child_fd, GPid child)
     /* a video or an image: decodebin's pads were left unlinked, and the
      * error is "Internal data stream error" */
     std::lock_guard < std::mutex > l (pads_.lock);
-    if (pads_.conv && !pads_.audio && !pads_.others.empty ()) {
+    if (!stopped && pads_.conv && !pads_.audio && !pads_.others.empty ()) {
       *why = "not audio: it holds no audio stream, only " + pads_.others;
       ok = false;
     }
@@ -383,9 +422,11 @@ Runner::wait (std::string * why, int child_fd, GPid child)
   if (child_fd >= 0) {
     close (child_fd);
     int status = 0;
+    if (stopped)
+      kill (child, SIGTERM);    /* not left running after us */
     waitpid (child, &status, 0);
     g_spawn_close_pid (child);
-    if (!(WIFEXITED (status) && WEXITSTATUS (status) == 0)) {
+    if (!stopped && !(WIFEXITED (status) && WEXITSTATUS (status) == 0)) {
       /* the command's failure explains any decoding error after it */
       *why = "the command failed (" + (WIFEXITED (status) ?
           "exit status " + std::to_string (WEXITSTATUS (status)) :
@@ -565,9 +606,14 @@ Runner::decode (const std::string & input, bool command, GstCaps ** caps,
     drop ();
     return false;
   }
-  /* pull everything (the appsink holds what we have not pulled) */
+  /* pull everything (the appsink holds what we have not pulled); woken
+   * every 100 ms to see whether a signal asked the run to stop (wait ()
+   * then says so) */
   for (;;) {
-    GstSample *s = gst_app_sink_pull_sample (GST_APP_SINK (sink_));
+    GstSample *s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink_),
+        100 * GST_MSECOND);
+    if (!s && !gst_app_sink_is_eos (GST_APP_SINK (sink_)) && !interrupted ())
+      continue;
     if (!s)
       break;
     if (!*caps && gst_sample_get_caps (s))

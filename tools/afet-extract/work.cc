@@ -14,7 +14,9 @@
 #include <gst/audio/audio.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <csignal>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -109,7 +111,38 @@ private:
   int fd_ = -1;
 };
 
+/* set by the handler: a lock-free atomic is async-signal-safe */
+std::atomic<int> stop_signal { 0 };
+static_assert (std::atomic<int>::is_always_lock_free,
+    "the signal handler needs a lock-free atomic");
+
+void
+on_stop_signal (int sig)
+{
+  int none = 0;
+  stop_signal.compare_exchange_strong (none, sig);
+}
+
 }  /* namespace */
+
+void
+catch_stop_signals ()
+{
+  struct sigaction sa = { };
+  sa.sa_handler = on_stop_signal;
+  sigemptyset (&sa.sa_mask);
+  /* SA_RESETHAND: a second signal takes the default action (a user who
+   * presses ^C twice means it); SA_RESTART: reads and writes go on */
+  sa.sa_flags = SA_RESETHAND | SA_RESTART;
+  for (int sig: {SIGTERM, SIGINT, SIGHUP})
+    sigaction (sig, &sa, nullptr);
+}
+
+int
+interrupted ()
+{
+  return stop_signal.load ();
+}
 
 bool
 make_parent (const std::string & path, std::string * why)
@@ -182,6 +215,8 @@ process_item (Shared * sh, Runner * files, Runner * commands,
     return;
   }
   for (const auto & s:it.segments) {
+    if (interrupted ())
+      break;                    /* the rest is left for --skip-existing */
     const std::string & out = s.out;
     if (o.skip_existing && !out.empty () &&
         g_file_test (out.c_str (), G_FILE_TEST_EXISTS))
@@ -245,8 +280,10 @@ worker (Shared * sh, int w)
   const size_t backlog = 4 * (size_t) o.jobs + 4;
   bool first = true;
   for (;;) {
+    if (sh->stop || interrupted ())
+      break;
     const size_t i = sh->next++;
-    if (i >= sh->items->size () || sh->stop)
+    if (i >= sh->items->size ())
       break;
     if (!o.ark.empty ()) {
       /* keep the archive writer's backlog bounded */

@@ -44,6 +44,15 @@ struct Shared
 /* creates the folder a file goes into; false with *why */
 bool make_parent (const std::string & path, std::string * why);
 
+/* SIGTERM (Slurm at a time limit), SIGINT and SIGHUP ask the run to stop:
+ * the handler only records the signal (a second one kills at once, as
+ * without it); the workers abandon their inputs (interrupted () is polled
+ * while a run waits), their partial outputs are removed, and main reports
+ * what was done and exits with 128 + the signal's number. */
+void catch_stop_signals ();
+/* the signal that asked the run to stop, or 0 */
+int interrupted ();
+
 /* worker w: takes items from sh->next until none is left, and fills their
  * results */
 void worker (Shared * sh, int w);
