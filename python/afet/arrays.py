@@ -4,7 +4,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """NumPy arrays in: the checks an array passes, its caps and buffer, and
 the appsrc pipeline (a lane) that takes it where a file's decodebin would
-give the same samples."""
+give the same samples, one array a run or many back to back."""
 
 import os
 
@@ -167,6 +167,37 @@ def feed(src, item):
     buf.offset_end = item.samples
     src.emit("push-buffer", buf)
     src.emit("end-of-stream")
+
+
+# arrays fed back to back through one run of a lane start this far apart
+# beyond their own length: every frame of an array (its last window
+# padded, afetpitch's 10 ms frames) is timestamped before the next
+# array's start, so an output buffer's timestamp names its array
+_GAP = 60 * Gst.SECOND
+
+
+def feed_all(src, items):
+    """Pushes the items (of one format) back to back, each its own run:
+    a DISCONT buffer at a start of its own (the elements end the run
+    before as at end-of-stream, and count the new one from its first
+    sample as from a file's), then end-of-stream.  Returns the starts
+    (ns), increasing, in the items' order."""
+    starts = []
+    t = 0
+    for item in items:
+        d = _time_of(item.samples, item.rate)
+        buf = Gst.Buffer.new_wrapped(item.data)
+        buf.pts = t
+        buf.dts = t
+        buf.duration = d
+        buf.offset = 0
+        buf.offset_end = item.samples
+        buf.set_flags(Gst.BufferFlags.DISCONT)
+        starts.append(t)
+        src.emit("push-buffer", buf)
+        t += d + _GAP
+    src.emit("end-of-stream")
+    return starts
 
 
 def _time_of(samples, rate):
