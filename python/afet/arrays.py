@@ -85,8 +85,9 @@ class ArrayInput:
                             "array as it is)" % (what, peak))
         self.format = fmt[0]
         # little-endian and contiguous: what the caps say (no copy when it
-        # already is)
-        self.data = np.ascontiguousarray(a, dtype=fmt[1]).tobytes()
+        # already is); Gst.Buffer.new_wrapped copies the bytes once
+        self.data = memoryview(np.ascontiguousarray(a, dtype=fmt[1])).cast(
+            "B")
         self.samples = len(a)
         self.caps = Gst.Caps.from_string(
             "audio/x-raw,format=%s,layout=interleaved,channels=1,rate=%d" %
