@@ -5,7 +5,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """The host's cost per array of extract_batch, both ways, in one process.
 
-  batch_overhead.py [--chain C] [--streams 8] [--repeat 3]
+  batch_overhead.py [--chain C] [--streams 8] [--repeat 3] [--afet-fbank]
 
 Two batches of 200 float32 arrays at 16 kHz go through one kept
 ``afet.Extractor(chain, streams=...)`` (AfetFbank's chain by default):
@@ -15,7 +15,10 @@ Each batch runs ``--repeat`` times each way, alternating, after an untimed
 warm-up: "one run" is what extract_batch does (a lane's arrays back to back
 in one run of its pipeline), "a run each" the path a chain that may keep
 state over a DISCONT takes (READY -> PLAYING -> end-of-stream -> READY per
-array).  Prints the best wall time and the process's CPU time of each,
+array).  With --afet-fbank (lhotse and torch installed: the venv of
+tools/install-deps.sh) the batches go through afet.lhotse's
+``AfetFbank(AfetFbankConfig(num_filters=80, device="cpu"))
+.extract_batch`` instead, the call lhotse makes.  Prints the best wall time and the process's CPU time of each,
 per array.  The results of both ways are checked bit for bit.
 """
 
@@ -38,29 +41,40 @@ def main():
     ap.add_argument("--streams", type=int, default=8)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--count", type=int, default=200)
+    ap.add_argument("--afet-fbank", action="store_true")
     a = ap.parse_args()
     rng = np.random.default_rng(0)
-    with afet.Extractor(a.chain, streams=a.streams) as ex:
+    if a.afet_fbank:
+        from afet.lhotse import AfetFbank, AfetFbankConfig
+        fbank = AfetFbank(AfetFbankConfig(num_filters=80, device="cpu",
+                                          streams=a.streams))
+        ex = fbank._extractor()
+        extract_batch = fbank.extract_batch
+    else:
+        ex = afet.Extractor(a.chain, streams=a.streams)
+        extract_batch = ex.extract_batch
+    with ex:
         back_to_back = ex._back_to_back
         for secs in (0.5, 15.0):
             arrays = [(rng.standard_normal(int(16000 * secs)) *
                        0.1).astype(np.float32) for _ in range(a.count)]
-            ex.extract_batch(arrays[:a.streams], 16000)     # warm-up
+            extract_batch(arrays[:a.streams], 16000)     # warm-up
             best = {}
             got = {}
             for _ in range(a.repeat):
                 for way in (True, False):
                     ex._back_to_back = way and back_to_back
                     w, c = time.perf_counter(), time.process_time()
-                    got[way] = ex.extract_batch(arrays, 16000)
+                    got[way] = extract_batch(arrays, 16000)
                     w = time.perf_counter() - w
                     c = time.process_time() - c
                     if way not in best or w < best[way][0]:
                         best[way] = (w, c)
             ex._back_to_back = back_to_back
             for x, y in zip(got[True], got[False]):
-                if not np.array_equal(x.data.view("<u4"),
-                                      y.data.view("<u4")):
+                x, y = getattr(x, "data", x), getattr(y, "data", y)
+                if not np.array_equal(np.asarray(x).view("<u4"),
+                                      np.asarray(y).view("<u4")):
                     sys.exit("the two ways differ")
             for way, name in ((True, "one run"), (False, "a run each")):
                 w, c = best[way]
