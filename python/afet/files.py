@@ -308,8 +308,7 @@ class Extractor(_Closing):
                               [(p, items, allow_empty, results, errors)
                                for p in plan])
             else:
-                run_lanes(lanes, lambda lane: work(lane),
-                          [()] * len(lanes))
+                run_lanes(lanes, work, [()] * len(lanes))
         if errors:
             i = min(errors)
             e = errors[i]
@@ -392,22 +391,25 @@ class Extractor(_Closing):
         session = _Session(lane.pipeline, lane.sink, timeout=self.timeout *
                            len(its) if self.timeout else None,
                            stop_state=Gst.State.READY)
-        parts = [[] for _ in its]           # (frames, times) of each item
-        caps = _Collector()                 # the caps parsed once a run
+        parts = [[] for _ in its]   # (info, frames, times) of each item
+        parser = _Collector()       # the caps parsed once a run
         try:
             session.start()
             try:
                 starts = arrays.feed_all(src, its)
                 for sample, _ in session.samples():
+                    # a buffer that no array's times name fails the run,
+                    # which then goes again an array a run
                     pts = sample.get_buffer().pts
-                    if pts == _CLOCK_NONE:
-                        raise Error("a buffer came without a timestamp")
                     k = bisect.bisect_right(starts, pts) - 1
-                    info, data, times, _, _ = caps.frames_of(sample)
+                    if pts == _CLOCK_NONE or k < 0:
+                        raise Error("a buffer came without a timestamp "
+                                    "of the arrays")
+                    info, data, times, _, _ = parser.frames_of(sample)
                     # each item's times from its own start, as alone
                     parts[k].append((info, data, (pts - starts[k]) /
                                      Gst.SECOND + times))
-                info = caps._info or session.current_info()
+                info = parser._info or session.current_info()
             finally:
                 session.stop()
         except _Abandoned:
