@@ -18,8 +18,9 @@ state over a DISCONT takes (READY -> PLAYING -> end-of-stream -> READY per
 array).  With --afet-fbank (lhotse and torch installed: the venv of
 tools/install-deps.sh) the batches go through afet.lhotse's
 ``AfetFbank(AfetFbankConfig(num_filters=80, device="cpu"))
-.extract_batch`` instead, the call lhotse makes.  Prints the best wall time and the process's CPU time of each,
-per array.  The results of both ways are checked bit for bit.
+.extract_batch`` instead, the call lhotse makes.  Prints the best wall
+time and the process's CPU time of each, per array.  The results of both
+ways are checked bit for bit.
 """
 
 import argparse
