@@ -116,12 +116,13 @@ class Lane:
     ``pipeline`` None: left to a thread blocked in a state change, built
     again on next use."""
 
-    __slots__ = ("pipeline", "src", "sink", "conv", "failed")
+    __slots__ = ("pipeline", "src", "sink", "conv", "failed", "parser")
 
     def __init__(self, pipeline, src, sink, conv):
         self.pipeline, self.src, self.sink, self.conv = (pipeline, src,
                                                          sink, conv)
         self.failed = False
+        self.parser = None      # its caps parsed, kept from call to call
 
     def renew_src(self):
         """A new appsrc in place of one whose run failed: appsrc 1.22

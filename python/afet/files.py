@@ -392,7 +392,10 @@ class Extractor(_Closing):
                            len(its) if self.timeout else None,
                            stop_state=Gst.State.READY)
         parts = [[] for _ in its]   # (info, frames, times) of each item
-        parser = _Collector()       # the caps parsed once a run
+        if lane.parser is None:
+            lane.parser = _Collector()  # the caps parsed once a lane
+        parser = lane.parser
+        info = None
         try:
             session.start()
             try:
@@ -409,7 +412,8 @@ class Extractor(_Closing):
                     # each item's times from its own start, as alone
                     parts[k].append((info, data, (pts - starts[k]) /
                                      Gst.SECOND + times))
-                info = parser._info or session.current_info()
+                if info is None:            # no frame in this run
+                    info = session.current_info()
             finally:
                 session.stop()
         except _Abandoned:
