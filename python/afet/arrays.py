@@ -4,7 +4,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """NumPy arrays in: the checks an array passes, its caps and buffer, and
 the appsrc pipeline (a lane) that takes it where a file's decodebin would
-give the same samples."""
+give the same samples, one array a run or many back to back."""
 
 import os
 
@@ -84,8 +84,9 @@ class ArrayInput:
                             "float? Divide by 32768 (or give the int16 "
                             "array as it is)" % (what, peak))
         self.format = fmt[0]
-        # little-endian and contiguous: what the caps say (no copy when it
-        # already is)
+        # little-endian and contiguous, as bytes: Gst.Buffer.new_wrapped
+        # copies bytes with one memcpy, but reads any other buffer (a
+        # memoryview of the array) item by item, 10x the whole extraction
         self.data = np.ascontiguousarray(a, dtype=fmt[1]).tobytes()
         self.samples = len(a)
         self.caps = Gst.Caps.from_string(
@@ -115,12 +116,13 @@ class Lane:
     ``pipeline`` None: left to a thread blocked in a state change, built
     again on next use."""
 
-    __slots__ = ("pipeline", "src", "sink", "conv", "failed")
+    __slots__ = ("pipeline", "src", "sink", "conv", "failed", "parser")
 
     def __init__(self, pipeline, src, sink, conv):
         self.pipeline, self.src, self.sink, self.conv = (pipeline, src,
                                                          sink, conv)
         self.failed = False
+        self.parser = None      # its caps parsed, kept from call to call
 
     def renew_src(self):
         """A new appsrc in place of one whose run failed: appsrc 1.22
@@ -167,6 +169,37 @@ def feed(src, item):
     buf.offset_end = item.samples
     src.emit("push-buffer", buf)
     src.emit("end-of-stream")
+
+
+# arrays fed back to back through one run of a lane start this far apart
+# beyond their own length: every frame of an array (its last window
+# padded, afetpitch's 10 ms frames) is timestamped before the next
+# array's start, so an output buffer's timestamp names its array
+_GAP = 60 * Gst.SECOND
+
+
+def feed_all(src, items):
+    """Pushes the items (of one format) back to back, each its own run:
+    a DISCONT buffer at a start of its own (the elements end the run
+    before as at end-of-stream, and count the new one from its first
+    sample as from a file's), then end-of-stream.  Returns the starts
+    (ns), increasing, in the items' order."""
+    starts = []
+    t = 0
+    for item in items:
+        d = _time_of(item.samples, item.rate)
+        buf = Gst.Buffer.new_wrapped(item.data)
+        buf.pts = t
+        buf.dts = t
+        buf.duration = d
+        buf.offset = 0
+        buf.offset_end = item.samples
+        buf.set_flags(Gst.BufferFlags.DISCONT)
+        starts.append(t)
+        src.emit("push-buffer", buf)
+        t += d + _GAP
+    src.emit("end-of-stream")
+    return starts
 
 
 def _time_of(samples, rate):

@@ -5,16 +5,21 @@
 """Files and arrays in, afet.Features out: extract, extract_batch,
 Extractor, run, read, read_archive, file_pipeline."""
 
+import bisect
 import os
 import stat
 import threading
+
+import numpy as np
 
 from gi.repository import GLib, Gst
 
 from . import arrays
 from ._errors import Error, NoFramesError, _Abandoned, _parse_error
-from ._running import (_appsink, _one, _parse, _run_pipeline, _sink_desc)
-from ._setup import FEATURES_MEDIA_TYPE, _SRC, _make, init
+from ._running import (_appsink, _Collector, _one, _parse, _run_pipeline,
+                       _Session, _sink_desc)
+from ._setup import FEATURES_MEDIA_TYPE, _CLOCK_NONE, _SRC, _make, init
+from .results import Features
 
 
 def file_pipeline(pipeline="afetmfcc", rate=None, location="IN"):
@@ -120,6 +125,7 @@ class Extractor(_Closing):
         self._pipeline = None
         self._lanes = []          # array pipelines (arrays.Lane), kept
         self._builds = 0          # pipelines built so far (tests: reuse)
+        self._back_to_back = None  # _ends_runs_at_discont of the chain
         self._build()
 
     def _tail(self, p):
@@ -130,6 +136,8 @@ class Extractor(_Closing):
             chain = Gst.parse_bin_from_description(pipeline, True)
         except GLib.Error as e:
             raise _parse_error(e, pipeline) from None
+        if self._back_to_back is None:
+            self._back_to_back = _ends_runs_at_discont(chain)
         conv = _make("audioconvert")
         res = _make("audioresample")
         cf = _make("capsfilter")
@@ -269,20 +277,38 @@ class Extractor(_Closing):
                 except Exception as e:      # raised in the caller's thread
                     errors[i] = e
 
+        def run_lanes(lanes, target, args):
+            # one thread per lane pulls its pipeline's samples; the
+            # pipelines run at once, so the elements see several streams
+            threads = [threading.Thread(target=target, args=(lane,) + a,
+                                        name="afet-batch-%d" % k,
+                                        daemon=True)
+                       for k, (lane, a) in enumerate(zip(lanes[1:],
+                                                         args[1:]), 1)]
+            for t in threads:
+                t.start()
+            target(lanes[0], *args[0])
+            for t in threads:
+                t.join()
+
         with self._lock:
             self._check_open()
             lanes = self._lanes_for(min(self.streams, n))
-            # one thread per lane pulls its pipeline's samples; the
-            # pipelines run at once, so the elements see several streams
-            threads = [threading.Thread(target=work, args=(lane,),
-                                        name="afet-batch-%d" % k,
-                                        daemon=True)
-                       for k, lane in enumerate(lanes[1:], 1)]
-            for t in threads:
-                t.start()
-            work(lanes[0])
-            for t in threads:
-                t.join()
+            if self._back_to_back and (self.rate is None or
+                                       self.rate == int(rate)):
+                # each lane's arrays in one run of its pipeline: no state
+                # change, no end-of-stream per array.  A format a run
+                # each (audioconvert's caps stay those of the run)
+                formats = {}
+                for i, item in enumerate(items):
+                    formats.setdefault(item.format, []).append(i)
+                for idx in formats.values():
+                    plan = _share(idx, items, len(lanes))
+                    run_lanes(lanes[:len(plan)], self._run_back_to_back,
+                              [(p, items, allow_empty, results, errors)
+                               for p in plan])
+            else:
+                run_lanes(lanes, work, [()] * len(lanes))
         if errors:
             i = min(errors)
             e = errors[i]
@@ -321,6 +347,96 @@ class Extractor(_Closing):
             raise
         return _one(results, what, allow_empty, info)
 
+    def _run_back_to_back(self, lane, idx, items, allow_empty, results,
+                          errors):
+        """The arrays items[i] for i in idx through one run of the lane,
+        back to back (arrays.feed_all), into results[i] or errors[i].  A
+        run that fails or warns goes again an array a run, so that each
+        array gets its own error or warnings, as extract gives them."""
+        try:
+            got = self._stream_lane(lane, [items[i] for i in idx])
+        except _Abandoned as e:
+            for i in idx:
+                errors[i] = e
+            return
+        except Error:
+            got = None
+        for k, i in enumerate(idx):
+            what = "arrays[%d]" % i
+            try:
+                if got is None:
+                    results[i] = self._run_array(lane, items[i],
+                                                 allow_empty, what)
+                    continue
+                item = items[i]
+                results[i] = _one(got[0][k], "%s (%d samples at %d Hz)" % (
+                    what, item.samples, item.rate), allow_empty, got[1])
+            except Exception as e:      # raised in the caller's thread
+                errors[i] = e
+
+    def _stream_lane(self, lane, its):
+        """([results of each item], info): the items fed back to back
+        into one run of the lane; raises Error for a run that failed or
+        warned."""
+        if lane.pipeline is None:           # left to a blocked thread
+            self._build_lane(lane)
+        lane.pipeline.set_state(Gst.State.READY)
+        if lane.failed:
+            lane.renew_src()
+        _drain_bus(lane.pipeline)
+        src = lane.src
+        src.set_property("caps", its[0].caps)
+        src.set_property("size", -1)
+        src.set_property("duration", _CLOCK_NONE)
+        session = _Session(lane.pipeline, lane.sink, timeout=self.timeout *
+                           len(its) if self.timeout else None,
+                           stop_state=Gst.State.READY)
+        parts = [[] for _ in its]   # (info, frames, times) of each item
+        if lane.parser is None:
+            lane.parser = _Collector()  # the caps parsed once a lane
+        parser = lane.parser
+        info = None
+        try:
+            session.start()
+            try:
+                starts = arrays.feed_all(src, its)
+                for sample, _ in session.samples():
+                    # a buffer that no array's times name fails the run,
+                    # which then goes again an array a run
+                    pts = sample.get_buffer().pts
+                    k = bisect.bisect_right(starts, pts) - 1
+                    if pts == _CLOCK_NONE or k < 0:
+                        raise Error("a buffer came without a timestamp "
+                                    "of the arrays")
+                    info, data, times, _, _ = parser.frames_of(sample)
+                    # each item's times from its own start, as alone
+                    parts[k].append((info, data, (pts - starts[k]) /
+                                     Gst.SECOND + times))
+                if info is None:            # no frame in this run
+                    info = session.current_info()
+            finally:
+                session.stop()
+        except _Abandoned:
+            lane.pipeline = lane.src = lane.sink = lane.conv = None
+            raise
+        except BaseException:
+            lane.failed = True
+            raise
+        if session.warnings:
+            raise Error("warned: " + "; ".join(session.warnings))
+        out = []
+        for p in parts:
+            if not p:
+                out.append([])
+                continue
+            if any(x[0] != p[0][0] for x in p[1:]):
+                raise Error("the stream's layout changed")
+            data = np.concatenate([x[1] for x in p]) if len(p) != 1 \
+                else p[0][1].copy()
+            out.append([Features(data, p[0][0], np.concatenate(
+                [x[2] for x in p]))])
+        return out, info
+
     def close(self):
         """Stops and frees the pipelines; later calls raise Error."""
         lock = getattr(self, "_lock", None)
@@ -334,6 +450,47 @@ class Extractor(_Closing):
         for p in ps:
             if p is not None:
                 p.set_state(Gst.State.NULL)
+
+
+def _share(idx, items, lanes):
+    """idx shared out among at most `lanes` lanes, the longest array first
+    to the lane with the fewest samples so far; each lane's in input
+    order.  Empty lanes are left out."""
+    plan = [[] for _ in range(min(lanes, len(idx)))]
+    load = [0] * len(plan)
+    for i in sorted(idx, key=lambda i: -items[i].samples):
+        k = load.index(min(load))
+        plan[k].append(i)
+        load[k] += items[i].samples
+    return [sorted(p) for p in plan]
+
+
+# elements that end a run of frames at a DISCONT as at end-of-stream, so
+# that arrays fed back to back through one run give what each gives
+# alone: afet's (GstAfetBase drains and restarts its framing, dither,
+# context and statistics; afetpitch ends its utterance), and those that
+# keep nothing from buffer to buffer
+_STATELESS = ("capsfilter", "queue", "identity")
+
+
+def _ends_runs_at_discont(chain):
+    """True when every element of the chain (a bin) is afet's or keeps no
+    state, and none writes at end-of-stream (afetcmvn write-stats): then
+    a lane may take arrays back to back."""
+    it = chain.iterate_recurse()
+    while True:
+        ok, e = it.next()
+        if ok != Gst.IteratorResult.OK:
+            return ok == Gst.IteratorResult.DONE
+        f = e.get_factory()
+        name = f.get_name() if f is not None else ""
+        if name in _STATELESS:
+            continue
+        if not name.startswith("afet"):
+            return False
+        if e.find_property("write-stats") is not None and \
+                e.get_property("write-stats"):
+            return False
 
 
 def _drain_bus(pipeline):

@@ -15,7 +15,10 @@ samples, and, on the int16 grid (x / 32768, what audioconvert makes of an
 int16 file, checked here too), those of the int16 file.  A batch of arrays
 of different lengths runs its pipelines at once (checked: one pipeline's
 sink waits until another's has frames), in input order, each result equal
-to the array's own extract(); the Extractor keeps its pipelines from call
+to the array's own extract(), also when a lane takes its arrays back to
+back in one run (silence beside speech, through framing, dither, deltas,
+CMVN, pitch: nothing leaks; a chain that may keep state, an array a
+run); the Extractor keeps its pipelines from call
 to call and across threads; every array it cannot take is refused with an
 afet.Error naming the cause and the fix.
 
@@ -303,6 +306,73 @@ class Batch(Base):
             got = ex.extract_batch(arrays, 16000, allow_empty=True)
             self.assertEqual([len(g) for g in got], [472, 98, 0, 48])
             self.assertEqual(ex._builds, builds)
+
+
+class BackToBack(Base):
+    """A lane takes its arrays back to back in one run (a DISCONT buffer
+    each): nothing of one array may reach the next one's frames."""
+
+    CHAINS = ("afetmfcc", "afetmfcc preset=lhotse num-ceps=0 "
+              "num-filters=80", "afetmfcc dither=1 ! afetdelta",
+              "afetmfcc ! afetcmvn", "afetmfcc ! afetcmvn scope=running",
+              "afetmfcc ! afetcmvn scope=sliding cmn-window=50",
+              "afetplp preset=kaldi ! afetdelta", "afetmfcc preset=whisper",
+              "afetpitch")
+
+    def arrays(self):
+        # silence, then loud, then silence...: a frame that reads the
+        # array before it (a window, context, statistics, the dither's
+        # position) differs from the array's own extract
+        x = self.x
+        out = []
+        for k, n in enumerate((16000, 9000, 4000, 30000, 7000, 12345)):
+            if k % 2 == 0:
+                out.append(np.zeros(n, np.int16))
+            else:
+                out.append(x[:n].copy())
+        out[2] = (out[2].astype(np.float32) + 3) / 32768     # a 2nd format
+        return out
+
+    def test_no_leak(self):
+        arrays = self.arrays()
+        for chain in self.CHAINS:
+            with afet.Extractor(chain, streams=2) as ex:
+                self.assertTrue(ex._back_to_back, chain)
+                # the runs the lanes' sources began: one a lane and format
+                runs = []
+
+                def on_event(pad, info):
+                    if info.get_event().type == Gst.EventType.STREAM_START:
+                        runs.append(pad)
+                    return Gst.PadProbeReturn.OK
+                for lane in ex._lanes_for(2):
+                    lane.conv.get_static_pad("sink").add_probe(
+                        Gst.PadProbeType.EVENT_DOWNSTREAM, on_event)
+                got = ex.extract_batch(arrays, 16000)
+                self.assertEqual(len(runs), 3, chain)
+                for i, (a, g) in enumerate(zip(arrays, got)):
+                    alone = afet.extract(a, rate=16000, pipeline=chain)
+                    self.assertBitEqual(g, alone, "%s: arrays[%d]" %
+                                        (chain, i))
+                    self.assertTrue(np.array_equal(g.times, alone.times),
+                                    chain)
+
+    def test_not_back_to_back(self):
+        # a chain with an element that may keep state over a DISCONT, one
+        # that writes at end-of-stream, and a resampling Extractor: an
+        # array a run, as before
+        x = self.x[:8000]
+        for chain in ("audioamplify amplification=0.5 ! afetmfcc",
+                      "afetmfcc ! afetcmvn key=u write-stats=%s" %
+                      os.path.join(self.tmp, "stats.ark")):
+            with afet.Extractor(chain) as ex:
+                self.assertFalse(ex._back_to_back, chain)
+                got = ex.extract_batch([x, x[:4000]], 16000)
+                self.assertBitEqual(got[1], afet.extract(
+                    x[:4000], rate=16000, pipeline=chain), chain)
+        with afet.Extractor("afetmfcc", rate=8000) as ex:
+            got = ex.extract_batch([x, x[:4000]], 16000)
+            self.assertBitEqual(got[1], ex(x[:4000], rate=16000))
 
 
 class Kept(Base):
