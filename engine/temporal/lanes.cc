@@ -327,6 +327,7 @@ ContextCombiner::run (const std::vector<Combiner::Slot *> &slots)
     in.row_stride = rs;
     in.ring = ring_;
     in.desc = desc_.get ();
+    in.lanes = lane_cap_;
     AFET_RETURN_IF_ERROR (stage_->enqueue_lanes (in, (int) outs, out_buf));
   }
   ClEvent done;
