@@ -177,7 +177,8 @@ ContextCombiner::fit (int lanes, size_t rows, size_t descs, size_t outs)
 Status
 ContextCombiner::run (const std::vector<Combiner::Slot *> &slots)
 {
-  std::vector<const Request *> batch;
+  std::vector<const Request *> &batch = batch_;
+  batch.clear ();
   for (Combiner::Slot *s : slots)
     batch.push_back (static_cast<const Request *> (s));
   int lanes;
@@ -191,8 +192,11 @@ ContextCombiner::run (const std::vector<Combiner::Slot *> &slots)
    * one gather each), output rows to the host and to the device */
   size_t rows = 0, dev_rows = 0, outs = 0;
   bool host_out = false, dev_out = false;
-  std::vector<std::pair<cl_mem, const Request *>> from_device;
-  std::vector<cl_event> wait;
+  std::vector<std::pair<cl_mem, const Request *>> &from_device =
+      from_device_;
+  std::vector<cl_event> &wait = wait_;
+  from_device.clear ();
+  wait.clear ();
   for (const Request *r : batch) {
     const bool on_device = r->io && r->io->in.buffer;
     if (on_device && r->m > 0) {

@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace afet {
@@ -122,6 +123,10 @@ private:
   HostSlot host_[kHostSlots];
   int host_next_ = 0;
   std::vector<float> host_out_;
+  /* run ()'s lists, kept so that a launch allocates nothing */
+  std::vector<const Request *> batch_;
+  std::vector<std::pair<cl_mem, const Request *>> from_device_;
+  std::vector<cl_event> wait_;
   ClKernel scatter_, gather_;
   size_t lsz_ = 64;
 };
