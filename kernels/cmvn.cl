@@ -115,16 +115,12 @@ afet_cmvn_apply (__global const float *block, uint row_stride, long first_row,
 }
 
 /* Kaldi's sliding span (apply-cmvn-sliding, cmn_window frames): frame g
- * uses the frames [start, end) below; total < 0: the end is not known yet
- * (the caller has the look-ahead in the rows). */
-static float
-afet_sliding_value (__global const float *rows, uint row_stride, afet_view v,
-    long g, uint c, __global const int *mask, int mode, int cmn_window,
-    int center, int min_window)
+ * uses the frames [start, end) (total < 0: the end is not known yet; the
+ * caller has the look-ahead in the rows) */
+static void
+afet_sliding_span (long g, long total, int cmn_window, int center,
+    int min_window, long *s, long *e)
 {
-  float x = rows[afet_row_of (v, g) * row_stride + c];
-  if (!mask[c] || mode == 0)
-    return x;
   long start, end;
   if (center) {
     start = g - cmn_window / 2;
@@ -139,15 +135,32 @@ afet_sliding_value (__global const float *rows, uint row_stride, afet_view v,
   }
   if (!center && end > g)
     end = max (g + 1, (long) min_window);
-  if (v.total >= 0 && end > v.total) {
-    start -= end - v.total;
-    end = v.total;
+  if (total >= 0 && end > total) {
+    start -= end - total;
+    end = total;
     if (start < 0)
       start = 0;
   }
-  /* only the statistics the mode reads (a live stream computes this for
-   * every value it outputs: the span's rows are read again each time);
-   * each is summed in the same order whichever else is */
+  *s = start;
+  *e = end;
+}
+
+/* One value from the whole span, read again: minmax, and every mode on a
+ * device without double precision (a float sum kept over a long stream
+ * would drift). */
+static float
+afet_sliding_value (__global const float *rows, uint row_stride, afet_view v,
+    long g, uint c, __global const int *mask, int mode, int cmn_window,
+    int center, int min_window)
+{
+  float x = rows[afet_row_of (v, g) * row_stride + c];
+  if (!mask[c] || mode == 0)
+    return x;
+  long start, end;
+  afet_sliding_span (g, v.total, cmn_window, center, min_window, &start,
+      &end);
+  /* only the statistics the mode reads; each is summed in the same order
+   * whichever else is */
   acc_t a = 0, b = 0;
   float mn = INFINITY, mx = -INFINITY;
   if (mode == 1) {
@@ -173,31 +186,108 @@ afet_sliding_value (__global const float *rows, uint row_stride, afet_view v,
   return afet_normalise (x, mode, mean, var, mn, mx);
 }
 
+#ifdef cl_khr_fp64
+/* Mean and mean + variance as Kaldi's SlidingWindowCmnInternal computes
+ * them: the sums of the span (in double) kept from frame to frame, the
+ * frames that leave it subtracted and those that enter added, instead of
+ * the whole span read again for every value (600 frames by default; a live
+ * stream computed this for every value it output). Frames g .. g + n - 1
+ * of column c, in order, in one work-item; the sums carry over between
+ * launches in the stream's state: sum (a, b) and win (start and end of the
+ * last span, and its frame). The span starts afresh at frame 0, and when
+ * the state is not the frame before's. Each frame leaving was in the span
+ * before, one frame behind the look-back: CmvnConfig::back () keeps it. */
+static void
+afet_sliding_run (__global const float *rows, uint row_stride, afet_view v,
+    long g, uint n, uint c, int mode, int cmn_window, int center,
+    int min_window, __global double *sum, __global long *win,
+    __global float *out, size_t out_at, uint dims)
+{
+  double a = sum[0], b = sum[1];
+  long ls = win[0], le = win[1];
+  bool have = g > 0 && win[2] == g - 1;
+  for (uint i = 0; i < n; i++, g++) {
+    long start, end;
+    afet_sliding_span (g, v.total, cmn_window, center, min_window, &start,
+        &end);
+    if (!have) {
+      a = 0;
+      b = 0;
+      ls = le = start;
+      have = true;
+    }
+    for (long j = ls; j < start; j++) {
+      float y = rows[afet_row_of (v, j) * row_stride + c];
+      a -= y;
+      if (mode == 2)
+        b -= (double) y * y;
+    }
+    for (long j = max (le, start); j < end; j++) {
+      float y = rows[afet_row_of (v, j) * row_stride + c];
+      a += y;
+      if (mode == 2)
+        b += (double) y * y;
+    }
+    ls = start;
+    le = end;
+    float x = rows[afet_row_of (v, g) * row_stride + c];
+    double cnt = (double) (end - start);
+    double mean = a / cnt;
+    out[out_at + (size_t) i * dims] = afet_normalise (x, mode, mean,
+        b / cnt - mean * mean, 0.0f, 0.0f);
+  }
+  sum[0] = a;
+  sum[1] = b;
+  win[0] = ls;
+  win[1] = le;
+  win[2] = g - 1;
+}
+#define AFET_SLIDING_RUNS(mode, m) ((m) && ((mode) == 1 || (mode) == 2))
+#else
+#define AFET_SLIDING_RUNS(mode, m) 0
+#endif
+
+/* state: per stream (block: this one; lanes: per lane) dims x 2 doubles of
+ * sums, then in win dims x 3 longs (afet_sliding_run) */
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
 void
 afet_cmvn_sliding (__global const float *block, uint row_stride,
     long first_row, long total, long out_first, uint n, uint dims,
     __global const int *mask, int mode, int cmn_window, int center,
-    int min_window, __global float *out, uint out_offset)
+    int min_window, __global void *sum, __global long *win,
+    __global float *out, uint out_offset)
 {
   uint gid = get_global_id (0);
   uint t = gid / dims;
   uint c = gid - t * dims;
   if (t >= n)
     return;
+  afet_view v = afet_block_view (first_row, total);
+#ifdef cl_khr_fp64
+  if (AFET_SLIDING_RUNS (mode, mask[c])) {
+    /* the block's frames in order, in the work-item of its first */
+    if (t == 0)
+      afet_sliding_run (block, row_stride, v, out_first, n, c, mode,
+          cmn_window, center, min_window, (__global double *) sum + 2 * c,
+          win + 3 * c, out, out_offset + c, dims);
+    return;
+  }
+#endif
   out[out_offset + (size_t) t * dims + c] = afet_sliding_value (block,
-      row_stride, afet_block_view (first_row, total), out_first + t, c, mask,
-      mode, cmn_window, center, min_window);
+      row_stride, v, out_first + t, c, mask, mode, cmn_window, center,
+      min_window);
 }
 
 /* the same over lanes (rows.cl): output row t is frame desc[3 t] of the
- * lane at row desc[3 t + 2] */
+ * lane at row desc[3 t + 2]; a lane's rows are consecutive frames, and the
+ * work-item of the first computes them all */
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
 void
 afet_cmvn_sliding_lanes (__global const float *lanes, uint row_stride,
     uint ring, __global const long *desc, uint n, uint dims,
     __global const int *mask, int mode, int cmn_window, int center,
-    int min_window, __global float *out)
+    int min_window, __global void *sum, __global long *win,
+    __global float *out)
 {
   uint gid = get_global_id (0);
   uint t = gid / dims;
@@ -206,6 +296,20 @@ afet_cmvn_sliding_lanes (__global const float *lanes, uint row_stride,
     return;
   long g;
   afet_view v = afet_lane_view (desc, t, ring, &g);
+#ifdef cl_khr_fp64
+  if (AFET_SLIDING_RUNS (mode, mask[c])) {
+    if (t > 0 && desc[3 * (t - 1) + 2] == desc[3 * t + 2])
+      return;
+    uint m = 1;
+    while (t + m < n && desc[3 * (t + m) + 2] == desc[3 * t + 2])
+      m++;
+    size_t lane = v.base / ring;
+    afet_sliding_run (lanes, row_stride, v, g, m, c, mode, cmn_window,
+        center, min_window, (__global double *) sum + (lane * dims + c) * 2,
+        win + (lane * dims + c) * 3, out, (size_t) t * dims + c, dims);
+    return;
+  }
+#endif
   out[(size_t) t * dims + c] = afet_sliding_value (lanes, row_stride, v, g, c,
       mask, mode, cmn_window, center, min_window);
 }

@@ -261,24 +261,9 @@ afet_traps_lanes (__global const float *lanes, uint row_stride, uint ring,
       r, hlen, K, w);
 }
 
-/* New rows of many lanes in one launch: row i of rows (row_stride floats)
- * goes to row desc[dest + i] of lanes. */
-__kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
-void
-afet_lane_scatter (__global const float *rows, __global const long *desc,
-    uint dest, uint m, uint row_stride, __global float *lanes)
-{
-  uint gid = get_global_id (0);
-  uint i = gid / row_stride;
-  uint c = gid - i * row_stride;
-  if (i >= m)
-    return;
-  lanes[(size_t) desc[dest + i] * row_stride + c] =
-      rows[(size_t) i * row_stride + c];
-}
-
-/* New rows of many lanes from rows on the device (an afet element's output
- * before; one buffer a launch): row i, from float desc[at + 2 i] of src, goes
+/* New rows of many lanes (from the host: from the launch's desc buffer,
+ * read as floats; from the device: an afet element's output before, one
+ * buffer a launch): row i, from float desc[at + 2 i] of src, goes
  * to row desc[at + 2 i + 1] of lanes. */
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
 void

@@ -9,9 +9,12 @@
 # less the same with identity) and kaldi-native-fbank's online fbank fed
 # 10 ms chunks (knf_live.py: its C++ through the Python package), for
 # 1, 8 and 64 streams; optionally an older afet build first, for before /
-# after. Default environment and properties (the automatic latency budget).
+# after. Default environment and properties (the automatic latency budget);
+# CHAINS="A;B" measures other chains, and SOAK=1 adds each chain's added
+# latency (p50/p99/max) from bench/soak/afet-soak at real speed.
 #   bash bench/live/live.sh [SECONDS] [STREAMS...]
 #   BUILD=build OLD=/tmp/old/build PY=bench/.venv/bin/python bash bench/live/live.sh 20 1 8 64
+#   CHAINS="afetmfcc device-memory=false ! afetdelta device-memory=false ! afetcmvn scope=sliding device-memory=false" SOAK=1 bash bench/live/live.sh 12 1 64
 set -u
 cd "$(dirname "$0")/../.."
 secs=${1:-20}
@@ -20,10 +23,21 @@ streams=${*:-1 8 64}
 build=${BUILD:-build}
 py=${PY:-bench/.venv/bin/python}
 chains=("afetmfcc preset=kaldi num-ceps=0" "afetmfcc ! afetdelta ! afetcmvn scope=sliding")
+if [ -n "${CHAINS:-}" ]; then
+  IFS=';' read -r -a chains <<< "$CHAINS"
+fi
 
 run_afet () {  # run_afet BUILD N
   GST_PLUGIN_PATH=$1/gst "$build/bench/live/afet-live-cpu" --streams "$2" \
     --seconds "$secs" "${chains[@]}"
+  if [ -n "${SOAK:-}" ]; then
+    for c in "${chains[@]}"; do
+      echo "soak: $c"
+      GST_PLUGIN_PATH=$1/gst "$build/bench/soak/afet-soak" --streams "$2" \
+        --hours "$(echo "$secs / 3600" | bc -l)" --speed 1 --brief \
+        --interval 1000 --chain "$c" 2>&1 | grep -E '^(added latency|cpu:|result)'
+    done
+  fi
 }
 
 echo "machine: $(nproc) cores, $(lscpu | sed -n 's/^Model name: *//p'); $(clinfo -l 2>/dev/null | sed -n 's/.*Device #0: //p' | head -1)"

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <thread>
 #include <utility>
 
 namespace afet {
@@ -25,23 +26,43 @@ Combiner::submit (Slot *r, const Run &run, bool *combined)
     }
     /* this caller runs what is waiting now, itself included */
     busy_ = true;
-    std::vector<Slot *> batch;
-    batch.swap (pending_);
+    running_.clear ();
+    running_.swap (pending_);
     l.unlock ();
-    Status st = run (batch);
+    Status st = run (running_);
     l.lock ();
     busy_ = false;
-    for (Slot *s : batch) {
+    /* the callers are woken once the lock is free: woken under it, each
+     * would sleep again at once on the lock (a second futex wait and wake
+     * a caller and launch) */
+    static thread_local std::vector<Slot *> woken;
+    woken.clear ();
+    const bool many = running_.size () > 1;
+    for (Slot *s : running_) {
       s->status = st;
-      s->combined = batch.size () > 1;
+      s->combined = many;
       s->done = true;
-      if (s != r)
-        s->wake.notify_one ();
+      if (s != r) {
+        s->signalling.store (true, std::memory_order_relaxed);
+        woken.push_back (s);
+      }
     }
-    /* the next leader */
+    /* the next leader (not done: its caller stays) */
     if (!pending_.empty ())
       pending_.front ()->wake.notify_one ();
+    l.unlock ();
+    for (Slot *s : woken) {
+      s->wake.notify_one ();
+      s->signalling.store (false, std::memory_order_release);
+    }
+    if (combined)
+      *combined = r->combined;
+    return r->status;
   }
+  l.unlock ();
+  /* the leader may be between setting done and its signal */
+  while (r->signalling.load (std::memory_order_acquire))
+    std::this_thread::yield ();
   if (combined)
     *combined = r->combined;
   return r->status;
@@ -115,7 +136,8 @@ SpectralCombiner::compute (const void *frames, int n, float *out,
 Status
 SpectralCombiner::run (const std::vector<Combiner::Slot *> &slots)
 {
-  std::vector<const Request *> batch;
+  std::vector<const Request *> &batch = batch_;
+  batch.clear ();
   int total = 0;
   for (Combiner::Slot *s : slots) {
     batch.push_back (static_cast<const Request *> (s));

@@ -8,6 +8,7 @@
 #include "blockpool.h"
 #include "spectral.h"
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -52,6 +53,9 @@ public:
     bool combined = false;      /* the run served other requests too */
     Status status;
     std::condition_variable wake;
+    /* set while the leader may still signal wake after releasing the
+     * lock: the caller does not return (and free the slot) before */
+    std::atomic<bool> signalling { false };
   };
   using Run = std::function<Status (const std::vector<Slot *> &batch)>;
 
@@ -62,6 +66,9 @@ public:
 private:
   std::mutex lock_;
   std::vector<Slot *> pending_;
+  /* the leader's batch (one leader at a time): it and pending_ swap, so
+   * that a launch allocates nothing */
+  std::vector<Slot *> running_;
   bool busy_ = false;
 };
 
@@ -121,6 +128,7 @@ private:
   std::shared_ptr<BlockPool> blocks_;   /* the launches' device rows */
   std::vector<uint8_t> in_;     /* the leader's, while it runs */
   std::vector<float> out_;
+  std::vector<const Request *> batch_;
 };
 
 }  /* namespace afet */

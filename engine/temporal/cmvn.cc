@@ -8,6 +8,7 @@
 
 #include "afet-kernels.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -81,7 +82,9 @@ CmvnConfig::key () const
 int
 CmvnConfig::back () const
 {
-  return scope == CmvnScope::SLIDING ? cmn_window : 0;
+  /* sliding: and the frame that leaves the span, whose value the kept sums
+   * subtract (kernels/cmvn.cl) */
+  return scope == CmvnScope::SLIDING ? cmn_window + 1 : 0;
 }
 
 int
@@ -126,6 +129,7 @@ CmvnStage::init_kernels ()
     case CmvnScope::SLIDING:
       AFET_RETURN_IF_ERROR (make_kernels ("cmvn", kernels::cmvn,
               kernels::cmvn_sha256, "afet_cmvn_sliding"));
+      AFET_RETURN_IF_ERROR (fit_sliding (1));
       break;
     case CmvnScope::RUNNING:
       AFET_RETURN_IF_ERROR (make_kernel (*device_, "cmvn", kernels::cmvn,
@@ -380,5 +384,55 @@ CmvnStage::kernel_args (ArgSetter &a) const
   a ((cl_uint) c.dims) (mask_.get ()) ((cl_int) c.mode)
       ((cl_int) c.cmn_window) ((cl_int) (c.center ? 1 : 0))
       ((cl_int) c.min_window);
+  if (c.scope == CmvnScope::SLIDING)
+    a (sliding_sum_.get ()) (sliding_win_.get ());
+}
+
+/* The sliding sums of this many streams; a stream's are kept when they
+ * grow (a lane's stream goes on from them). Fresh ones hold frame -1: the
+ * first launch of a stream starts its span afresh. */
+Status
+CmvnStage::fit_sliding (int streams)
+{
+  if (streams <= sliding_streams_)
+    return Status::Ok ();
+  const int cap = std::max (streams, 2 * sliding_streams_);
+  const size_t d = (size_t) cfg_.dims;
+  const size_t sum_bytes = d * 2 * sizeof (double);
+  const size_t win_bytes = d * 3 * sizeof (cl_long);
+  cl_context ctx = device_->context ();
+  ClMem sum, win;
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE, cap *
+          sum_bytes, nullptr, &sum));
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE, cap *
+          win_bytes, nullptr, &win));
+  const cl_long none = -1;
+  cl_int err = clEnqueueFillBuffer (queue_, win.get (), &none, sizeof none,
+      0, cap * win_bytes, 0, nullptr, nullptr);
+  if (err != CL_SUCCESS)
+    return cl_fail ("clEnqueueFillBuffer (sliding sums)", err);
+  if (sliding_streams_ > 0) {
+    err = clEnqueueCopyBuffer (queue_, sliding_sum_.get (), sum.get (), 0, 0,
+        sliding_streams_ * sum_bytes, 0, nullptr, nullptr);
+    if (err == CL_SUCCESS)
+      err = clEnqueueCopyBuffer (queue_, sliding_win_.get (), win.get (), 0,
+          0, sliding_streams_ * win_bytes, 0, nullptr, nullptr);
+    if (err != CL_SUCCESS)
+      return cl_fail ("clEnqueueCopyBuffer (sliding sums)", err);
+  }
+  /* the old buffers go only when the copies are done */
+  clFinish (queue_);
+  sliding_sum_ = std::move (sum);
+  sliding_win_ = std::move (win);
+  sliding_streams_ = cap;
+  return Status::Ok ();
+}
+
+Status
+CmvnStage::enqueue_lanes (const LaneBlock &in, int n, cl_mem out)
+{
+  if (cfg_.scope == CmvnScope::SLIDING)
+    AFET_RETURN_IF_ERROR (fit_sliding (in.lanes));
+  return ContextStage::enqueue_lanes (in, n, out);
 }
 }  /* namespace afet */

@@ -103,13 +103,20 @@ private:
   Status init_kernels () override;
   void kernel_args (ArgSetter &a) const override;
   int out_dims () const override { return cfg_.dims; }
+  Status enqueue_lanes (const LaneBlock &in, int n, cl_mem out) override;
   Status reset_running ();
+  Status fit_sliding (int streams);
 
   ClKernel stats_kernel_, apply_kernel_, running_kernel_, affine_kernel_,
       acc_kernel_;
   ClMem mask_, stats_, state_, minmax_, affine_, acc_;
   bool fp64_ = false;
   double acc_count_ = 0;
+  /* scope=sliding: each stream's sums of its span, kept from launch to
+   * launch (kernels/cmvn.cl, afet_sliding_run), for sliding_streams_
+   * streams (this one, or the lanes of a ContextCombiner) */
+  ClMem sliding_sum_, sliding_win_;
+  int sliding_streams_ = 0;
 };
 
 }  /* namespace afet */

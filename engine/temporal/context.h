@@ -40,6 +40,8 @@ struct LaneBlock
   int row_stride = 0;
   int ring = 0;
   cl_mem desc = nullptr;
+  /* lanes the buffer holds (a stage that keeps a lane's state sizes it) */
+  int lanes = 0;
 };
 
 /* Stages whose output frames read their input frames around them: deltas,
@@ -54,9 +56,10 @@ public:
    * (make_kernels) over the block. */
   virtual Status enqueue (const ContextBlock &in, long long out_first, int n,
       cl_mem out, size_t out_row);
-  /* Whether the stage keeps no state of a stream on the device (its
-   * values come from the rows alone), so that the lanes of many streams
-   * can go through enqueue_lanes; stages with state say no. */
+  /* Whether the stage's values come from the rows (and state it keeps
+   * per lane: sliding CMVN's sums, LaneBlock::lanes), so that the lanes of
+   * many streams can go through enqueue_lanes; stages whose state spans
+   * the whole stream say no. */
   virtual bool has_lanes () const { return true; }
   /* n output rows (each of its own stream, see LaneBlock) into rows 0.. of
    * out: the values enqueue gives each stream, bit for bit. */

@@ -71,9 +71,6 @@ ContextCombiner::get (const std::shared_ptr<Device> &device,
   c->lsz_ = pick_local_size (*device);
   AFET_RETURN_IF_ERROR (make_kernel (*device, "context", kernels::context,
           kernels::context_sha256, "-DAFET_LSZ=" + std::to_string (c->lsz_),
-          "afet_lane_scatter", &c->scatter_));
-  AFET_RETURN_IF_ERROR (make_kernel (*device, "context", kernels::context,
-          kernels::context_sha256, "-DAFET_LSZ=" + std::to_string (c->lsz_),
           "afet_lane_gather", &c->gather_));
   registry[k] = c;
   *out = std::move (c);
@@ -129,10 +126,11 @@ ContextCombiner::compute (int lane, const float *rows, int m,
               Slot *> &batch) { return run (batch); }, combined);
 }
 
-/* Device buffers for this many lanes, new rows, desc entries and output
- * rows; lanes keep their rows when they grow. Runs in the leader. */
+/* Device buffers for this many lanes, desc entries (and the host's rows:
+ * see run ()) and output rows; lanes keep their rows when they grow. Runs
+ * in the leader. */
 Status
-ContextCombiner::fit (int lanes, size_t rows, size_t descs, size_t outs)
+ContextCombiner::fit (int lanes, size_t descs, size_t outs)
 {
   cl_context ctx = device_->context ();
   cl_command_queue q = stage_->queue ();
@@ -159,7 +157,6 @@ ContextCombiner::fit (int lanes, size_t rows, size_t descs, size_t outs)
     size_t *cap;
     size_t bytes;
   } wants[] = {
-    { &rows_, &rows_cap_, rows * row_bytes },
     { &desc_, &desc_cap_, descs * sizeof (cl_long) },
     { &out_, &out_cap_, outs * dims_ * sizeof (float) },
   };
@@ -177,7 +174,8 @@ ContextCombiner::fit (int lanes, size_t rows, size_t descs, size_t outs)
 Status
 ContextCombiner::run (const std::vector<Combiner::Slot *> &slots)
 {
-  std::vector<const Request *> batch;
+  std::vector<const Request *> &batch = batch_;
+  batch.clear ();
   for (Combiner::Slot *s : slots)
     batch.push_back (static_cast<const Request *> (s));
   int lanes;
@@ -191,8 +189,11 @@ ContextCombiner::run (const std::vector<Combiner::Slot *> &slots)
    * one gather each), output rows to the host and to the device */
   size_t rows = 0, dev_rows = 0, outs = 0;
   bool host_out = false, dev_out = false;
-  std::vector<std::pair<cl_mem, const Request *>> from_device;
-  std::vector<cl_event> wait;
+  std::vector<std::pair<cl_mem, const Request *>> &from_device =
+      from_device_;
+  std::vector<cl_event> &wait = wait_;
+  from_device.clear ();
+  wait.clear ();
   for (const Request *r : batch) {
     const bool on_device = r->io && r->io->in.buffer;
     if (on_device && r->m > 0) {
@@ -217,9 +218,13 @@ ContextCombiner::run (const std::vector<Combiner::Slot *> &slots)
   std::sort (wait.begin (), wait.end ());
   wait.erase (std::unique (wait.begin (), wait.end ()), wait.end ());
   /* desc: per output row its frame, its run's total and its lane's first
-   * row; then per new host row its row in the lanes; then per new device
-   * row its first float in its buffer and its row in the lanes */
-  const size_t host_at = 3 * outs, dev_at = host_at + rows;
+   * row; then per new row (from the host, then from the device) its first
+   * float in its buffer and its row in the lanes; then the host's new rows
+   * themselves (floats), so that one upload brings all (each command wakes
+   * a CPU device's threads) and the host's rows are gathered from the desc
+   * buffer as the device's are from theirs */
+  const size_t host_at = 3 * outs, dev_at = host_at + 2 * rows;
+  const size_t rows_at = dev_at + 2 * dev_rows;
   /* the host memory of the uploads: a slot whose last uploads are done
    * (kHostSlots launches ago: long done, but for a full queue) */
   HostSlot &hs = host_[host_next_];
@@ -228,21 +233,23 @@ ContextCombiner::run (const std::vector<Combiner::Slot *> &slots)
     clWaitForEvents (1, &ev);
     hs.copied.reset ();
   }
-  std::vector<float> &host_rows = hs.rows;
   std::vector<cl_long> &host_desc = hs.desc;
-  host_rows.resize (rows * rs);
-  host_desc.resize (dev_at + 2 * dev_rows);
+  host_desc.resize (rows_at + (rows * rs + 1) / 2);
+  float *host_rows = (float *) (host_desc.data () + rows_at);
   host_out_.resize (host_out ? outs * dims_ : 0);
   size_t ri = 0, oi = 0;
   for (const Request *r : batch) {
     const cl_long base = (cl_long) r->lane * ring_;
     if (!(r->io && r->io->in.buffer)) {
       if (r->m > 0)
-        std::memcpy (host_rows.data () + ri * rs, r->rows,
-            (size_t) r->m * rs * sizeof (float));
-      for (int i = 0; i < r->m; i++)
-        host_desc[host_at + ri + i] = base + ((r->first_row + i) &
-            (ring_ - 1));
+        std::memcpy (host_rows + ri * rs, r->rows, (size_t) r->m * rs *
+            sizeof (float));
+      for (size_t i = 0; i < (size_t) r->m; i++) {
+        host_desc[host_at + 2 * (ri + i)] = (cl_long) (2 * rows_at + (ri +
+                i) * rs);
+        host_desc[host_at + 2 * (ri + i) + 1] = base + ((r->first_row +
+                (cl_long) i) & (ring_ - 1));
+      }
       ri += (size_t) r->m;
     }
     for (int t = 0; t < r->n; t++) {
@@ -264,20 +271,15 @@ ContextCombiner::run (const std::vector<Combiner::Slot *> &slots)
           (ring_ - 1));
     }
   }
-  AFET_RETURN_IF_ERROR (fit (lanes, rows, host_desc.size (), dev_out ? 0 :
-          outs));
+  AFET_RETURN_IF_ERROR (fit (lanes, host_desc.size (), dev_out ? 0 : outs));
   cl_command_queue q = stage_->queue ();
-  /* the uploads do not block (a leader would wait for the device to
+  /* the upload does not block (a leader would wait for the device to
    * catch up, the streams behind it too): the slot's host memory is
-   * written again only once the last of them is done */
+   * written again only once it is done */
   host_next_ = (host_next_ + 1) % kHostSlots;
   cl_event copied = nullptr;
   Status up = upload (q, desc_.get (), 0, host_desc.size () *
-      sizeof (cl_long), host_desc.data (), false, nullptr,
-      rows > 0 ? nullptr : &copied);
-  if (up.ok () && rows > 0)
-    up = upload (q, rows_.get (), 0, host_rows.size () * sizeof (float),
-        host_rows.data (), false, nullptr, &copied);
+      sizeof (cl_long), host_desc.data (), false, nullptr, &copied);
   if (!up.ok ()) {
     /* nothing reads the slot after this */
     clFinish (q);
@@ -285,12 +287,13 @@ ContextCombiner::run (const std::vector<Combiner::Slot *> &slots)
   }
   hs.copied.reset (copied);
   if (rows > 0) {
-    ArgSetter a (scatter_.get ());
-    a (rows_.get ()) (desc_.get ()) ((cl_uint) host_at) ((cl_uint) rows)
+    /* the host's rows, from the desc buffer (read as floats there) */
+    ArgSetter a (gather_.get ());
+    a (desc_.get ()) (desc_.get ()) ((cl_uint) host_at) ((cl_uint) rows)
         ((cl_uint) rs) (lanes_.get ());
-    AFET_RETURN_IF_ERROR (a.status ("afet_lane_scatter"));
-    AFET_RETURN_IF_ERROR (launch (q, scatter_.get (), (rows * rs + lsz_ -
-                1) / lsz_, lsz_, "afet_lane_scatter"));
+    AFET_RETURN_IF_ERROR (a.status ("afet_lane_gather"));
+    AFET_RETURN_IF_ERROR (launch (q, gather_.get (), (rows * rs + lsz_ -
+                1) / lsz_, lsz_, "afet_lane_gather"));
   }
   if (!wait.empty ()) {
     /* the producers' kernels (other queues) before the gathers */
@@ -327,6 +330,7 @@ ContextCombiner::run (const std::vector<Combiner::Slot *> &slots)
     in.row_stride = rs;
     in.ring = ring_;
     in.desc = desc_.get ();
+    in.lanes = lane_cap_;
     AFET_RETURN_IF_ERROR (stage_->enqueue_lanes (in, (int) outs, out_buf));
   }
   ClEvent done;

@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace afet {
@@ -28,7 +29,7 @@ namespace afet {
  * compute () goes through a Combiner: a caller's new rows and
  * wanted output frames join those of the callers waiting at that moment,
  * and the first caller to find the combiner idle launches them all: one
- * upload of the rows and their places, one scatter into the lanes, the
+ * upload of the rows and their places, one gather into the lanes, the
  * stage's lane kernel, one download. The lane kernels read a frame through
  * the same arithmetic as a stream's own block (kernels/rows.cl), so every
  * value equals the stream's own run, bit for bit. */
@@ -91,7 +92,7 @@ private:
       std::unique_ptr<ContextStage> stage, const RowHistory::Extent &extent,
       int dims);
   Status run (const std::vector<Combiner::Slot *> &batch);
-  Status fit (int lanes, size_t rows, size_t descs, size_t outs);
+  Status fit (int lanes, size_t descs, size_t outs);
 
   std::shared_ptr<Device> device_;
   std::unique_ptr<ContextStage> stage_;
@@ -106,23 +107,26 @@ private:
   std::vector<int> free_lanes_;
 
   /* the leader's, while it runs */
-  ClMem lanes_, rows_, desc_, out_;
+  ClMem lanes_, desc_, out_;
   int lane_cap_ = 0;
-  size_t rows_cap_ = 0, desc_cap_ = 0, out_cap_ = 0;
+  size_t desc_cap_ = 0, out_cap_ = 0;
   /* the host memory of a launch's uploads (new rows, desc), in turn:
    * uploads do not block, so a slot is filled again only once its last
    * upload is done */
   static constexpr int kHostSlots = 4;
   struct HostSlot
   {
-    std::vector<float> rows;
-    std::vector<cl_long> desc;
+    std::vector<cl_long> desc;   /* and the host's rows after it */
     ClEvent copied;
   };
   HostSlot host_[kHostSlots];
   int host_next_ = 0;
   std::vector<float> host_out_;
-  ClKernel scatter_, gather_;
+  /* run ()'s lists, kept so that a launch allocates nothing */
+  std::vector<const Request *> batch_;
+  std::vector<std::pair<cl_mem, const Request *>> from_device_;
+  std::vector<cl_event> wait_;
+  ClKernel gather_;
   size_t lsz_ = 64;
 };
 
