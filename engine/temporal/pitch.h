@@ -115,6 +115,9 @@ private:
   ClQueue own_queue_;
   cl_command_queue queue_ = nullptr;
   ClKernel resample_, nccf_, upsample_, viterbi_, backtrace_, output_;
+  /* the offline path's NCCF (kernels/pitch.cl: the same values as nccf_
+   * and upsample_ with less repeated work) */
+  ClKernel frame_stats_, nccf_lags_, normalize_, upsample_lags_;
   size_t lsz_ = 64, vlsz_ = 64;
   bool fp64_ = false;
   int S_ = 0, M_ = 0, lag0_ = 0, lag1_ = 0, basic_ = 0, shift_ = 0;
