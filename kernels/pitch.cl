@@ -158,12 +158,23 @@ afet_pitch_nccf_lags (__global const float *ds, long n_ds,
   long s0 = start[t];
   ACC mean = mean_in[t];
   ACC e2 = 0, ip = 0;
-  for (int i = 0; i < basic; i++) {
-    ACC a = window_at (ds, n_ds, s0, i, preemph) - mean;
-    ACC b = window_at (ds, n_ds, s0, lag0 + l + i, preemph) - mean;
-    e2 += b * b;
-    ip += a * b;
-  }
+  if (preemph == 0.0f && s0 >= 0 && s0 + lag0 + l + basic <= n_ds) {
+    /* inside the signal, no pre-emphasis: window_at's samples as they
+     * are */
+    __global const float *x = ds + s0, *y = ds + s0 + lag0 + l;
+    for (int i = 0; i < basic; i++) {
+      ACC a = (ACC) x[i] - mean;
+      ACC b = (ACC) y[i] - mean;
+      e2 += b * b;
+      ip += a * b;
+    }
+  } else
+    for (int i = 0; i < basic; i++) {
+      ACC a = window_at (ds, n_ds, s0, i, preemph) - mean;
+      ACC b = window_at (ds, n_ds, s0, lag0 + l + i, preemph) - mean;
+      e2 += b * b;
+      ip += a * b;
+    }
   inner[g] = ip;
   norm[g] = e1_in[t] * e2;
 }
@@ -292,7 +303,6 @@ afet_pitch_viterbi (__global const float *nccf, int T, int S,
         }
         if (tr + bmin[b] > best)
           continue;
-        float m;
         if (j1 - j0 == 16) {
           /* a whole block as one vector (the same float operations, lag by
            * lag), its least cost, then its lowest lag of that cost */
@@ -301,24 +311,33 @@ afet_pitch_viterbi (__global const float *nccf, int T, int S,
           int16 dj = iota + (j0 - i);
           float16 v = convert_float16 (dj * dj) * factor +
               vload16 (0, prev + j0);
-          float8 m8 = fmin (v.lo, v.hi);
-          float4 m4 = fmin (m8.lo, m8.hi);
-          float2 m2 = fmin (m4.lo, m4.hi);
-          m = fmin (m2.lo, m2.hi);
-        } else {
-          m = FLT_MAX;
-          for (int j = j0; j < j1; j++)
-            m = fmin (m, AFET_PITCH_STEP (i, j));
-        }
-        if (m < best || (m == best && j0 < bj))
-          for (int j = j0; j < j1; j++)
-            if (AFET_PITCH_STEP (i, j) == m) {
-              if (m < best || j < bj) {
-                best = m;
-                bj = j;
-              }
-              break;
+          float m;
+          float8 m8 = min (v.lo, v.hi);
+          float4 m4 = min (m8.lo, m8.hi);
+          float2 m2 = min (m4.lo, m4.hi);
+          m = min (m2.lo, m2.hi);     /* no NaN here */
+          if (m < best || (m == best && j0 < bj)) {
+            /* the lowest lag of that cost: the least of the lags whose
+             * cost is m, the others 16 */
+            int16 at = select ((int16) (16), iota, v == (float16) (m));
+            int8 a8 = min (at.lo, at.hi);
+            int4 a4 = min (a8.lo, a8.hi);
+            int2 a2 = min (a4.lo, a4.hi);
+            int j = j0 + min (a2.lo, a2.hi);
+            if (m < best || j < bj) {
+              best = m;
+              bj = j;
             }
+          }
+        } else {
+          for (int j = j0; j < j1; j++) {
+            float v = AFET_PITCH_STEP (i, j);
+            if (v < best || (v == best && j < bj)) {
+              best = v;
+              bj = j;
+            }
+          }
+        }
       }
       float n = nccf[(long) t * S + i];
       float lc = (1.0f - n) + soft_min_f0 * n * lags[i];
