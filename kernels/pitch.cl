@@ -22,8 +22,8 @@
  *   the lags: each lag's best predecessor (the lowest index of the least
  *   cost), its local cost, and the forward cost less its minimum, frame
  *   after frame; backpointers into bp. The predecessors are searched by
- *   blocks of AFET_PITCH_BLOCK lags, the last frame's predecessor's block
- *   first, a block skipped when its least previous cost plus its least
+ *   blocks of AFET_PITCH_BLOCK lags, the block of the work-item's previous
+ *   lag's predecessor (or the last frame's) first, a block skipped when its least previous cost plus its least
  *   transition exceeds the best found (float's rounding is monotone, so
  *   that bound holds for the rounded costs): the same predecessor as a
  *   search of every lag, in a few blocks a lag.
@@ -273,23 +273,22 @@ afet_pitch_viterbi (__global const float *nccf, int T, int S,
     int last = 0;
     for (int i = lid; i < S; i += AFET_LSZ) {
       /* each lag's best predecessor is the lowest index of the least
-       * cost over all lags. The block of last frame's predecessor first,
+       * cost over all lags. A block likely to hold it first,
        * for a low best cost early, then the blocks outward from i: a block
        * whose bound exceeds the best cost so far holds neither a better
        * nor a tying lag, and past one whose transition alone exceeds it
        * none can (ties go to the lower index whatever the order) */
       float best = prev[i];     /* staying costs no transition */
       int bj = i;
-      int bg = (t > 0 ? bp[(long) (t - 1) * S + i] : i) / AFET_PITCH_BLOCK,
-          bi = i / AFET_PITCH_BLOCK;
-      /* the predecessor of this work-item's previous lag, where it had one
-       * (the predecessors rise with the lag: Kaldi's search starts there) */
-      int bh = i >= AFET_LSZ ? last / AFET_PITCH_BLOCK : bg;
-      for (int k = -2; k < nb; k++) {
-        /* k = -2, -1: blocks bh, bg; then bi, bi - 1, ..., 0, bi + 1, ...,
-         * nb - 1 */
-        int b = k == -2 ? bh : (k < 0 ? bg : (k <= bi ? bi - k : k));
-        if ((k == -1 && b == bh) || (k >= 0 && (b == bg || b == bh)))
+      /* the predecessor of this work-item's previous lag where it had one
+       * (the predecessors rise with the lag: Kaldi's search starts there),
+       * else last frame's */
+      int bg = (i >= AFET_LSZ ? last : t > 0 ? bp[(long) (t - 1) * S + i] :
+          i) / AFET_PITCH_BLOCK, bi = i / AFET_PITCH_BLOCK;
+      for (int k = -1; k < nb; k++) {
+        /* k = -1: block bg; then bi, bi - 1, ..., 0, bi + 1, ..., nb - 1 */
+        int b = k < 0 ? bg : (k <= bi ? bi - k : k);
+        if (k >= 0 && b == bg)
           continue;
         int j0 = b * AFET_PITCH_BLOCK, j1 = min (S, j0 + AFET_PITCH_BLOCK);
         int d = i < j0 ? j0 - i : (i >= j1 ? i - j1 + 1 : 0);
