@@ -252,6 +252,8 @@ PitchStage::init (std::shared_ptr<Device> device, const PitchConfig &c,
    * device's limit, a power of two for its reduction */
   size_t maxwg = std::max<size_t> (1, device_->info ().max_work_group_size);
   vlsz_ = 1;
+  while (viterbi_items_ > 0 && vlsz_ * 2 <= std::min (viterbi_items_, maxwg))
+    vlsz_ *= 2;                 /* a power of two for the reduction */
   /* on a CPU device a work-group runs on one core, its work-items one
    * after the other: one work-item walks the lags in order, each lag's
    * search starting from its predecessor's (measured on PoCL: the
@@ -259,8 +261,8 @@ PitchStage::init (std::shared_ptr<Device> device, const PitchConfig &c,
   cl_device_type type = 0;
   clGetDeviceInfo (device_->device (), CL_DEVICE_TYPE, sizeof type, &type,
       nullptr);
-  while (!(type & CL_DEVICE_TYPE_CPU) && vlsz_ * 2 <= std::min<size_t> (maxwg,
-          1024) && vlsz_ < (size_t) S_)
+  while (viterbi_items_ == 0 && !(type & CL_DEVICE_TYPE_CPU) &&
+      vlsz_ * 2 <= std::min<size_t> (maxwg, 1024) && vlsz_ < (size_t) S_)
     vlsz_ *= 2;
   if (device_->info ().local_mem_bytes &&
       (size_t) (2 * S_ + (S_ + 15) / 16) * sizeof (float) + vlsz_ *
@@ -360,6 +362,71 @@ PitchStage::init (std::shared_ptr<Device> device, const PitchConfig &c,
   AFET_RETURN_IF_ERROR (make_buffer (ctx, ro, lags_.size () * sizeof (float),
           lags_.data (), &lags_mem_));
   return use_queue (*device_, queue, &own_queue_, &queue_);
+}
+
+/* the Viterbi forward pass over T frames of grid NCCFs (T x S floats in
+ * nccf), then its backtrace: each frame's lag index into path */
+Status
+PitchStage::run_viterbi (cl_mem nccf, long long T, cl_mem bp, cl_mem fwd,
+    cl_mem path)
+{
+  {
+    /* Kaldi: the squared log step in a float, times the penalty in float */
+    float factor = (float) std::pow (std::log (1.0 + cfg_.delta_pitch), 2.0) *
+        cfg_.penalty_factor;
+    ArgSetter a (viterbi_.get ());
+    a (nccf) ((cl_int) T) ((cl_int) S_) (lags_mem_.get ()) (factor)
+        (cfg_.soft_min_f0) (bp) (fwd);
+    AFET_RETURN_IF_ERROR (a.status ("afet_pitch_viterbi"));
+    cl_int err = clSetKernelArg (viterbi_.get (), 8, S_ * sizeof (float), nullptr);
+    if (err == CL_SUCCESS)
+      err = clSetKernelArg (viterbi_.get (), 9, S_ * sizeof (float), nullptr);
+    /* the least previous cost of each block of 16 lags
+     * (kernels/pitch.cl's AFET_PITCH_BLOCK) */
+    if (err == CL_SUCCESS)
+      err = clSetKernelArg (viterbi_.get (), 10, (S_ + 15) / 16 *
+          sizeof (float), nullptr);
+    if (err != CL_SUCCESS)
+      return cl_fail ("afet_pitch_viterbi's local memory", err);
+    AFET_RETURN_IF_ERROR (launch (queue_, viterbi_.get (), 1, vlsz_,
+            "afet_pitch_viterbi"));
+  }
+  {
+    ArgSetter a (backtrace_.get ());
+    a (bp) (fwd) ((cl_int) T) ((cl_int) S_) (path);
+    AFET_RETURN_IF_ERROR (a.status ("afet_pitch_backtrace"));
+    AFET_RETURN_IF_ERROR (launch (queue_, backtrace_.get (), 1, 1,
+            "afet_pitch_backtrace"));
+  }
+  return Status::Ok ();
+}
+
+Status
+PitchStage::viterbi_path (const float *nccf, long long T,
+    std::vector<int> *lag)
+{
+  lag->clear ();
+  if (T <= 0)
+    return Status::Ok ();
+  cl_context ctx = device_->context ();
+  ClMem nm, bp, fwd, path;
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY |
+          CL_MEM_COPY_HOST_PTR, (size_t) T * S_ * sizeof (float),
+          (void *) nccf, &nm));
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE,
+          (size_t) T * S_ * sizeof (cl_ushort), nullptr, &bp));
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE,
+          (size_t) S_ * sizeof (float), nullptr, &fwd));
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE,
+          (size_t) T * sizeof (cl_int), nullptr, &path));
+  AFET_RETURN_IF_ERROR (run_viterbi (nm.get (), T, bp.get (), fwd.get (),
+          path.get ()));
+  lag->resize (T);
+  cl_int err = clEnqueueReadBuffer (queue_, path.get (), CL_TRUE, 0,
+      (size_t) T * sizeof (cl_int), lag->data (), 0, nullptr, nullptr);
+  if (err != CL_SUCCESS)
+    return cl_fail ("reading the lags", err);
+  return Status::Ok ();
 }
 
 Status
@@ -515,34 +582,8 @@ PitchStage::compute (const float *wave, long long n, std::vector<float> *raw,
             ((size_t) T * S_ + lsz_ - 1) / lsz_, lsz_,
             "afet_pitch_upsample_lags"));
   }
-  {
-    /* Kaldi: the squared log step in a float, times the penalty in float */
-    float factor = (float) std::pow (std::log (1.0 + c.delta_pitch), 2.0) *
-        c.penalty_factor;
-    ArgSetter a (viterbi_.get ());
-    a (nccf.get ()) ((cl_int) T) ((cl_int) S_) (lags_mem_.get ()) (factor)
-        (c.soft_min_f0) (bp.get ()) (fwd.get ());
-    AFET_RETURN_IF_ERROR (a.status ("afet_pitch_viterbi"));
-    err = clSetKernelArg (viterbi_.get (), 8, S_ * sizeof (float), nullptr);
-    if (err == CL_SUCCESS)
-      err = clSetKernelArg (viterbi_.get (), 9, S_ * sizeof (float), nullptr);
-    /* the least previous cost of each block of 16 lags
-     * (kernels/pitch.cl's AFET_PITCH_BLOCK) */
-    if (err == CL_SUCCESS)
-      err = clSetKernelArg (viterbi_.get (), 10, (S_ + 15) / 16 *
-          sizeof (float), nullptr);
-    if (err != CL_SUCCESS)
-      return cl_fail ("afet_pitch_viterbi's local memory", err);
-    AFET_RETURN_IF_ERROR (launch (queue_, viterbi_.get (), 1, vlsz_,
-            "afet_pitch_viterbi"));
-  }
-  {
-    ArgSetter a (backtrace_.get ());
-    a (bp.get ()) (fwd.get ()) ((cl_int) T) ((cl_int) S_) (path.get ());
-    AFET_RETURN_IF_ERROR (a.status ("afet_pitch_backtrace"));
-    AFET_RETURN_IF_ERROR (launch (queue_, backtrace_.get (), 1, 1,
-            "afet_pitch_backtrace"));
-  }
+  AFET_RETURN_IF_ERROR (run_viterbi (nccf.get (), T, bp.get (), fwd.get (),
+          path.get ()));
   {
     ArgSetter a (output_.get ());
     a (inner.get ()) (norm.get ()) ((cl_int) T) ((cl_int) M_)
