@@ -7,9 +7,11 @@
 # to compare) and split over every core of the host. Run from the project
 # root with .devrt, .devbuild and .kaldirt (bench/kaldi/pack-kaldi.sh)
 # carried; results under $OUT.
-#   bash bench/device/pitch.sh [JOBS] [REPEATS]
+#   bash bench/device/pitch.sh [JOBS] [REPEATS]    (default 32 2: the
+# Viterbi runs frame after frame in one work-group an utterance, so more
+# utterances at once fill more of the GPU)
 set -euo pipefail
-jobs=${1:-8} repeats=${2:-2}
+jobs=${1:-32} repeats=${2:-2}
 . .devrt/env.sh
 . .kaldirt/env.sh
 export GST_PLUGIN_PATH=$PWD/.devbuild/gst

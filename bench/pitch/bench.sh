@@ -7,8 +7,8 @@
 #          PROCS processes at once (default: every core);
 #   afet:  afet-extract --ark -p 'afetpitch process=false' with default -j,
 #          then -j JOBS.
-# Each run is the whole process (or all processes), wall clock, REPEATS
-# times, the tools taking turns in alternating order; afet's archive is
+# Each run is the whole process (or all processes), wall clock and CPU
+# time, REPEATS times, the tools taking turns in alternating order; afet's archive is
 # then checked against Kaldi's: the same keys and row counts, the fraction
 # of frames with the same lag and the NCCF where it agrees
 # (bench/pitch/agree.py).
@@ -74,25 +74,43 @@ afet () {
     -p 'afetpitch process=false' 2>> "$w/afet.log"
 }
 
+# the CPU seconds (user + system) of this shell's children between two
+# outputs of bash's times (run in this shell: a subshell has its own)
+cpu_between () {
+  python3 - "$1" "$2" <<'PY'
+import re, sys
+def total(path):
+    v = re.findall(r"(\d+)m([\d.]+)s", open(path).read().splitlines()[-1])
+    return sum(int(m) * 60 + float(s) for m, s in v)
+print("%.2f" % (total(sys.argv[2]) - total(sys.argv[1])))
+PY
+}
+# runs KEY's command: its wall seconds into runs[KEY], its CPU seconds
+# (user + system, every process) into cpus[KEY] (on a shared machine the
+# CPU time is the steadier figure)
+declare -A runs cpus
 secs () {
-  local t0 t1
+  local key=$1 t0 t1
+  shift
+  times > "$w/times0"
   t0=$(date +%s.%N)
   "$@"
   t1=$(date +%s.%N)
-  python3 -c "print('%.2f' % ($t1 - $t0))"
+  times > "$w/times1"
+  runs[$key]+="$(python3 -c "print('%.2f' % ($t1 - $t0))") "
+  cpus[$key]+="$(cpu_between "$w/times0" "$w/times1") "
 }
 
-declare -A runs
 # the tools take turns, in a different order each round (a GPU left idle
 # by the CPU tool's run clocks down)
 for ((r = 0; r < repeats; r++)); do
   if ((r % 2 == 0)); then order="kaldi1 kaldip afet afetj"; else order="afetj afet kaldip kaldi1"; fi
   for t in $order; do
     case $t in
-      kaldi1) runs[kaldi1]+="$(secs kaldi1) " ;;
-      kaldip) runs[kaldip]+="$(secs kaldip) " ;;
-      afet) runs[afet]+="$(secs afet) " ;;
-      afetj) runs[afetj]+="$(secs afet -j "$jobs") " ;;
+      kaldi1) secs kaldi1 kaldi1 ;;
+      kaldip) secs kaldip kaldip ;;
+      afet) secs afet afet ;;
+      afetj) secs afetj afet -j "$jobs" ;;
     esac
   done
 done
@@ -106,8 +124,8 @@ dev=$(command -v nvidia-smi >/dev/null &&
 echo
 echo "$files files, $(python3 -c "print('%.2f' % ($all_s / 3600))") h ($set); one Kaldi process on $k1 of them ($(python3 -c "print('%.2f' % ($one_s / 3600))") h); $(nproc) cores ($cpu), device: $dev"
 echo
-echo "| tool | audio (h) | runs (s, whole process) | best (s) | s per hour of audio | x real time |"
-echo "| --- | --: | --- | --: | --: | --: |"
+echo "| tool | audio (h) | runs (s, whole process) | best (s) | s per hour of audio | x real time | CPU s per hour of audio (best run's) |"
+echo "| --- | --: | --- | --: | --: | --: | --: |"
 for t in kaldi1 kaldip afet afetj; do
   s=$all_s
   case $t in
@@ -116,12 +134,15 @@ for t in kaldi1 kaldip afet afetj; do
     afet) name="afet-extract afetpitch process=false (default -j)" ;;
     afetj) name="afet-extract afetpitch process=false -j $jobs" ;;
   esac
-  python3 - "$name" "$s" ${runs[$t]} <<'PY'
+  python3 - "$name" "$s" "${runs[$t]}" "${cpus[$t]}" <<'PY'
 import sys
-name, s, runs = sys.argv[1], float(sys.argv[2]), [float(v) for v in sys.argv[3:]]
+name, s = sys.argv[1], float(sys.argv[2])
+runs = [float(v) for v in sys.argv[3].split()]
+cpus = [float(v) for v in sys.argv[4].split()]
 best = min(runs)
-print("| %s | %.2f | %s | %.2f | %.1f | %.0f |" % (
+cpu = cpus[runs.index(best)]
+print("| %s | %.2f | %s | %.2f | %.1f | %.0f | %.1f |" % (
     name, s / 3600, " ".join("%.2f" % v for v in runs), best,
-    best * 3600 / s, s / best))
+    best * 3600 / s, s / best, cpu * 3600 / s))
 PY
 done
