@@ -2,9 +2,10 @@
 # Kaldi's offline pitch on a corpus, afet against Kaldi's own program on the
 # same machine (docs/benchmarks.md, "Kaldi pitch"):
 #   Kaldi: compute-kaldi-pitch-feats (defaults) scp -> ark, one process
-#          (on the first KALDI1_FILES files of the list, default all, its
-#          time also given per hour of audio), and the list split over
-#          PROCS processes at once (default: every core);
+#          of one thread (OPENBLAS_NUM_THREADS=1; on the first KALDI1_FILES
+#          files of the list, default all, its time also given per hour of
+#          audio), and the list split over PROCS such processes at once
+#          (default: every core);
 #   afet:  afet-extract --ark -p 'afetpitch process=false' with default -j,
 #          then -j JOBS.
 # Each run is the whole process (or all processes), wall clock and CPU
@@ -50,9 +51,12 @@ for ((p = 0; p < procs; p++)); do
   awk -v p=$p -v n=$procs 'NR % n == p' "$w/wav.scp" > "$w/piece$p.scp"
 done
 
+# one thread a Kaldi process: its OpenBLAS would otherwise start a thread
+# a core (and spin them), and "one process" would not be one core
 kaldi_env () {
   [ -z "${KALDI_LD_LIBRARY_PATH:-}" ] ||
     export LD_LIBRARY_PATH=$KALDI_LD_LIBRARY_PATH:${LD_LIBRARY_PATH:-}
+  export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 }
 kaldi1 () {
   ( kaldi_env
