@@ -253,6 +253,53 @@ afet_pitch_upsample (__global const ACC *inner, __global const ACC *norm,
 #define AFET_PITCH_STEP(i, j) \
   ((float) (((j) - (i)) * ((j) - (i))) * factor + prev[j])
 
+/* the least cost of i's predecessors in lags j0 .. j1 - 1 (a block) into
+ * best and bj, ties to the lower lag */
+static void
+viterbi_scan_block (int i, int j0, int j1, float factor,
+    __local const float *prev, float *best_io, int *bj_io)
+{
+  float best = *best_io;
+  int bj = *bj_io;
+  if (j1 - j0 == 16) {
+    /* a whole block as one vector (the same float operations, lag by
+     * lag), its least cost, then its lowest lag of that cost */
+    const int16 iota = (int16) (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+        12, 13, 14, 15);
+    int16 dj = iota + (j0 - i);
+    float16 v = convert_float16 (dj * dj) * factor +
+        vload16 (0, prev + j0);
+    float m;
+    float8 m8 = min (v.lo, v.hi);
+    float4 m4 = min (m8.lo, m8.hi);
+    float2 m2 = min (m4.lo, m4.hi);
+    m = min (m2.lo, m2.hi);     /* no NaN here */
+    if (m < best || (m == best && j0 < bj)) {
+      /* the lowest lag of that cost: the least of the lags whose
+       * cost is m, the others 16 */
+      int16 at = select ((int16) (16), iota, v == (float16) (m));
+      int8 a8 = min (at.lo, at.hi);
+      int4 a4 = min (a8.lo, a8.hi);
+      int2 a2 = min (a4.lo, a4.hi);
+      int j = j0 + min (a2.lo, a2.hi);
+      if (m < best || j < bj) {
+        best = m;
+        bj = j;
+      }
+    }
+  } else {
+    for (int j = j0; j < j1; j++) {
+      float v = AFET_PITCH_STEP (i, j);
+      if (v < best || (v == best && j < bj)) {
+        best = v;
+        bj = j;
+      }
+    }
+  }
+  *best_io = best;
+  *bj_io = bj;
+}
+
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
 void
 afet_pitch_viterbi (__global const float *nccf, int T, int S,
@@ -285,58 +332,25 @@ afet_pitch_viterbi (__global const float *nccf, int T, int S,
        * else last frame's */
       int bg = (i >= AFET_LSZ ? last : t > 0 ? bp[(long) (t - 1) * S + i] :
           i) / AFET_PITCH_BLOCK, bi = i / AFET_PITCH_BLOCK;
-      for (int k = -1; k < nb; k++) {
-        /* k = -1: block bg; then bi, bi - 1, ..., 0, bi + 1, ..., nb - 1 */
-        int b = k < 0 ? bg : (k <= bi ? bi - k : k);
-        if (k >= 0 && b == bg)
-          continue;
+      viterbi_scan_block (i, bg * AFET_PITCH_BLOCK, min (S, (bg + 1) *
+              AFET_PITCH_BLOCK), factor, prev, &best, &bj);
+      for (int b = bi; b >= 0; b--) {
         int j0 = b * AFET_PITCH_BLOCK, j1 = min (S, j0 + AFET_PITCH_BLOCK);
-        int d = i < j0 ? j0 - i : (i >= j1 ? i - j1 + 1 : 0);
+        int d = b == bi ? 0 : i - j1 + 1;
         float tr = (float) (d * d) * factor;
-        if (k >= 0 && tr > best) {
-          if (k <= bi) {
-            k = bi;             /* none lower: on to the blocks above bi */
-            continue;
-          }
-          break;
-        }
-        if (tr + bmin[b] > best)
-          continue;
-        if (j1 - j0 == 16) {
-          /* a whole block as one vector (the same float operations, lag by
-           * lag), its least cost, then its lowest lag of that cost */
-          const int16 iota = (int16) (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
-              12, 13, 14, 15);
-          int16 dj = iota + (j0 - i);
-          float16 v = convert_float16 (dj * dj) * factor +
-              vload16 (0, prev + j0);
-          float m;
-          float8 m8 = min (v.lo, v.hi);
-          float4 m4 = min (m8.lo, m8.hi);
-          float2 m2 = min (m4.lo, m4.hi);
-          m = min (m2.lo, m2.hi);     /* no NaN here */
-          if (m < best || (m == best && j0 < bj)) {
-            /* the lowest lag of that cost: the least of the lags whose
-             * cost is m, the others 16 */
-            int16 at = select ((int16) (16), iota, v == (float16) (m));
-            int8 a8 = min (at.lo, at.hi);
-            int4 a4 = min (a8.lo, a8.hi);
-            int2 a2 = min (a4.lo, a4.hi);
-            int j = j0 + min (a2.lo, a2.hi);
-            if (m < best || j < bj) {
-              best = m;
-              bj = j;
-            }
-          }
-        } else {
-          for (int j = j0; j < j1; j++) {
-            float v = AFET_PITCH_STEP (i, j);
-            if (v < best || (v == best && j < bj)) {
-              best = v;
-              bj = j;
-            }
-          }
-        }
+        if (tr > best)
+          break;                /* none lower can */
+        if (b != bg && tr + bmin[b] <= best)
+          viterbi_scan_block (i, j0, j1, factor, prev, &best, &bj);
+      }
+      for (int b = bi + 1; b < nb; b++) {
+        int j0 = b * AFET_PITCH_BLOCK, j1 = min (S, j0 + AFET_PITCH_BLOCK);
+        int d = j0 - i;
+        float tr = (float) (d * d) * factor;
+        if (tr > best)
+          break;                /* none higher can */
+        if (b != bg && tr + bmin[b] <= best)
+          viterbi_scan_block (i, j0, j1, factor, prev, &best, &bj);
       }
       float n = nccf[(long) t * S + i];
       float lc = (1.0f - n) + soft_min_f0 * n * lags[i];
