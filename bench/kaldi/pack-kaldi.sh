@@ -1,7 +1,7 @@
 #!/bin/bash
-# Carries Kaldi's five front-end programs to the GPU machine for
-# bench/kaldi/chain.sh: the binaries of a Kaldi build (stripped) and the
-# Debian packages of the libraries they load (OpenBLAS, gfortran), in
+# Carries Kaldi's front-end and pitch programs to the GPU machine for
+# bench/kaldi/chain.sh and bench/pitch/bench.sh: the binaries of a Kaldi
+# build (stripped) and the Debian packages of the libraries they load (OpenBLAS, gfortran), in
 # .kaldirt/ (git-ignored); there, `. .kaldirt/env.sh` unpacks them and sets
 # KALDI_BIN and LD_LIBRARY_PATH. Nothing of Kaldi is committed.
 #   bash bench/kaldi/pack-kaldi.sh KALDI_BIN
@@ -12,7 +12,9 @@ grep -qx '/.kaldirt/' .git/info/exclude 2>/dev/null ||
   echo '/.kaldirt/' >> "$(git rev-parse --git-common-dir)/info/exclude"
 rm -rf .kaldirt
 mkdir -p .kaldirt/bin
-for p in compute-mfcc-feats add-deltas splice-feats transform-feats copy-feats; do
+for p in compute-mfcc-feats add-deltas splice-feats transform-feats copy-feats \
+    compute-kaldi-pitch-feats process-kaldi-pitch-feats \
+    compute-and-process-kaldi-pitch-feats paste-feats; do
   cp "$kb/$p" .kaldirt/bin/
   strip --strip-unneeded .kaldirt/bin/$p
 done

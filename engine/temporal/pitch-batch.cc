@@ -29,17 +29,18 @@ struct PitchViterbiCombiner::Request
 Status
 PitchViterbiCombiner::get (const std::shared_ptr<Device> &device,
     const std::vector<float> &lags, float factor, float soft_min_f0,
-    size_t vlsz, std::shared_ptr<PitchViterbiCombiner> *out)
+    size_t vlsz, const std::string &options,
+    std::shared_ptr<PitchViterbiCombiner> *out)
 {
-  /* the key: the grid and the costs, bit for bit */
+  /* the key: the grid and the costs, bit for bit, and the program */
   std::string key ((const char *) lags.data (), lags.size () * sizeof (float));
   key.append ((const char *) &factor, sizeof factor);
   key.append ((const char *) &soft_min_f0, sizeof soft_min_f0);
   static std::mutex registry_lock;
-  static std::map<std::tuple<Device *, std::string, size_t>,
+  static std::map<std::tuple<Device *, std::string, size_t, std::string>,
       std::weak_ptr<PitchViterbiCombiner>> registry;
   std::lock_guard<std::mutex> guard (registry_lock);
-  auto k = std::make_tuple (device.get (), key, vlsz);
+  auto k = std::make_tuple (device.get (), key, vlsz, options);
   auto found = registry.find (k);
   if (found != registry.end () && (*out = found->second.lock ()))
     return Status::Ok ();
@@ -50,11 +51,11 @@ PitchViterbiCombiner::get (const std::shared_ptr<Device> &device,
   c->soft_min_f0_ = soft_min_f0;
   c->vlsz_ = vlsz;
   AFET_RETURN_IF_ERROR (device->create_queue (&c->queue_));
-  const std::string opts = "-DAFET_LSZ=" + std::to_string (vlsz);
   AFET_RETURN_IF_ERROR (make_kernel (*device, "pitch", kernels::pitch,
-          kernels::pitch_sha256, opts, "afet_pitch_viterbi", &c->viterbi_));
+          kernels::pitch_sha256, options, "afet_pitch_viterbi",
+          &c->viterbi_));
   AFET_RETURN_IF_ERROR (make_kernel (*device, "pitch", kernels::pitch,
-          kernels::pitch_sha256, opts, "afet_pitch_backtrace",
+          kernels::pitch_sha256, options, "afet_pitch_backtrace",
           &c->backtrace_));
   AFET_RETURN_IF_ERROR (make_buffer (device->context (), CL_MEM_READ_ONLY |
           CL_MEM_COPY_HOST_PTR, lags.size () * sizeof (float), lags.data (),
@@ -197,6 +198,11 @@ PitchViterbiCombiner::launch_group (const std::vector<Request *> &group)
     err = clSetKernelArg (viterbi_.get (), 8, S_ * sizeof (float), nullptr);
     if (err == CL_SUCCESS)
       err = clSetKernelArg (viterbi_.get (), 9, S_ * sizeof (float), nullptr);
+    /* the least previous cost of each block of 16 lags
+     * (kernels/pitch.cl's AFET_PITCH_BLOCK) */
+    if (err == CL_SUCCESS)
+      err = clSetKernelArg (viterbi_.get (), 10, (S_ + 15) / 16 *
+          sizeof (float), nullptr);
     if (err != CL_SUCCESS)
       return cl_fail ("afet_pitch_viterbi's local memory", err);
     AFET_RETURN_IF_ERROR (afet::launch (q, viterbi_.get (), n, vlsz_,

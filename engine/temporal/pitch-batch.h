@@ -40,10 +40,12 @@ class PitchViterbiCombiner
 public:
   /* The process' combiner for the device, this lag grid (seconds) and
    * these costs (Kaldi's inter-frame factor, soft-min-f0), made on first
-   * use; its kernels with work-groups of vlsz. */
+   * use; its kernels with work-groups of vlsz, from the pitch program
+   * built with options (the stages' own, AFET_LSZ = vlsz). */
   static Status get (const std::shared_ptr<Device> &device,
       const std::vector<float> &lags, float factor, float soft_min_f0,
-      size_t vlsz, std::shared_ptr<PitchViterbiCombiner> *out);
+      size_t vlsz, const std::string &options,
+      std::shared_ptr<PitchViterbiCombiner> *out);
 
   /* Most a leader waits for entered utterances to reach run (). */
   static constexpr int kGatherMs = 250;

@@ -259,10 +259,21 @@ PitchStage::init (std::shared_ptr<Device> device, const PitchConfig &c,
    * device's limit, a power of two for its reduction */
   size_t maxwg = std::max<size_t> (1, device_->info ().max_work_group_size);
   vlsz_ = 1;
-  while (vlsz_ * 2 <= std::min<size_t> (maxwg, 1024) && vlsz_ < (size_t) S_)
+  while (viterbi_items_ > 0 && vlsz_ * 2 <= std::min (viterbi_items_, maxwg))
+    vlsz_ *= 2;                 /* a power of two for the reduction */
+  /* on a CPU device a work-group runs on one core, its work-items one
+   * after the other: one work-item walks the lags in order, each lag's
+   * search starting from its predecessor's (measured on PoCL: the
+   * Viterbi in two thirds of the time) */
+  cl_device_type type = 0;
+  clGetDeviceInfo (device_->device (), CL_DEVICE_TYPE, sizeof type, &type,
+      nullptr);
+  while (viterbi_items_ == 0 && !(type & CL_DEVICE_TYPE_CPU) &&
+      vlsz_ * 2 <= std::min<size_t> (maxwg, 1024) && vlsz_ < (size_t) S_)
     vlsz_ *= 2;
   if (device_->info ().local_mem_bytes &&
-      (size_t) S_ * 2 * sizeof (float) + vlsz_ * sizeof (float) >
+      (size_t) (2 * S_ + (S_ + 15) / 16) * sizeof (float) + vlsz_ *
+      sizeof (float) >
       device_->info ().local_mem_bytes)
     return Status (Status::BAD_CONFIG, "the lag grid does not fit the "
         "device's local memory: raise min-f0 or delta-pitch");
@@ -277,11 +288,21 @@ PitchStage::init (std::shared_ptr<Device> device, const PitchConfig &c,
     AFET_RETURN_IF_ERROR (make_kernel (*device_, "pitch", kernels::pitch,
             kernels::pitch_sha256, opts + std::to_string (lsz_), names[i],
             kernels[i]));
+  const char *offline_names[] = { "afet_pitch_frame_stats",
+    "afet_pitch_nccf_lags", "afet_pitch_normalize", "afet_pitch_upsample_lags"
+  };
+  ClKernel *offline_kernels[] = { &frame_stats_, &nccf_lags_, &normalize_,
+    &upsample_lags_
+  };
+  for (int i = 0; i < 4; i++)
+    AFET_RETURN_IF_ERROR (make_kernel (*device_, "pitch", kernels::pitch,
+            kernels::pitch_sha256, opts + std::to_string (lsz_),
+            offline_names[i], offline_kernels[i]));
   /* Kaldi: the squared log step in a float, times the penalty in float */
   float factor = (float) std::pow (std::log (1.0 + c.delta_pitch), 2.0) *
       c.penalty_factor;
   AFET_RETURN_IF_ERROR (PitchViterbiCombiner::get (device_, lags_, factor,
-          c.soft_min_f0, vlsz_, &viterbi_));
+          c.soft_min_f0, vlsz_, opts + std::to_string (vlsz_), &viterbi_));
 
   /* the resampling filter's phases */
   int rin = (int) c.samp_freq, rout = (int) c.resample_freq;
@@ -350,6 +371,40 @@ PitchStage::init (std::shared_ptr<Device> device, const PitchConfig &c,
   AFET_RETURN_IF_ERROR (make_buffer (ctx, ro, lags_.size () * sizeof (float),
           lags_.data (), &lags_mem_));
   return use_queue (*device_, queue, &own_queue_, &queue_);
+}
+
+/* the Viterbi forward pass over T frames of grid NCCFs (T x S floats in
+ * nccf), then its backtrace: each frame's lag index into path */
+/* The Viterbi and backtrace of T frames of NCCF through the device's
+ * combiner, for a caller outside compute () */
+Status
+PitchStage::run_viterbi (cl_mem nccf, long long T, cl_mem path)
+{
+  viterbi_->enter ();
+  return viterbi_->run (nccf, T, path, nullptr);
+}
+
+Status
+PitchStage::viterbi_path (const float *nccf, long long T,
+    std::vector<int> *lag)
+{
+  lag->clear ();
+  if (T <= 0)
+    return Status::Ok ();
+  cl_context ctx = device_->context ();
+  ClMem nm, path;
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY |
+          CL_MEM_COPY_HOST_PTR, (size_t) T * S_ * sizeof (float),
+          (void *) nccf, &nm));
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE,
+          (size_t) T * sizeof (cl_int), nullptr, &path));
+  AFET_RETURN_IF_ERROR (run_viterbi (nm.get (), T, path.get ()));
+  lag->resize (T);
+  cl_int err = clEnqueueReadBuffer (queue_, path.get (), CL_TRUE, 0,
+      (size_t) T * sizeof (cl_int), lag->data (), 0, nullptr, nullptr);
+  if (err != CL_SUCCESS)
+    return cl_fail ("reading the lags", err);
+  return Status::Ok ();
 }
 
 Status
@@ -466,24 +521,50 @@ PitchStage::compute (const float *wave, long long n, std::vector<float> *raw,
   AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE,
           (size_t) T * 2 * sizeof (float), nullptr, &out));
 
+  ClMem fmean, fe1, nv;
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE, (size_t) T * acc,
+          nullptr, &fmean));
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE, (size_t) T * acc,
+          nullptr, &fe1));
+  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE,
+          (size_t) T * M_ * acc, nullptr, &nv));
   {
-    ArgSetter a (nccf_.get ());
-    a (ds.get ()) ((cl_long) n2) (startm.get ()) ((cl_int) T) ((cl_int) M_)
-        ((cl_int) basic_) ((cl_int) lag0_) (c.preemph_coeff) (inner.get ())
-        (norm.get ());
-    AFET_RETURN_IF_ERROR (a.status ("afet_pitch_nccf"));
-    AFET_RETURN_IF_ERROR (launch (queue_, nccf_.get (),
-            ((size_t) T * M_ + lsz_ - 1) / lsz_, lsz_, "afet_pitch_nccf"));
+    ArgSetter a (frame_stats_.get ());
+    a (ds.get ()) ((cl_long) n2) (startm.get ()) ((cl_int) T)
+        ((cl_int) basic_) (c.preemph_coeff) (fmean.get ()) (fe1.get ());
+    AFET_RETURN_IF_ERROR (a.status ("afet_pitch_frame_stats"));
+    AFET_RETURN_IF_ERROR (launch (queue_, frame_stats_.get (),
+            (T + lsz_ - 1) / lsz_, lsz_, "afet_pitch_frame_stats"));
   }
   {
-    ArgSetter a (upsample_.get ());
-    a (inner.get ()) (norm.get ()) ((cl_int) T) ((cl_int) M_) ((cl_int) S_)
+    ArgSetter a (nccf_lags_.get ());
+    a (ds.get ()) ((cl_long) n2) (startm.get ()) ((cl_int) T) ((cl_int) M_)
+        ((cl_int) basic_) ((cl_int) lag0_) (c.preemph_coeff) (fmean.get ())
+        (fe1.get ()) (inner.get ()) (norm.get ());
+    AFET_RETURN_IF_ERROR (a.status ("afet_pitch_nccf_lags"));
+    AFET_RETURN_IF_ERROR (launch (queue_, nccf_lags_.get (),
+            ((size_t) T * M_ + lsz_ - 1) / lsz_, lsz_,
+            "afet_pitch_nccf_lags"));
+  }
+  {
+    ArgSetter a (normalize_.get ());
+    a (inner.get ()) (norm.get ()) ((cl_int) T) ((cl_int) M_) (bal.get ())
+        (nv.get ());
+    AFET_RETURN_IF_ERROR (a.status ("afet_pitch_normalize"));
+    AFET_RETURN_IF_ERROR (launch (queue_, normalize_.get (),
+            ((size_t) T * M_ + lsz_ - 1) / lsz_, lsz_,
+            "afet_pitch_normalize"));
+  }
+  {
+    ArgSetter a (upsample_lags_.get ());
+    a (nv.get ()) (norm.get ()) ((cl_int) T) ((cl_int) M_) ((cl_int) S_)
         (up_first_.get ()) (up_n_.get ()) (up_w_.get ()) ((cl_int) up_taps_)
-        (bal.get ()) (oldb.get ()) (new_ballast) ((cl_int) (rescale ? 1 : 0))
+        (oldb.get ()) (new_ballast) ((cl_int) (rescale ? 1 : 0))
         (nccf.get ());
-    AFET_RETURN_IF_ERROR (a.status ("afet_pitch_upsample"));
-    AFET_RETURN_IF_ERROR (launch (queue_, upsample_.get (),
-            ((size_t) T * S_ + lsz_ - 1) / lsz_, lsz_, "afet_pitch_upsample"));
+    AFET_RETURN_IF_ERROR (a.status ("afet_pitch_upsample_lags"));
+    AFET_RETURN_IF_ERROR (launch (queue_, upsample_lags_.get (),
+            ((size_t) T * S_ + lsz_ - 1) / lsz_, lsz_,
+            "afet_pitch_upsample_lags"));
   }
   /* the Viterbi and backtrace: with the device's other utterances ready
    * now, once the NCCF is complete */

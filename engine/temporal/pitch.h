@@ -118,6 +118,16 @@ public:
   Status compute (const float *wave, long long n, std::vector<float> *raw,
       std::vector<int> *lag = nullptr);
 
+  /* The Viterbi search and backtrace alone, as compute () runs them: T
+   * frames of NCCF on the lag grid (T x n_lags () floats) to each frame's
+   * lag index (tests/engine/test_pitch.cc checks it against a search of
+   * every lag). */
+  Status viterbi_path (const float *nccf, long long T, std::vector<int> *lag);
+
+  /* The Viterbi's work-group size (0, the default: one work-item on a CPU
+   * device, up to the lag count on others); set before init (). */
+  void set_viterbi_work_items (size_t n) { viterbi_items_ = n; }
+
   int n_lags () const { return S_; }
   const PitchConfig &config () const { return cfg_; }
   /* whether the last compute ()'s Viterbi launch served other utterances
@@ -150,9 +160,14 @@ private:
   ClQueue own_queue_;
   cl_command_queue queue_ = nullptr;
   ClKernel resample_, nccf_, upsample_, output_;
+  /* the offline path's NCCF (kernels/pitch.cl: the same values as nccf_
+   * and upsample_ with less repeated work) */
+  ClKernel frame_stats_, nccf_lags_, normalize_, upsample_lags_;
   /* the Viterbi and backtrace, shared with the device's other streams */
   std::shared_ptr<PitchViterbiCombiner> viterbi_;
   size_t lsz_ = 64, vlsz_ = 64;
+  size_t viterbi_items_ = 0;
+  Status run_viterbi (cl_mem nccf, long long T, cl_mem path);
   bool fp64_ = false;
   bool combined_ = false;
   int S_ = 0, M_ = 0, lag0_ = 0, lag1_ = 0, basic_ = 0, shift_ = 0;

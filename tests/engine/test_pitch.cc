@@ -1,0 +1,156 @@
+/* The pitch stage's Viterbi search (engine/temporal/pitch.h) against a
+ * search of every lag on the host, for one work-item and for a work-group.
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+/* The device searches each lag's predecessor by blocks of lags with a bound
+ * (kernels/pitch.cl); this checks that it picks what a search of every lag
+ * picks (the lowest index of the least float cost, Kaldi's arithmetic) on
+ * NCCFs made to stress the bound: all equal (every cost ties), a few
+ * values (many ties), random, smooth tracks that jump, and the extremes
+ * -1 and 1. */
+
+#include "enginecheck.h"
+#include "pitch.h"
+
+#include <cfloat>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+using enginecheck::check;
+
+/* the host's Viterbi: every predecessor of every lag, float, Kaldi's order
+ * of operations */
+static std::vector<int>
+viterbi_every_lag (const afet::PitchConfig &c, const std::vector<float> &
+    nccf, int T)
+{
+  std::vector<float> lags = afet::pitch_lags (c);
+  int S = (int) lags.size ();
+  volatile float factor = (float) std::pow (std::log (1.0 + c.delta_pitch),
+      2.0) * c.penalty_factor;
+  std::vector<float> prev (S, 0.0f), cur (S);
+  std::vector<unsigned short> bp ((size_t) T * S);
+  for (int t = 0; t < T; t++) {
+    float lo = FLT_MAX;
+    for (int i = 0; i < S; i++) {
+      float best = FLT_MAX;
+      int bj = 0;
+      for (int j = 0; j < S; j++) {
+        volatile float tr = (float) ((j - i) * (j - i)) * factor;
+        float v = tr + prev[j];
+        if (v < best) {
+          best = v;
+          bj = j;
+        }
+      }
+      float n = nccf[(size_t) t * S + i];
+      volatile float m = c.soft_min_f0 * n;
+      volatile float w = m * lags[i];
+      volatile float lc = (1.0f - n) + w;
+      best += lc;
+      cur[i] = best;
+      bp[(size_t) t * S + i] = (unsigned short) bj;
+      lo = std::min (lo, best);
+    }
+    for (int i = 0; i < S; i++)
+      prev[i] = cur[i] - lo;
+  }
+  std::vector<int> path (T);
+  int s = 0;
+  for (int i = 1; i < S; i++)
+    if (prev[i] < prev[s])
+      s = i;
+  for (int t = T - 1; t >= 0; t--) {
+    path[t] = s;
+    s = bp[(size_t) t * S + s];
+  }
+  return path;
+}
+
+/* T frames of S NCCFs of one kind */
+static std::vector<float>
+make_nccf (int kind, int T, int S, std::mt19937 & gen)
+{
+  std::vector<float> v ((size_t) T * S);
+  std::uniform_real_distribution<float> u (-1.0f, 1.0f);
+  int track = S / 2;
+  for (int t = 0; t < T; t++) {
+    if (kind == 3 && gen () % 40 == 0)
+      track = (int) (gen () % S);       /* a jump */
+    else if (kind == 3)
+      track = std::max (0, std::min (S - 1, track + (int) (gen () % 5) - 2));
+    for (int i = 0; i < S; i++) {
+      float &x = v[(size_t) t * S + i];
+      switch (kind) {
+        case 0:                /* silence: every cost ties */
+          x = 0.0f;
+          break;
+        case 1:                /* a few values: many ties */
+          x = (float) (gen () % 3) * 0.25f;
+          break;
+        case 2:
+          x = u (gen);
+          break;
+        case 3:                /* a voiced track with its octaves */
+          x = 0.9f * std::exp (-0.02f * (i - track) * (i - track)) +
+              0.5f * std::exp (-0.02f * (i - track / 2) * (i - track / 2)) +
+              0.05f * u (gen);
+          break;
+        default:               /* the extremes */
+          x = gen () % 2 ? 1.0f : -1.0f;
+      }
+    }
+  }
+  return v;
+}
+
+int
+main ()
+{
+  std::shared_ptr<afet::Device> device;
+  afet::Status st = afet::acquire_device ("auto", &device);
+  if (!st.ok ()) {
+    std::printf ("no OpenCL device: %s\n", st.message ().c_str ());
+    return 77;
+  }
+  const char *kinds[] = { "all zero", "three values", "random",
+    "tracks with jumps", "-1 and 1"
+  };
+  afet::PitchConfig c;
+  for (int rate : { 16000, 8000 }) {
+    /* the lag grid is the same at any rate; the stage's tables are not */
+    c.samp_freq = (float) rate;
+    /* one work-item (a CPU device's default) and work-groups of 64 and
+     * 512 (a GPU's): the search differs, the predecessors must not */
+    for (size_t items : { (size_t) 1, (size_t) 64, (size_t) 512 }) {
+      afet::PitchStage stage;
+      stage.set_viterbi_work_items (items);
+      st = stage.init (device, c);
+      check (st.ok (), "init, " + std::to_string (items) + " work-items" +
+          (st.ok () ? std::string () : ": " + st.message ()));
+      if (!st.ok ())
+        continue;
+      int S = stage.n_lags ();
+      std::mt19937 gen (20261128);
+      for (int k = 0; k < 5; k++) {
+        int T = 300;
+        std::vector<float> nccf = make_nccf (k, T, S, gen);
+        std::vector<int> got;
+        st = stage.viterbi_path (nccf.data (), T, &got);
+        std::vector<int> want = viterbi_every_lag (c, nccf, T);
+        int same = 0;
+        for (int t = 0; t < T && st.ok () && (int) got.size () == T; t++)
+          same += got[t] == want[t];
+        check (st.ok () && same == T, std::string (kinds[k]) + ", " +
+            std::to_string (items) + " work-items: the lags of a search of "
+            "every lag on " + std::to_string (same) + " of " +
+            std::to_string (T) + " frames");
+      }
+    }
+  }
+  return enginecheck::finish ();
+}
