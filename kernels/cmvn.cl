@@ -242,7 +242,16 @@ afet_sliding_run (__global const float *rows, uint row_stride, afet_view v,
   win[1] = le;
   win[2] = g - 1;
 }
+/* on CPU devices (AFET_SLIDING_INCREMENTAL, engine/temporal/cmvn.cc): a
+ * work-item a column walking a block's frames in order costs little there,
+ * where every value reading its whole span costs the most of a live
+ * stream's CPU; a GPU keeps a work-item a value (the serial walk of a
+ * 16k-frame block on one GPU thread took 5x the whole chain's time) */
+#ifdef AFET_SLIDING_INCREMENTAL
 #define AFET_SLIDING_RUNS(mode, m) ((m) && ((mode) == 1 || (mode) == 2))
+#else
+#define AFET_SLIDING_RUNS(mode, m) 0
+#endif
 #else
 #define AFET_SLIDING_RUNS(mode, m) 0
 #endif

@@ -127,6 +127,10 @@ CmvnStage::init_kernels ()
               (size_t) cfg.dims * 4 * sizeof (float), nullptr, &stats_));
       break;
     case CmvnScope::SLIDING:
+      /* the span's sums kept from frame to frame on CPU devices, every
+       * value from its whole span on GPUs (kernels/cmvn.cl) */
+      if (device_->info ().is_cpu)
+        extra_options_ = " -DAFET_SLIDING_INCREMENTAL";
       AFET_RETURN_IF_ERROR (make_kernels ("cmvn", kernels::cmvn,
               kernels::cmvn_sha256, "afet_cmvn_sliding"));
       AFET_RETURN_IF_ERROR (fit_sliding (1));

@@ -64,7 +64,7 @@ ContextStage::init_device (std::shared_ptr<Device> device,
 std::string
 ContextStage::build_options () const
 {
-  return "-DAFET_LSZ=" + std::to_string (lsz_);
+  return "-DAFET_LSZ=" + std::to_string (lsz_) + extra_options_;
 }
 
 }  /* namespace afet */

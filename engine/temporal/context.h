@@ -76,6 +76,8 @@ protected:
   Status init_device (std::shared_ptr<Device> device, cl_command_queue queue);
   /* The build options of the context and CMVN programs. */
   std::string build_options () const;
+  /* more -D options for this stage's kernels (set before make_kernels) */
+  std::string extra_options_;
   /* The stage's kernel over a block (name) and over lanes (name_lanes):
    * their arguments are the rows' (block: rows, row stride, first row,
    * total, first output, n; lanes: rows, row stride, ring, desc, n), then
