@@ -41,7 +41,8 @@
  * The output caps are `kind=user` (statics = dims, no c0 or energy index,
  * delta-order 0) with a `blocks` field listing each input's kind and
  * columns, in order (`mfcc:13,pitch:3`; an input with `pitch-columns` is
- * `pitch`, and passes that field on; an input with `blocks` gives its
+ * `pitch`, and passes that field, pitch-pass and pitch-frames-per-chunk
+ * on; an input with `blocks` gives its
  * blocks), so that a consumer can refuse another layout (docs/caps.md).
  * The analysis fields are sink_0's. Normalised inputs are refused:
  * normalise the joined stream, as Kaldi's recipes apply CMVN after
@@ -214,6 +215,7 @@ negotiate (GstAfetPaste * self)
   gint dims = 0;
   std::string blocks;
   const gchar *pitch_columns = nullptr;
+  const GstStructure *pitch_s = nullptr;
   AfetFeaturesPreset preset = first->info.preset;
   AfetFeaturesWindow window = first->info.window;
   for (auto & kv:p->pads) {
@@ -246,8 +248,10 @@ negotiate (GstAfetPaste * self)
               "can name one.", GST_PAD_NAME (ps->pad)), (nullptr));
       return FALSE;
     }
-    if (pc)
+    if (pc) {
       pitch_columns = pc;
+      pitch_s = s;
+    }
     if (b.preset != preset)
       preset = AFET_FEATURES_PRESET_NONE;
     if (b.window != window)
@@ -267,9 +271,13 @@ negotiate (GstAfetPaste * self)
   afet_features_copy_analysis (s, gst_caps_get_structure (first->caps, 0));
   gst_structure_set (s, AFET_FEATURES_BLOCKS_FIELD, G_TYPE_STRING,
       blocks.c_str (), nullptr);
-  if (pitch_columns)
-    gst_structure_set (s, "pitch-columns", G_TYPE_STRING, pitch_columns,
-        nullptr);
+  /* the pitch input's own fields (docs/caps.md): its columns, and which
+   * of Kaldi's outputs its frames are */
+  if (pitch_s)
+    for (const char *f : { "pitch-columns", "pitch-pass",
+            "pitch-frames-per-chunk" })
+      if (const GValue * v = gst_structure_get_value (pitch_s, f))
+        gst_structure_set_value (s, f, v);
   GST_DEBUG_OBJECT (self, "output caps %" GST_PTR_FORMAT, caps);
   /* asked first: a refused sticky caps event would only show as a
    * not-negotiated push */

@@ -32,7 +32,8 @@
 #define CAPS_B "application/x-afet-features, format=F32LE, kind=user, " \
     "dims=3, rate=16000, frame-length=400, frame-shift=160, " \
     "framerate=100/1, statics=3, preset=kaldi, " \
-    "pitch-columns=(string)\"pov,normalized-log-pitch,delta-pitch\""
+    "pitch-columns=(string)\"pov,normalized-log-pitch,delta-pitch\", " \
+    "pitch-pass=(string)first-pass, pitch-frames-per-chunk=(int)10"
 #define DA 5
 #define DB 3
 
@@ -186,6 +187,12 @@ GST_START_TEST (test_random_splits)
         "mfcc:5,pitch:3");
     fail_unless_equals_string (gst_structure_get_string (s, "pitch-columns"),
         "pov,normalized-log-pitch,delta-pitch");
+    /* which of Kaldi's outputs the pitch frames are, passed on too */
+    fail_unless_equals_string (gst_structure_get_string (s, "pitch-pass"),
+        "first-pass");
+    gint fpc = -1;
+    fail_unless (gst_structure_get_int (s, "pitch-frames-per-chunk", &fpc) &&
+        fpc == 10);
     fail_unless_equals_string (gst_structure_get_string (s, "kind"), "user");
     fail_unless_equals_string (gst_structure_get_string (s, "preset"),
         "kaldi");
