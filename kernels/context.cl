@@ -56,6 +56,57 @@ afet_d3 (__global const float *b, uint rs, afet_view v, long t, uint c,
   return acc / anorm;
 }
 
+#ifdef AFET_DELTA_REGISTERS
+/* CPU devices (AFET_DELTA_REGISTERS, engine/temporal/delta.cc): a frame far
+ * enough from the stream's ends that no index clamps has its dynamics from
+ * the 2 W + 1 values around it read once (W = nd + (order - 1) na), with
+ * the same float operations in the same order as afet_d1/2/3, so the same
+ * values bit for bit; the accelerations otherwise read every value four
+ * times or more through afet_in (a third of a short file's instructions on
+ * PoCL). */
+#define AFET_DELTA_MAX_W 16
+static bool
+afet_delta_frame_interior (__global const float *b, uint rs, afet_view v,
+    long g, uint c, uint statics, int order, int nd, float dnorm, int na,
+    float anorm, __global float *o)
+{
+  int W = nd + (order - 1) * na;
+  if (order < 2 || W > AFET_DELTA_MAX_W || g - W < 0 ||
+      (v.total >= 0 && g + W > v.total - 1))
+    return false;
+  float x[2 * AFET_DELTA_MAX_W + 1];
+  for (int i = -W; i <= W; i++)
+    x[W + i] = b[afet_row_of (v, g + i) * rs + c];
+  /* d1 of frames g - (order - 1) na .. g + (order - 1) na, then d2 of
+   * g - (order - 2) na .., then d3 of g */
+  float d1[2 * AFET_DELTA_MAX_W + 1], d2[2 * AFET_DELTA_MAX_W + 1];
+  int r1 = (order - 1) * na;
+  for (int u = -r1; u <= r1; u++) {
+    float acc = 0.0f;
+    for (int k = 1; k <= nd; k++)
+      acc += k * (x[W + u + k] - x[W + u - k]);
+    d1[r1 + u] = acc / dnorm;
+  }
+  int r2 = (order - 2) * na;
+  for (int u = -r2; u <= r2; u++) {
+    float acc = 0.0f;
+    for (int k = 1; k <= na; k++)
+      acc += k * (d1[r1 + u + k] - d1[r1 + u - k]);
+    d2[r2 + u] = acc / anorm;
+  }
+  o[c] = x[W];
+  o[statics + c] = d1[r1];
+  o[2 * statics + c] = d2[r2];
+  if (order >= 3) {
+    float acc = 0.0f;
+    for (int k = 1; k <= na; k++)
+      acc += k * (d2[r2 + k] - d2[r2 - k]);
+    o[3 * statics + c] = acc / anorm;
+  }
+  return true;
+}
+#endif
+
 /* column c of every block of output frame g into o: statics, then order
  * blocks of dynamics, statics wide each */
 static void
@@ -63,6 +114,11 @@ afet_delta_frame (__global const float *b, uint rs, afet_view v, long g,
     uint c, uint statics, int order, int nd, float dnorm, int na, float anorm,
     __global float *o)
 {
+#ifdef AFET_DELTA_REGISTERS
+  if (afet_delta_frame_interior (b, rs, v, g, c, statics, order, nd, dnorm,
+          na, anorm, o))
+    return;
+#endif
   o[c] = afet_in (b, rs, v, g, c);
   o[statics + c] = afet_d1 (b, rs, v, g, c, nd, dnorm);
   if (order >= 2)

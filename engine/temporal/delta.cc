@@ -69,6 +69,10 @@ DeltaStage::init_kernels ()
     return make_kernels ("context", kernels::context,
         kernels::context_sha256, "afet_kaldi_delta");
   }
+  /* a frame's values read once into registers on CPU devices
+   * (kernels/context.cl: AFET_DELTA_REGISTERS) */
+  if (device_->info ().is_cpu)
+    extra_options_ = " -DAFET_DELTA_REGISTERS";
   return make_kernels ("context", kernels::context, kernels::context_sha256,
       "afet_delta");
 }
