@@ -136,10 +136,18 @@ main (int argc, char **argv)
   /* the start-up's parts, for the summary */
   const gint64 t_main = g_get_monotonic_time ();
   Options o;
-  gchar *chain = nullptr, *config = nullptr, *scp = nullptr,
-      *out_dir = nullptr, *wav_scp = nullptr, *segments = nullptr,
-      *ark = nullptr, *format = nullptr, *device = nullptr, *shard = nullptr;
-  gchar **pastes = nullptr;
+  /* the options' strings, freed on every return (usage errors too) */
+  g_autofree gchar *chain = nullptr;
+  g_autofree gchar *config = nullptr;
+  g_autofree gchar *scp = nullptr;
+  g_autofree gchar *out_dir = nullptr;
+  g_autofree gchar *wav_scp = nullptr;
+  g_autofree gchar *segments = nullptr;
+  g_autofree gchar *ark = nullptr;
+  g_autofree gchar *format = nullptr;
+  g_autofree gchar *device = nullptr;
+  g_autofree gchar *shard = nullptr;
+  g_auto (GStrv) pastes = nullptr;
   gint jobs = o.jobs, rate = 0, paste_tolerance = 2;
   gdouble max_overshoot = o.max_overshoot;
   gboolean skip = FALSE, quiet = FALSE, progress = FALSE, print = FALSE,
@@ -263,6 +271,8 @@ main (int argc, char **argv)
   GError *err = nullptr;
   if (!g_option_context_parse (ctx, &argc, &argv, &err)) {
     g_printerr ("afet-extract: %s (try --help)\n", err->message);
+    g_error_free (err);
+    g_option_context_free (ctx);
     return 2;
   }
   g_option_context_free (ctx);
@@ -311,7 +321,6 @@ main (int argc, char **argv)
       v.push_back (*c);
     }
     o.chain = paste_chain (o.chain, v, paste_tolerance);
-    g_strfreev (pastes);
   }
   if (scp)
     o.scp = scp;
@@ -380,16 +389,6 @@ main (int argc, char **argv)
     umask (mask);
     o.file_mode = 0666 & ~mask;
   }
-  g_free (chain);
-  g_free (config);
-  g_free (scp);
-  g_free (out_dir);
-  g_free (wav_scp);
-  g_free (segments);
-  g_free (ark);
-  g_free (format);
-  g_free (device);
-  g_free (shard);
 
   if (o.print_pipeline) {
     g_print ("%s\n", pipeline_text (o, "filesrc location=IN", !o.ark.empty (),
