@@ -95,25 +95,8 @@ names_gpu (const std::string & value)
   return found;
 }
 
-/* Whether the launch text names the element factory name (a whole word). */
-static bool
-chain_names (const std::string & chain, const std::string & name)
-{
-  auto word = [](char c) {
-    return g_ascii_isalnum (c) || c == '_' || c == '-';
-  };
-  for (size_t at = chain.find (name); at != std::string::npos;
-      at = chain.find (name, at + 1)) {
-    size_t end = at + name.size ();
-    if ((at == 0 || !word (chain[at - 1])) && (end == chain.size () ||
-            !word (chain[end])))
-      return true;
-  }
-  return false;
-}
-
 int
-auto_jobs (const std::vector<std::string> & devices, const std::string & chain)
+auto_jobs (const std::vector<std::string> & devices)
 {
   int gpus = 0;
   if (devices.empty ()) {
@@ -125,13 +108,6 @@ auto_jobs (const std::vector<std::string> & devices, const std::string & chain)
   }
   if (gpus == 0)
     return 2;
-  /* Kaldi's pitch: an utterance's Viterbi is a chain of frames on one
-   * compute unit, and the jobs' utterances started together share a launch
-   * (engine/temporal/pitch-batch.h): the jobs mostly wait on the device, so
-   * more of them than cores fill more of it (10 h of ten-minute files on an
-   * H200 with 16 cores: 8 jobs 7.1 s, 16 jobs 3.3 s, 60 jobs 2.3 s) */
-  if (chain_names (chain, "afetpitch"))
-    return 16 * gpus;
   return std::max (1, std::min<int> ((int) g_get_num_processors (),
           8 * gpus));
 }

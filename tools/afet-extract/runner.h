@@ -22,13 +22,10 @@ namespace afetx
 /* "P:D" of every GPU, or of every device when there is no GPU. */
 std::vector<std::string> all_devices ();
 /* -j's default: on GPUs, up to 8 pipelines a GPU (at most one a core:
- * the host reads, encodes and writes while the GPU computes), 16 a GPU
- * when the chain runs afetpitch (its jobs wait on the device's serial
- * Viterbi); on a CPU device 2 (the device's own threads use the cores).
- * @devices: -d's list (empty: the elements' auto choice, AFET_DEVICE or
- * the first GPU); @chain: the launch text of the chain. */
-int auto_jobs (const std::vector<std::string> & devices,
-    const std::string & chain);
+ * the host reads, encodes and writes while the GPU computes); on a CPU
+ * device 2 (the device's own threads use the cores). @devices: -d's list
+ * (empty: the elements' auto choice, AFET_DEVICE or the first GPU). */
+int auto_jobs (const std::vector<std::string> & devices);
 
 /* The pipeline, as gst-launch-1.0 would take it (for_launch: decodebin
  * linked by gst-launch-1.0 itself, for --print-pipeline). */
