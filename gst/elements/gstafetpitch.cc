@@ -127,6 +127,9 @@ struct GstAfetPitchPrivate
   gboolean process = DEFAULT_PROCESS;
   std::string device_request = DEFAULT_DEVICE;
   gboolean device_memory = DEFAULT_DEVICE_MEMORY;
+  /* set by the application: else live input gets system memory (the
+   * afet elements' automatic choice, docs/architecture.md) */
+  bool device_memory_set = false;
   afet::PitchConfig pitch;
   afet::ProcessPitchConfig proc;
   GstAfetDevice *shared_device = nullptr;
@@ -266,7 +269,8 @@ set_output_caps (GstAfetPitch * self, const afet::PitchConfig & pc,
       pass, "pitch-frames-per-chunk", G_TYPE_INT, pc.frames_per_chunk,
       nullptr);
   GST_OBJECT_LOCK (self);
-  gboolean want_device = p->device_memory;
+  gboolean want_device = p->device_memory_set ? p->device_memory :
+      !p->live;
   GST_OBJECT_UNLOCK (self);
   p->out_device = false;
   if (want_device) {
@@ -863,6 +867,7 @@ gst_afet_pitch_set_property (GObject * object, guint prop_id,
     }
     case PROP_DEVICE_MEMORY:
       p->device_memory = g_value_get_boolean (value);
+      p->device_memory_set = true;
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -946,7 +951,8 @@ gst_afet_pitch_class_init (GstAfetPitchClass * klass)
   g_object_class_install_property (gobject_class, PROP_DEVICE_MEMORY,
       g_param_spec_boolean ("device-memory", "Device memory",
           "Output in device memory (memory:AfetCLMemory) when downstream "
-          "takes it", DEFAULT_DEVICE_MEMORY, flags));
+          "takes it; not set: live input gets system memory, other input "
+          "device memory", DEFAULT_DEVICE_MEMORY, flags));
 
   /* Kaldi's options, their defaults the configs' (Kaldi's) */
   gst_afet_pitch_install_options (gobject_class, PROP_KALDI_FIRST, flags);

@@ -706,6 +706,49 @@ GST_START_TEST (test_live)
 
 GST_END_TEST;
 
+/* device-memory not set: a live source gets system memory (its rows go to
+ * the host a chunk at a time anyway; the afet elements' automatic choice),
+ * a source that is not live device memory; set, it holds for both. */
+GST_START_TEST (test_memory_choice)
+{
+  int rate, n;
+  gdouble *x = load_wave ("s01_16k", &rate, &n);
+  const struct
+  {
+    const gchar *launch;
+    gboolean live, device;
+  } cases[] = {
+    {"afetpitch process=false", TRUE, FALSE},
+    {"afetpitch process=false", FALSE, TRUE},
+    {"afetpitch process=false device-memory=true", TRUE, TRUE},
+    {"afetpitch process=false device-memory=false", FALSE, FALSE},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    GstHarness *h = gst_harness_new_parse (cases[i].launch);
+    gst_harness_set_live (h, cases[i].live);
+    afetcheck_set_audio_caps (h, AFETCHECK_S16, rate);
+    gint size = 1600;
+    fail_unless_equals_int (afetcheck_push_samples (h, AFETCHECK_S16, rate,
+            x, n, &size, 1, 0, TRUE), GST_FLOW_OK);
+    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+    GstBuffer *b = gst_harness_pull (h);
+    fail_unless (b != NULL, "%s: no output", cases[i].launch);
+    gst_buffer_unref (b);
+    GstCaps *caps = gst_pad_get_current_caps (h->sinkpad);
+    gboolean device = gst_caps_features_contains (gst_caps_get_features
+        (caps, 0), "memory:AfetCLMemory");
+    fail_unless (device == cases[i].device, "%s, %s: %s memory, expected %s",
+        cases[i].launch, cases[i].live ? "live" : "not live",
+        device ? "device" : "system", cases[i].device ? "device" : "system");
+    gst_caps_unref (caps);
+    gst_harness_teardown (h);
+  }
+  g_free (x);
+}
+
+GST_END_TEST;
+
+
 static Suite *
 afetpitch_suite (void)
 {
@@ -721,6 +764,7 @@ afetpitch_suite (void)
   tcase_add_test (tc, test_kaldi_online);
   tcase_add_test (tc, test_reference_online);
   tcase_add_test (tc, test_live);
+  tcase_add_test (tc, test_memory_choice);
   return s;
 }
 
