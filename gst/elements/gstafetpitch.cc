@@ -85,6 +85,7 @@
 
 #include "gstafetpitch.h"
 #include "gstafetpitch-options.h"
+#include "gstafetpitch-private.h"
 #include "gstafetbase.h"
 #include "gstafetclmemory.h"
 #include "gstafetdevice.h"
@@ -100,14 +101,8 @@
 #include <string>
 #include <vector>
 
-GST_DEBUG_CATEGORY_STATIC (gst_afet_pitch_debug);
+GST_DEBUG_CATEGORY (gst_afet_pitch_debug);
 #define GST_CAT_DEFAULT gst_afet_pitch_debug
-
-#define DEFAULT_PROCESS TRUE
-#define DEFAULT_DEVICE "auto"
-#define DEFAULT_DEVICE_MEMORY TRUE
-/* frames-per-chunk a live source runs with when the property is 0 */
-#define LIVE_FRAMES_PER_CHUNK 10
 
 enum
 {
@@ -118,62 +113,6 @@ enum
   PROP_DEVICE_MEMORY,
   /* the Kaldi options, numbered from here (gstafetpitch-options.cc) */
   PROP_KALDI_FIRST,
-};
-
-/* *INDENT-OFF* */
-struct GstAfetPitchPrivate
-{
-  /* properties, object lock */
-  gboolean process = DEFAULT_PROCESS;
-  std::string device_request = DEFAULT_DEVICE;
-  gboolean device_memory = DEFAULT_DEVICE_MEMORY;
-  /* set by the application: else live input gets system memory (the
-   * afet elements' automatic choice, docs/architecture.md) */
-  bool device_memory_set = false;
-  afet::PitchConfig pitch;
-  afet::ProcessPitchConfig proc;
-  GstAfetDevice *shared_device = nullptr;
-  std::string device_name;
-
-  /* streaming thread */
-  std::shared_ptr<afet::Device> device;
-  afet::ClQueue queue;
-  std::shared_ptr<afet::TransferStats> stats =
-      std::make_shared<afet::TransferStats> ();
-  std::unique_ptr<afet::PitchStage> stage;
-  std::string stage_key;            /* the rate and options it was built for */
-  GstAudioInfo info;
-  bool have_info = false;
-  bool out_device = false;
-  bool caps_sent = false;
-  AfetFeaturesInfo out;
-  std::vector<float> samples;       /* the utterance so far, 16-bit scale
-                                     * (online: what the tracker has not
-                                     * taken yet) */
-  GstClockTime t0 = GST_CLOCK_TIME_NONE;
-  GstClockTime run_end = 0;
-  bool live_checked = false;
-  bool live = false;
-  bool failed = false;
-
-  /* online (frames-per-chunk > 0, or a live source) */
-  std::unique_ptr<afet::OnlinePitch> online;
-  afet::OnlinePitchProcess online_proc;
-  bool in_utterance = false;        /* the online tracker has input */
-  bool first_pass = false;          /* push frames as they are ready */
-  gboolean utt_process = TRUE;
-  afet::ProcessPitchConfig utt_pp;
-  long long chunk = 0;              /* samples a chunk */
-  long long utt_samples = 0;        /* input of this utterance */
-  int pushed = 0;                   /* rows pushed of this utterance */
-};
-/* *INDENT-ON* */
-
-struct _GstAfetPitch
-{
-  GstElement parent;
-  GstPad *sinkpad, *srcpad;
-  GstAfetPitchPrivate *priv;
 };
 
 G_DEFINE_TYPE (GstAfetPitch, gst_afet_pitch, GST_TYPE_ELEMENT);
@@ -683,102 +622,6 @@ gst_afet_pitch_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
       break;
   }
   return gst_pad_event_default (pad, parent, event);
-}
-
-/* How long after a row's timestamp (its frame's start) it is pushed
- * online, at most: the frame's window and its longest lag at
- * resample-frequency, the resampling filter's half width, a whole chunk of
- * input waiting to be taken (a live source's default chunk when
- * frames-per-chunk is 0), max-frames-latency frames of traceback, and with
- * process the normalisation's right context less the delay. */
-static GstClockTime
-gst_afet_pitch_online_latency (const afet::PitchConfig * pc,
-    const afet::ProcessPitchConfig * pp, gboolean process, int rate)
-{
-  double rf = pc->resample_freq, half = pc->upsample_filter_width /
-      (2.0 * rf);
-  int lag1 = (int) std::floor (rf * (1.0 / pc->min_f0 + half));
-  int basic = (int) (rf * pc->frame_length_ms / 1000.0),
-      shift = (int) (rf * pc->frame_shift_ms / 1000.0), full = basic + lag1;
-  /* the window of frame t ends full samples after its start (snip-edges)
-   * or half a shift and half the window after (centred) */
-  double window = pc->snip_edges ? full / rf : (0.5 * shift + full / 2) / rf;
-  double filter = pc->lowpass_filter_width / (2.0 * pc->lowpass_cutoff);
-  afet::PitchConfig c = *pc;
-  c.samp_freq = (float) rate;
-  if (c.frames_per_chunk == 0)
-    c.frames_per_chunk = LIVE_FRAMES_PER_CHUNK;
-  double chunk = (double) afet::pitch_chunk_samples (c) / rate;
-  int frames = pc->max_frames_latency;
-  if (process)
-    frames += MAX (0, pp->normalization_right_context - pp->delay);
-  double s = window + filter + chunk + frames * pc->frame_shift_ms / 1000.0;
-  return (GstClockTime) llround (s * GST_SECOND);
-}
-
-static gboolean
-gst_afet_pitch_src_query (GstPad * pad, GstObject * parent, GstQuery * query)
-{
-  GstAfetPitch *self = GST_AFET_PITCH (parent);
-  GstAfetPitchPrivate *p = self->priv;
-  if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
-    if (!gst_pad_peer_query (self->sinkpad, query))
-      return FALSE;
-    gboolean live;
-    GstClockTime min, max;
-    gst_query_parse_latency (query, &live, &min, &max);
-    GST_OBJECT_LOCK (self);
-    afet::PitchConfig pc = p->pitch;
-    afet::ProcessPitchConfig pp = p->proc;
-    gboolean process = p->process;
-    GST_OBJECT_UNLOCK (self);
-    if (!live && pc.frames_per_chunk == 0) {
-      /* offline: an utterance's frames come at its end, no bound */
-      gst_query_set_latency (query, live, min, GST_CLOCK_TIME_NONE);
-      return TRUE;
-    }
-    GstClockTime la = gst_afet_pitch_online_latency (&pc, &pp, process,
-        p->have_info ? GST_AUDIO_INFO_RATE (&p->info) : 16000);
-    GST_DEBUG_OBJECT (self, "online look-ahead %" GST_TIME_FORMAT,
-        GST_TIME_ARGS (la));
-    min += la;
-    if (GST_CLOCK_TIME_IS_VALID (max))
-      max += la;
-    gst_query_set_latency (query, live, min, max);
-    return TRUE;
-  }
-  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT) {
-    GST_OBJECT_LOCK (self);
-    GstAfetDevice *shared = p->shared_device ? (GstAfetDevice *)
-        gst_object_ref (p->shared_device) : nullptr;
-    GST_OBJECT_UNLOCK (self);
-    gboolean answered = gst_afet_handle_context_query (GST_ELEMENT (self),
-        query, shared);
-    if (shared)
-      gst_object_unref (shared);
-    if (answered)
-      return TRUE;
-  }
-  return gst_pad_query_default (pad, parent, query);
-}
-
-static gboolean
-gst_afet_pitch_sink_query (GstPad * pad, GstObject * parent, GstQuery * query)
-{
-  GstAfetPitch *self = GST_AFET_PITCH (parent);
-  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT) {
-    GST_OBJECT_LOCK (self);
-    GstAfetDevice *shared = self->priv->shared_device ? (GstAfetDevice *)
-        gst_object_ref (self->priv->shared_device) : nullptr;
-    GST_OBJECT_UNLOCK (self);
-    gboolean answered = gst_afet_handle_context_query (GST_ELEMENT (self),
-        query, shared);
-    if (shared)
-      gst_object_unref (shared);
-    if (answered)
-      return TRUE;
-  }
-  return gst_pad_query_default (pad, parent, query);
 }
 
 static void
