@@ -437,3 +437,176 @@ afet_pitch_output (__global const ACC *inner, __global const ACC *norm,
   out[2 * t] = (float) a;
   out[2 * t + 1] = (float) (1.0 / (ACC) lags[i]);
 }
+
+#if AFET_LSZ == 1
+/* afet_pitch_viterbi on a CPU device (one work-item an utterance,
+ * engine/temporal/pitch-batch.cc picks it when the work-group is one
+ * work-item): the same predecessors, searched for 16 lags at once. Lags
+ * i .. i + 15 are the lanes of a float16 and a block of 16 predecessors is
+ * walked one lag j at a time, each step the same float operations as
+ * AFET_PITCH_STEP for every lane; the bounds are afet_pitch_viterbi's, a
+ * block skipped when no lane's bound reaches its best cost, and the walk
+ * outward stopped when every lane's transition alone exceeds its best. The
+ * lanes' predecessors are close (they rise with the lag), so a group of
+ * lanes searches about as many blocks as one lag does alone: the
+ * comparisons of 16 lags for the price of one. prev and cur hold the lags
+ * rounded up to a multiple of 16 (a whole float16). */
+
+/* lanes' least costs over predecessors j0 .. j1 - 1, ties to the lower lag.
+ * The least (cost, lag) pair of a set is the same whatever order it is
+ * taken in, so a whole block goes as four runs of four lags, one after the
+ * other within a run and the runs side by side (the compare-and-select of
+ * one lag waits for the last: four chains of four rather than one of 16),
+ * a run's lags above its first taken only below its cost, then the runs
+ * in pairs, the higher run only below the lower. */
+static void
+viterbi_scan_lanes (int16 iv, int j0, int j1, float factor,
+    __local const float *prev, float16 *best_io, int16 *bj_io)
+{
+  float16 best = *best_io;
+  int16 bj = *bj_io;
+  if (j1 - j0 == AFET_PITCH_BLOCK) {
+    float16 c[4];
+    int16 cj[4];
+    for (int r = 0; r < 4; r++) {
+      int16 d = (int16) (j0 + 4 * r) - iv;
+      c[r] = convert_float16 (d * d) * factor + prev[j0 + 4 * r];
+      cj[r] = (int16) (j0 + 4 * r);
+    }
+    for (int k = 1; k < 4; k++)
+      for (int r = 0; r < 4; r++) {
+        int j = j0 + 4 * r + k;
+        int16 d = (int16) (j) - iv;
+        float16 v = convert_float16 (d * d) * factor + prev[j];
+        int16 m = v < c[r];
+        c[r] = select (c[r], v, m);
+        cj[r] = select (cj[r], (int16) (j), m);
+      }
+    for (int r = 0; r < 4; r += 2) {
+      int16 m = c[r + 1] < c[r];
+      c[r] = select (c[r], c[r + 1], m);
+      cj[r] = select (cj[r], cj[r + 1], m);
+    }
+    int16 m = c[2] < c[0];
+    c[0] = select (c[0], c[2], m);
+    cj[0] = select (cj[0], cj[2], m);
+    m = (c[0] < best) | ((c[0] == best) & (cj[0] < bj));
+    best = select (best, c[0], m);
+    bj = select (bj, cj[0], m);
+  } else
+    for (int j = j0; j < j1; j++) {
+      int16 d = (int16) (j) - iv;
+      float16 v = convert_float16 (d * d) * factor + prev[j];
+      int16 m = (v < best) | ((v == best) & ((int16) (j) < bj));
+      best = select (best, v, m);
+      bj = select (bj, (int16) (j), m);
+    }
+  *best_io = best;
+  *bj_io = bj;
+}
+
+__kernel __attribute__ ((reqd_work_group_size (1, 1, 1)))
+void
+afet_pitch_viterbi_lanes (__global const float *nccf,
+    __global const long *utt, int S, __global const float *lags,
+    float factor, float soft_min_f0, __global ushort *bp,
+    __global float *fwd_out, __local float *prev, __local float *cur,
+    __local float *bmin)
+{
+  const int16 iota = (int16) (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+      14, 15);
+  int g = get_group_id (0);
+  long r0 = utt[2 * g];
+  int T = (int) utt[2 * g + 1];
+  nccf += r0 * S;
+  bp += r0 * S;
+  fwd_out += (long) g * S;
+  int nb = (S + AFET_PITCH_BLOCK - 1) / AFET_PITCH_BLOCK;
+  for (int i = 0; i < nb * AFET_PITCH_BLOCK; i++)
+    prev[i] = 0.0f;
+  for (int b = 0; b < nb; b++)
+    bmin[b] = 0.0f;
+  for (int t = 0; t < T; t++) {
+    __global const float *nt = nccf + (long) t * S;
+    __global ushort *bt = bp + (long) t * S;
+    float16 lo16 = (float16) (FLT_MAX);
+    int last = 0;
+    for (int bi = 0; bi < nb; bi++) {
+      int i0 = bi * AFET_PITCH_BLOCK;
+      int16 iv = iota + i0, valid = iv < (int16) (S);
+      /* staying costs no transition; lanes past the grid take part in
+       * nothing (no cost is below -FLT_MAX) */
+      float16 best = select ((float16) (-FLT_MAX), vload16 (0, prev + i0),
+          valid);
+      int16 bj = iv;
+      /* first the block of the last lane's predecessor before (the
+       * predecessors rise with the lag), and the lanes' own */
+      int bg = last / AFET_PITCH_BLOCK;
+      viterbi_scan_lanes (iv, bg * AFET_PITCH_BLOCK, min (S, (bg + 1) *
+              AFET_PITCH_BLOCK), factor, prev, &best, &bj);
+      if (bi != bg)
+        viterbi_scan_lanes (iv, i0, min (S, i0 + AFET_PITCH_BLOCK), factor,
+            prev, &best, &bj);
+      for (int b = bi - 1; b >= 0; b--) {
+        int16 d = iv - (int16) ((b + 1) * AFET_PITCH_BLOCK - 1);
+        float16 tr = convert_float16 (d * d) * factor;
+        if (all (tr > best))
+          break;                /* none lower can */
+        if (b != bg && any (tr + bmin[b] <= best))
+          viterbi_scan_lanes (iv, b * AFET_PITCH_BLOCK, (b + 1) *
+              AFET_PITCH_BLOCK, factor, prev, &best, &bj);
+      }
+      for (int b = bi + 1; b < nb; b++) {
+        int16 d = (int16) (b * AFET_PITCH_BLOCK) - iv;
+        float16 tr = convert_float16 (d * d) * factor;
+        if (all (tr > best))
+          break;                /* none higher can */
+        if (b != bg && any (tr + bmin[b] <= best))
+          viterbi_scan_lanes (iv, b * AFET_PITCH_BLOCK, min (S, (b + 1) *
+                  AFET_PITCH_BLOCK), factor, prev, &best, &bj);
+      }
+      if (i0 + AFET_PITCH_BLOCK <= S) {
+        float16 n = vload16 (0, nt + i0);
+        float16 lc = ((float16) (1.0f) - n) + soft_min_f0 * n *
+            vload16 (0, lags + i0);
+        best += lc;
+        vstore16 (best, 0, cur + i0);
+        vstore16 (convert_ushort16 (bj), 0, bt + i0);
+        lo16 = min (lo16, best);
+        last = bj.sf;
+      } else {
+        /* the grid's last lags, lane by lane */
+        float cb[AFET_PITCH_BLOCK];
+        int cj[AFET_PITCH_BLOCK];
+        vstore16 (best, 0, cb);
+        vstore16 (bj, 0, cj);
+        for (int k = 0; i0 + k < S; k++) {
+          int i = i0 + k;
+          float n = nt[i];
+          float lc = (1.0f - n) + soft_min_f0 * n * lags[i];
+          float c = cb[k] + lc;
+          cur[i] = c;
+          bt[i] = (ushort) cj[k];
+          lo16.s0 = min (lo16.s0, c);
+        }
+      }
+    }
+    float8 m8 = min (lo16.lo, lo16.hi);
+    float4 m4 = min (m8.lo, m8.hi);
+    float2 m2 = min (m4.lo, m4.hi);
+    float lo = min (m2.lo, m2.hi);
+    for (int b = 0; b < nb; b++) {
+      int i0 = b * AFET_PITCH_BLOCK;
+      float16 p = vload16 (0, cur + i0) - lo;
+      vstore16 (p, 0, prev + i0);
+      p = select ((float16) (FLT_MAX), p, iota + i0 < (int16) (S));
+      m8 = min (p.lo, p.hi);
+      m4 = min (m8.lo, m8.hi);
+      m2 = min (m4.lo, m4.hi);
+      bmin[b] = min (m2.lo, m2.hi);
+    }
+  }
+  for (int i = 0; i < S; i++)
+    fwd_out[i] = prev[i];
+}
+#endif

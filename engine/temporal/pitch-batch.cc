@@ -51,9 +51,10 @@ PitchViterbiCombiner::get (const std::shared_ptr<Device> &device,
   c->soft_min_f0_ = soft_min_f0;
   c->vlsz_ = vlsz;
   AFET_RETURN_IF_ERROR (device->create_queue (&c->queue_));
+  /* one work-item: the search of 16 lags at once (kernels/pitch.cl) */
   AFET_RETURN_IF_ERROR (make_kernel (*device, "pitch", kernels::pitch,
-          kernels::pitch_sha256, options, "afet_pitch_viterbi",
-          &c->viterbi_));
+          kernels::pitch_sha256, options, vlsz == 1 ?
+          "afet_pitch_viterbi_lanes" : "afet_pitch_viterbi", &c->viterbi_));
   AFET_RETURN_IF_ERROR (make_kernel (*device, "pitch", kernels::pitch,
           kernels::pitch_sha256, options, "afet_pitch_backtrace",
           &c->backtrace_));
@@ -195,9 +196,12 @@ PitchViterbiCombiner::launch_group (const std::vector<Request *> &group)
     a (nccf) (tab.get ()) ((cl_int) S_) (lags_.get ()) (factor_)
         (soft_min_f0_) (bp.get ()) (fwd.get ());
     AFET_RETURN_IF_ERROR (a.status ("afet_pitch_viterbi"));
-    err = clSetKernelArg (viterbi_.get (), 8, S_ * sizeof (float), nullptr);
+    /* afet_pitch_viterbi_lanes's lags: a whole float16 */
+    size_t lags = vlsz_ == 1 ? (S_ + 15) / 16 * 16 : S_;
+    err = clSetKernelArg (viterbi_.get (), 8, lags * sizeof (float), nullptr);
     if (err == CL_SUCCESS)
-      err = clSetKernelArg (viterbi_.get (), 9, S_ * sizeof (float), nullptr);
+      err = clSetKernelArg (viterbi_.get (), 9, lags * sizeof (float),
+          nullptr);
     /* the least previous cost of each block of 16 lags
      * (kernels/pitch.cl's AFET_PITCH_BLOCK) */
     if (err == CL_SUCCESS)

@@ -5,11 +5,14 @@
  */
 
 /* The device searches each lag's predecessor by blocks of lags with a bound
- * (kernels/pitch.cl); this checks that it picks what a search of every lag
- * picks (the lowest index of the least float cost, Kaldi's arithmetic) on
- * NCCFs made to stress the bound: all equal (every cost ties), a few
- * values (many ties), random, smooth tracks that jump, and the extremes
- * -1 and 1. */
+ * (kernels/pitch.cl; one work-item, a CPU device's, searches 16 lags at
+ * once); this checks that it picks what a search of every lag picks (the
+ * lowest index of the least float cost, Kaldi's arithmetic) on NCCFs made
+ * to stress the bound: all equal (every cost ties), a few values (many
+ * ties), random, smooth tracks that jump, the extremes -1 and 1, and
+ * predecessors of the same cost on either side of a lag. The paths, and
+ * every lag's predecessor at a frame (one off the path would not change
+ * the path). */
 
 #include "enginecheck.h"
 #include "pitch.h"
@@ -26,7 +29,7 @@ using enginecheck::check;
  * of operations */
 static std::vector<int>
 viterbi_every_lag (const afet::PitchConfig &c, const std::vector<float> &
-    nccf, int T)
+    nccf, int T, std::vector<unsigned short> *bp_out = nullptr)
 {
   std::vector<float> lags = afet::pitch_lags (c);
   int S = (int) lags.size ();
@@ -68,6 +71,8 @@ viterbi_every_lag (const afet::PitchConfig &c, const std::vector<float> &
     path[t] = s;
     s = bp[(size_t) t * S + s];
   }
+  if (bp_out)
+    bp_out->swap (bp);
   return path;
 }
 
@@ -100,12 +105,53 @@ make_nccf (int kind, int T, int S, std::mt19937 & gen)
               0.5f * std::exp (-0.02f * (i - track / 2) * (i - track / 2)) +
               0.05f * u (gen);
           break;
-        default:               /* the extremes */
+        case 4:                /* the extremes */
           x = gen () % 2 ? 1.0f : -1.0f;
+          break;
+        default:               /* 5, 6, 7 */
+          /* after the last frame, equal costs (0) on a few lags and
+           * higher ones on the others: a lag midway between two of the
+           * few has two predecessors of the same cost, the lower one
+           * Kaldi's (its search keeps the first least cost) */
+          x = t < T - 1 || gen () % (kind == 5 ? 3 : kind == 6 ? 16 : 40)
+              == 0 ? 0.0f : -1.0f;
       }
     }
   }
   return v;
+}
+
+/* Every lag's predecessor at frame T - 1 of nccf (T frames), through the
+ * path: a frame T where lag s's NCCF is so high that the path must end
+ * there has path[T - 1] = the predecessor of s at frame T, which depends
+ * only on the frames before (the same for every s), and path[t] the
+ * predecessors before it. For each s (every step-th lag), the device's
+ * path against the host's backpointers; the number of lags whose path
+ * differs. */
+static int
+every_lag_predecessor (afet::PitchStage &stage, const afet::PitchConfig &c,
+    const std::vector<float> &nccf, int T, int step, afet::Status *st)
+{
+  int S = stage.n_lags ();
+  std::vector<float> forced (nccf);
+  forced.resize ((size_t) (T + 1) * S, 0.0f);
+  std::vector<unsigned short> bp;
+  viterbi_every_lag (c, forced, T + 1, &bp);
+  int wrong = 0;
+  for (int s = 0; s < S && st->ok (); s += step) {
+    forced[(size_t) T * S + s] = 1e4f;
+    std::vector<int> got;
+    *st = stage.viterbi_path (forced.data (), T + 1, &got);
+    forced[(size_t) T * S + s] = 0.0f;
+    int want = s;
+    bool same = st->ok () && (int) got.size () == T + 1;
+    for (int t = T; t >= 0 && same; t--) {
+      same = got[t] == want;
+      want = bp[(size_t) t * S + want];
+    }
+    wrong += !same;
+  }
+  return wrong;
 }
 
 int
@@ -118,7 +164,8 @@ main ()
     return 77;
   }
   const char *kinds[] = { "all zero", "three values", "random",
-    "tracks with jumps", "-1 and 1"
+    "tracks with jumps", "-1 and 1", "equidistant ties (a lag in 3)",
+    "equidistant ties (a lag in 16)", "equidistant ties (a lag in 40)"
   };
   afet::PitchConfig c;
   for (int rate : { 16000, 8000 }) {
@@ -136,7 +183,7 @@ main ()
         continue;
       int S = stage.n_lags ();
       std::mt19937 gen (20261128);
-      for (int k = 0; k < 5; k++) {
+      for (int k = 0; k < 8; k++) {
         int T = 300;
         std::vector<float> nccf = make_nccf (k, T, S, gen);
         std::vector<int> got;
@@ -149,6 +196,20 @@ main ()
             std::to_string (items) + " work-items: the lags of a search of "
             "every lag on " + std::to_string (same) + " of " +
             std::to_string (T) + " frames");
+      }
+      /* every lag's predecessor (a wrong one off the path would not show
+       * above): every lag with one work-item (a CPU device's search),
+       * every 7th with a work-group; a few frames of each kind */
+      for (int k = 0; k < 8 && st.ok (); k++) {
+        int T = 9;
+        std::vector<float> nccf = make_nccf (k, T, S, gen);
+        int wrong = every_lag_predecessor (stage, c, nccf, T,
+            items == 1 ? 1 : 7, &st);
+        check (st.ok () && wrong == 0, std::string (kinds[k]) + ", " +
+            std::to_string (items) + " work-items: every lag's predecessor "
+            "as a search of every lag's (" + std::to_string (wrong) +
+            " lags differ)" + (st.ok () ? std::string () : ": " +
+                st.message ()));
       }
     }
   }
