@@ -610,3 +610,117 @@ afet_pitch_viterbi_lanes (__global const float *nccf,
     fwd_out[i] = prev[i];
 }
 #endif
+
+/* afet_pitch_nccf_lags on a CPU device: a work-item for 16 lags of a frame
+ * (l0 = 16 (g % ceil (M / 16))), their sums side by side in a vector of
+ * 16, each lane the same operations in the same order as
+ * afet_pitch_nccf_lags's work-item for its lag; one lag alone waits for
+ * each addition to finish before the next. */
+#ifdef AFET_PITCH_DOUBLE
+typedef double16 ACC16;
+#define convert_ACC16 convert_double16
+#else
+typedef float16 ACC16;
+#define convert_ACC16 convert_float16
+#endif
+
+__kernel void
+afet_pitch_nccf_lags16 (__global const float *ds, long n_ds,
+    __global const long *start, int T, int M, int basic, int lag0,
+    float preemph, __global const ACC *mean_in, __global const ACC *e1_in,
+    __global ACC *inner, __global ACC *norm)
+{
+  int per = (M + 15) / 16;
+  long g = get_global_id (0);
+  if (g >= (long) T * per)
+    return;
+  int t = (int) (g / per), l0 = 16 * (int) (g - (long) t * per);
+  long s0 = start[t];
+  ACC mean = mean_in[t], e1 = e1_in[t];
+  __global ACC *ip_out = inner + (long) t * M, *nm_out = norm + (long) t * M;
+  if (preemph == 0.0f && s0 >= 0 && s0 + lag0 + l0 + 15 + basic <= n_ds) {
+    __global const float *x = ds + s0, *y = ds + s0 + lag0 + l0;
+    ACC16 e2 = 0, ip = 0;
+    for (int i = 0; i < basic; i++) {
+      ACC a = (ACC) x[i] - mean;
+      ACC16 b = convert_ACC16 (vload16 (0, y + i)) - mean;
+      e2 += b * b;
+      ip += a * b;
+    }
+    ACC ipv[16], e2v[16];
+    vstore16 (ip, 0, ipv);
+    vstore16 (e2, 0, e2v);
+    for (int k = 0; k < 16 && l0 + k < M; k++) {
+      ip_out[l0 + k] = ipv[k];
+      nm_out[l0 + k] = e1 * e2v[k];
+    }
+    return;
+  }
+  /* near the ends, or pre-emphasised: lag by lag */
+  for (int k = 0; k < 16 && l0 + k < M; k++) {
+    int l = l0 + k;
+    ACC e2 = 0, ip = 0;
+    for (int i = 0; i < basic; i++) {
+      ACC a = window_at (ds, n_ds, s0, i, preemph) - mean;
+      ACC b = window_at (ds, n_ds, s0, lag0 + l + i, preemph) - mean;
+      e2 += b * b;
+      ip += a * b;
+    }
+    ip_out[l] = ip;
+    nm_out[l] = e1 * e2;
+  }
+}
+
+/* afet_pitch_upsample_lags on a CPU device: a work-item for 16 grid lags
+ * of a frame, their sums over the taps side by side in a vector (each lane
+ * the same operations in the same order as one lag's work-item: 16 chains
+ * of additions at once rather than one), the early frames' rescaling once
+ * for the 16 rather than once a lag. The tables are the lanes' own
+ * (engine/temporal/pitch.cc): tap_first and tap_n of the grid padded to a
+ * multiple of 16 (no taps past it), tap_wt tap j of lag i at j Sp + i. */
+#ifdef AFET_PITCH_DOUBLE
+typedef long16 ACCMASK16;
+#define convert_ACCMASK16 convert_long16
+#else
+typedef int16 ACCMASK16;
+#define convert_ACCMASK16
+#endif
+
+__kernel void
+afet_pitch_upsample_lags16 (__global const ACC *nv, __global const ACC *norm,
+    int T, int M, int S, __global const int *tap_first,
+    __global const int *tap_n, __global const float *tap_wt, int max_taps,
+    __global const float *old_ballast, float new_ballast, int rescale,
+    __global float *nccf)
+{
+  int per = (S + 15) / 16, Sp = 16 * per;
+  long g = get_global_id (0);
+  if (g >= (long) T * per)
+    return;
+  int t = (int) (g / per), i0 = 16 * (int) (g - (long) t * per);
+  __global const ACC *v = nv + (long) t * M;
+  int16 f = vload16 (0, tap_first + i0), n = vload16 (0, tap_n + i0);
+  ACC16 a = 0;
+  for (int j = 0; j < max_taps; j++) {
+    int16 at = min (f + j, M - 1);      /* past a lane's taps: unused */
+    ACC16 x = (ACC16) (v[at.s0], v[at.s1], v[at.s2], v[at.s3], v[at.s4],
+        v[at.s5], v[at.s6], v[at.s7], v[at.s8], v[at.s9], v[at.sa],
+        v[at.sb], v[at.sc], v[at.sd], v[at.se], v[at.sf]);
+    ACC16 w = convert_ACC16 (vload16 (0, tap_wt + (long) j * Sp + i0));
+    /* a lane past its taps keeps its sum as it is (not even + 0) */
+    a = select (a, a + w * x, convert_ACCMASK16 ((int16) (j) < n));
+  }
+  ACC scale = 1;
+  if (rescale) {
+    __global const ACC *nm = norm + (long) t * M;
+    ACC avg = 0;
+    for (int l = 0; l < M; l++)
+      avg += nm[l];
+    avg /= M;
+    scale = sqrt (((ACC) old_ballast[t] + avg) / ((ACC) new_ballast + avg));
+  }
+  ACC r[16];
+  vstore16 (a, 0, r);
+  for (int k = 0; k < 16 && i0 + k < S; k++)
+    nccf[(long) t * S + i0 + k] = (float) (rescale ? r[k] * scale : r[k]);
+}

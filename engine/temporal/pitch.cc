@@ -268,6 +268,7 @@ PitchStage::init (std::shared_ptr<Device> device, const PitchConfig &c,
   cl_device_type type = 0;
   clGetDeviceInfo (device_->device (), CL_DEVICE_TYPE, sizeof type, &type,
       nullptr);
+  cpu_ = (type & CL_DEVICE_TYPE_CPU) != 0;
   while (viterbi_items_ == 0 && !(type & CL_DEVICE_TYPE_CPU) &&
       vlsz_ * 2 <= std::min<size_t> (maxwg, 1024) && vlsz_ < (size_t) S_)
     vlsz_ *= 2;
@@ -288,8 +289,11 @@ PitchStage::init (std::shared_ptr<Device> device, const PitchConfig &c,
     AFET_RETURN_IF_ERROR (make_kernel (*device_, "pitch", kernels::pitch,
             kernels::pitch_sha256, opts + std::to_string (lsz_), names[i],
             kernels[i]));
+  /* a CPU device: 16 lags a work-item, their sums side by side */
   const char *offline_names[] = { "afet_pitch_frame_stats",
-    "afet_pitch_nccf_lags", "afet_pitch_normalize", "afet_pitch_upsample_lags"
+    cpu_ ? "afet_pitch_nccf_lags16" : "afet_pitch_nccf_lags",
+    "afet_pitch_normalize",
+    cpu_ ? "afet_pitch_upsample_lags16" : "afet_pitch_upsample_lags"
   };
   ClKernel *offline_kernels[] = { &frame_stats_, &nccf_lags_, &normalize_,
     &upsample_lags_
@@ -370,6 +374,25 @@ PitchStage::init (std::shared_ptr<Device> device, const PitchConfig &c,
           uwf.data (), &up_w_));
   AFET_RETURN_IF_ERROR (make_buffer (ctx, ro, lags_.size () * sizeof (float),
           lags_.data (), &lags_mem_));
+  if (cpu_) {
+    /* afet_pitch_upsample_lags16's tables: the grid padded to a multiple
+     * of 16 lags (no taps), the weights of tap j of lag i at j Sp + i */
+    size_t sp = (S_ + 15) / 16 * 16;
+    std::vector<int> ufp (sp, 0), unp (sp, 0);
+    std::vector<float> uwt (sp * up_taps_, 0.0f);
+    for (int i = 0; i < S_; i++) {
+      ufp[i] = uf[i];
+      unp[i] = un[i];
+      for (int j = 0; j < un[i]; j++)
+        uwt[j * sp + i] = uwf[(size_t) i * up_taps_ + j];
+    }
+    AFET_RETURN_IF_ERROR (make_buffer (ctx, ro, sp * sizeof (int),
+            ufp.data (), &up_first16_));
+    AFET_RETURN_IF_ERROR (make_buffer (ctx, ro, sp * sizeof (int),
+            unp.data (), &up_n16_));
+    AFET_RETURN_IF_ERROR (make_buffer (ctx, ro, uwt.size () * sizeof (float),
+            uwt.data (), &up_wt16_));
+  }
   return use_queue (*device_, queue, &own_queue_, &queue_);
 }
 
@@ -542,9 +565,9 @@ PitchStage::compute (const float *wave, long long n, std::vector<float> *raw,
         ((cl_int) basic_) ((cl_int) lag0_) (c.preemph_coeff) (fmean.get ())
         (fe1.get ()) (inner.get ()) (norm.get ());
     AFET_RETURN_IF_ERROR (a.status ("afet_pitch_nccf_lags"));
+    size_t items = cpu_ ? (size_t) T * ((M_ + 15) / 16) : (size_t) T * M_;
     AFET_RETURN_IF_ERROR (launch (queue_, nccf_lags_.get (),
-            ((size_t) T * M_ + lsz_ - 1) / lsz_, lsz_,
-            "afet_pitch_nccf_lags"));
+            (items + lsz_ - 1) / lsz_, lsz_, "afet_pitch_nccf_lags"));
   }
   {
     ArgSetter a (normalize_.get ());
@@ -558,13 +581,15 @@ PitchStage::compute (const float *wave, long long n, std::vector<float> *raw,
   {
     ArgSetter a (upsample_lags_.get ());
     a (nv.get ()) (norm.get ()) ((cl_int) T) ((cl_int) M_) ((cl_int) S_)
-        (up_first_.get ()) (up_n_.get ()) (up_w_.get ()) ((cl_int) up_taps_)
+        (cpu_ ? up_first16_.get () : up_first_.get ())
+        (cpu_ ? up_n16_.get () : up_n_.get ())
+        (cpu_ ? up_wt16_.get () : up_w_.get ()) ((cl_int) up_taps_)
         (oldb.get ()) (new_ballast) ((cl_int) (rescale ? 1 : 0))
         (nccf.get ());
     AFET_RETURN_IF_ERROR (a.status ("afet_pitch_upsample_lags"));
+    size_t items = cpu_ ? (size_t) T * ((S_ + 15) / 16) : (size_t) T * S_;
     AFET_RETURN_IF_ERROR (launch (queue_, upsample_lags_.get (),
-            ((size_t) T * S_ + lsz_ - 1) / lsz_, lsz_,
-            "afet_pitch_upsample_lags"));
+            (items + lsz_ - 1) / lsz_, lsz_, "afet_pitch_upsample_lags"));
   }
   /* the Viterbi and backtrace: with the device's other utterances ready
    * now, once the NCCF is complete */

@@ -169,12 +169,15 @@ private:
   size_t viterbi_items_ = 0;
   Status run_viterbi (cl_mem nccf, long long T, cl_mem path);
   bool fp64_ = false;
+  bool cpu_ = false;            /* a CPU device: its own NCCF kernels */
   bool combined_ = false;
   int S_ = 0, M_ = 0, lag0_ = 0, lag1_ = 0, basic_ = 0, shift_ = 0;
   int full_ = 0;
   int out_unit_ = 1, in_unit_ = 1, rs_taps_ = 1, up_taps_ = 1;
   std::vector<float> lags_;
   ClMem rs_first_, rs_n_, rs_w_, up_first_, up_n_, up_w_, lags_mem_;
+  /* a CPU device's upsampling tables (afet_pitch_upsample_lags16) */
+  ClMem up_first16_, up_n16_, up_wt16_;
 };
 
 }  /* namespace afet */
