@@ -431,6 +431,38 @@ PitchStage::viterbi_path (const float *nccf, long long T,
 }
 
 Status
+PitchStage::scratch (int slot, size_t bytes, cl_mem *out)
+{
+  if (scratch_bytes_[slot] < bytes) {
+    scratch_[slot].reset ();
+    scratch_bytes_[slot] = 0;
+    AFET_RETURN_IF_ERROR (make_buffer (device_->context (),
+            CL_MEM_READ_WRITE, bytes, nullptr, &scratch_[slot]));
+    scratch_bytes_[slot] = bytes;
+  }
+  *out = scratch_[slot].get ();
+  return Status::Ok ();
+}
+
+void
+PitchStage::drop_scratch ()
+{
+  size_t kept = (dsh_.capacity () * sizeof (float)) + (sum_.capacity () +
+      sum2_.capacity ()) * sizeof (double);
+  for (int i = 0; i < kScratch; i++)
+    kept += scratch_bytes_[i];
+  if (cpu_ && kept <= kKeepBytes)
+    return;
+  for (int i = 0; i < kScratch; i++) {
+    scratch_[i].reset ();
+    scratch_bytes_[i] = 0;
+  }
+  std::vector<float> ().swap (dsh_);
+  std::vector<double> ().swap (sum_);
+  std::vector<double> ().swap (sum2_);
+}
+
+Status
 PitchStage::compute (const float *wave, long long n, std::vector<float> *raw,
     std::vector<int> *lag)
 {
@@ -466,28 +498,42 @@ PitchStage::compute (const float *wave, long long n, std::vector<float> *raw,
         "it (a DISCONT starts a new utterance)");
 
   cl_context ctx = device_->context ();
-  ClMem x, ds;
-  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY |
-          CL_MEM_COPY_HOST_PTR, std::max<long long> (n, 1) * sizeof (float),
-          wave, &x));
-  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE,
-          std::max<long long> (n2, 1) * sizeof (float), nullptr, &ds));
+  /* the utterance's buffers: kept for the next one on a CPU device (up to
+   * kKeepBytes), where a new buffer is new pages, each zeroed by the
+   * kernel at its first touch */
+  struct Drop
+  {
+    PitchStage *s;
+    ~Drop () { s->drop_scratch (); }
+  } drop { this };
+  cl_mem x, ds;
+  AFET_RETURN_IF_ERROR (scratch (kX, std::max<long long> (n, 1) *
+          sizeof (float), &x));
+  AFET_RETURN_IF_ERROR (scratch (kDs, std::max<long long> (n2, 1) *
+          sizeof (float), &ds));
+  cl_int err = clEnqueueWriteBuffer (queue_, x, CL_TRUE, 0, n *
+      sizeof (float), wave, 0, nullptr, nullptr);
+  if (err != CL_SUCCESS)
+    return cl_fail ("writing the samples", err);
   {
     ArgSetter a (resample_.get ());
-    a (x.get ()) ((cl_long) n) (rs_first_.get ()) (rs_n_.get ())
+    a (x) ((cl_long) n) (rs_first_.get ()) (rs_n_.get ())
         (rs_w_.get ()) ((cl_int) rs_taps_) ((cl_int) out_unit_)
-        ((cl_int) in_unit_) (ds.get ()) ((cl_long) n2);
+        ((cl_int) in_unit_) (ds) ((cl_long) n2);
     AFET_RETURN_IF_ERROR (a.status ("afet_pitch_resample"));
     AFET_RETURN_IF_ERROR (launch (queue_, resample_.get (),
             (n2 + lsz_ - 1) / lsz_, lsz_, "afet_pitch_resample"));
   }
   /* the energy of the resampled signal, for the ballast, on the host */
-  std::vector<float> dsh (n2);
-  cl_int err = clEnqueueReadBuffer (queue_, ds.get (), CL_TRUE, 0,
-      n2 * sizeof (float), dsh.data (), 0, nullptr, nullptr);
+  std::vector<float> &dsh = dsh_;
+  dsh.resize (n2);
+  err = clEnqueueReadBuffer (queue_, ds, CL_TRUE, 0, n2 * sizeof (float),
+      dsh.data (), 0, nullptr, nullptr);
   if (err != CL_SUCCESS)
     return cl_fail ("reading the resampled signal", err);
-  std::vector<double> sum (n2 + 1, 0.0), sum2 (n2 + 1, 0.0);
+  std::vector<double> &sum = sum_, &sum2 = sum2_;
+  sum.assign (n2 + 1, 0.0);
+  sum2.assign (n2 + 1, 0.0);
   for (long long k = 0; k < n2; k++) {
     sum[k + 1] = sum[k] + dsh[k];
     sum2[k + 1] = sum2[k] + (double) dsh[k] * dsh[k];
@@ -525,7 +571,8 @@ PitchStage::compute (const float *wave, long long n, std::vector<float> *raw,
     for (long long t = c.recompute_frame; t < T; t++)
       old_ballast[t] = new_ballast;     /* scale 1: after the recomputation */
 
-  ClMem startm, bal, oldb, inner, norm, nccf, path, out;
+  ClMem startm, bal, oldb;
+  cl_mem inner, norm, nccf, path, out, fmean, fe1, nv;
   AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY |
           CL_MEM_COPY_HOST_PTR, T * sizeof (cl_long), start.data (), &startm));
   AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY |
@@ -533,37 +580,30 @@ PitchStage::compute (const float *wave, long long n, std::vector<float> *raw,
   AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_ONLY |
           CL_MEM_COPY_HOST_PTR, T * sizeof (float), old_ballast.data (),
           &oldb));
-  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE,
-          (size_t) T * M_ * acc, nullptr, &inner));
-  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE,
-          (size_t) T * M_ * acc, nullptr, &norm));
-  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE,
-          (size_t) T * S_ * sizeof (float), nullptr, &nccf));
-  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE,
-          (size_t) T * sizeof (cl_int), nullptr, &path));
-  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE,
-          (size_t) T * 2 * sizeof (float), nullptr, &out));
-
-  ClMem fmean, fe1, nv;
-  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE, (size_t) T * acc,
-          nullptr, &fmean));
-  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE, (size_t) T * acc,
-          nullptr, &fe1));
-  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE,
-          (size_t) T * M_ * acc, nullptr, &nv));
+  AFET_RETURN_IF_ERROR (scratch (kInner, (size_t) T * M_ * acc, &inner));
+  AFET_RETURN_IF_ERROR (scratch (kNorm, (size_t) T * M_ * acc, &norm));
+  AFET_RETURN_IF_ERROR (scratch (kNccf, (size_t) T * S_ * sizeof (float),
+          &nccf));
+  AFET_RETURN_IF_ERROR (scratch (kPath, (size_t) T * sizeof (cl_int),
+          &path));
+  AFET_RETURN_IF_ERROR (scratch (kOut, (size_t) T * 2 * sizeof (float),
+          &out));
+  AFET_RETURN_IF_ERROR (scratch (kMean, (size_t) T * acc, &fmean));
+  AFET_RETURN_IF_ERROR (scratch (kE1, (size_t) T * acc, &fe1));
+  AFET_RETURN_IF_ERROR (scratch (kNv, (size_t) T * M_ * acc, &nv));
   {
     ArgSetter a (frame_stats_.get ());
-    a (ds.get ()) ((cl_long) n2) (startm.get ()) ((cl_int) T)
-        ((cl_int) basic_) (c.preemph_coeff) (fmean.get ()) (fe1.get ());
+    a (ds) ((cl_long) n2) (startm.get ()) ((cl_int) T)
+        ((cl_int) basic_) (c.preemph_coeff) (fmean) (fe1);
     AFET_RETURN_IF_ERROR (a.status ("afet_pitch_frame_stats"));
     AFET_RETURN_IF_ERROR (launch (queue_, frame_stats_.get (),
             (T + lsz_ - 1) / lsz_, lsz_, "afet_pitch_frame_stats"));
   }
   {
     ArgSetter a (nccf_lags_.get ());
-    a (ds.get ()) ((cl_long) n2) (startm.get ()) ((cl_int) T) ((cl_int) M_)
-        ((cl_int) basic_) ((cl_int) lag0_) (c.preemph_coeff) (fmean.get ())
-        (fe1.get ()) (inner.get ()) (norm.get ());
+    a (ds) ((cl_long) n2) (startm.get ()) ((cl_int) T) ((cl_int) M_)
+        ((cl_int) basic_) ((cl_int) lag0_) (c.preemph_coeff) (fmean)
+        (fe1) (inner) (norm);
     AFET_RETURN_IF_ERROR (a.status ("afet_pitch_nccf_lags"));
     size_t items = cpu_ ? (size_t) T * ((M_ + 15) / 16) : (size_t) T * M_;
     AFET_RETURN_IF_ERROR (launch (queue_, nccf_lags_.get (),
@@ -571,8 +611,8 @@ PitchStage::compute (const float *wave, long long n, std::vector<float> *raw,
   }
   {
     ArgSetter a (normalize_.get ());
-    a (inner.get ()) (norm.get ()) ((cl_int) T) ((cl_int) M_) (bal.get ())
-        (nv.get ());
+    a (inner) (norm) ((cl_int) T) ((cl_int) M_) (bal.get ())
+        (nv);
     AFET_RETURN_IF_ERROR (a.status ("afet_pitch_normalize"));
     AFET_RETURN_IF_ERROR (launch (queue_, normalize_.get (),
             ((size_t) T * M_ + lsz_ - 1) / lsz_, lsz_,
@@ -580,12 +620,12 @@ PitchStage::compute (const float *wave, long long n, std::vector<float> *raw,
   }
   {
     ArgSetter a (upsample_lags_.get ());
-    a (nv.get ()) (norm.get ()) ((cl_int) T) ((cl_int) M_) ((cl_int) S_)
+    a (nv) (norm) ((cl_int) T) ((cl_int) M_) ((cl_int) S_)
         (cpu_ ? up_first16_.get () : up_first_.get ())
         (cpu_ ? up_n16_.get () : up_n_.get ())
         (cpu_ ? up_wt16_.get () : up_w_.get ()) ((cl_int) up_taps_)
         (oldb.get ()) (new_ballast) ((cl_int) (rescale ? 1 : 0))
-        (nccf.get ());
+        (nccf);
     AFET_RETURN_IF_ERROR (a.status ("afet_pitch_upsample_lags"));
     size_t items = cpu_ ? (size_t) T * ((S_ + 15) / 16) : (size_t) T * S_;
     AFET_RETURN_IF_ERROR (launch (queue_, upsample_lags_.get (),
@@ -597,25 +637,25 @@ PitchStage::compute (const float *wave, long long n, std::vector<float> *raw,
   if (err != CL_SUCCESS)
     return cl_fail ("the pitch NCCF", err);
   entered.ran = true;
-  AFET_RETURN_IF_ERROR (viterbi_->run (nccf.get (), T, path.get (),
+  AFET_RETURN_IF_ERROR (viterbi_->run (nccf, T, path,
           &combined_));
   {
     ArgSetter a (output_.get ());
-    a (inner.get ()) (norm.get ()) ((cl_int) T) ((cl_int) M_)
+    a (inner) (norm) ((cl_int) T) ((cl_int) M_)
         (up_first_.get ()) (up_n_.get ()) (up_w_.get ()) ((cl_int) up_taps_)
-        (lags_mem_.get ()) (path.get ()) (out.get ());
+        (lags_mem_.get ()) (path) (out);
     AFET_RETURN_IF_ERROR (a.status ("afet_pitch_output"));
     AFET_RETURN_IF_ERROR (launch (queue_, output_.get (),
             (T + lsz_ - 1) / lsz_, lsz_, "afet_pitch_output"));
   }
   raw->resize ((size_t) T * 2);
-  err = clEnqueueReadBuffer (queue_, out.get (), CL_TRUE, 0,
+  err = clEnqueueReadBuffer (queue_, out, CL_TRUE, 0,
       (size_t) T * 2 * sizeof (float), raw->data (), 0, nullptr, nullptr);
   if (err != CL_SUCCESS)
     return cl_fail ("reading the pitch", err);
   if (lag) {
     lag->resize (T);
-    err = clEnqueueReadBuffer (queue_, path.get (), CL_TRUE, 0,
+    err = clEnqueueReadBuffer (queue_, path, CL_TRUE, 0,
         (size_t) T * sizeof (cl_int), lag->data (), 0, nullptr, nullptr);
     if (err != CL_SUCCESS)
       return cl_fail ("reading the lags", err);

@@ -176,6 +176,18 @@ private:
   int out_unit_ = 1, in_unit_ = 1, rs_taps_ = 1, up_taps_ = 1;
   std::vector<float> lags_;
   ClMem rs_first_, rs_n_, rs_w_, up_first_, up_n_, up_w_, lags_mem_;
+  /* compute ()'s buffers, kept from one utterance to the next on a CPU
+   * device while they hold at most kKeepBytes (drop_scratch () at the end
+   * of each: others, or more, are released) */
+  enum { kX, kDs, kInner, kNorm, kNccf, kPath, kOut, kMean, kE1, kNv,
+    kScratch };
+  static constexpr size_t kKeepBytes = (size_t) 256 << 20;
+  ClMem scratch_[kScratch];
+  size_t scratch_bytes_[kScratch] = { };
+  std::vector<float> dsh_;
+  std::vector<double> sum_, sum2_;
+  Status scratch (int slot, size_t bytes, cl_mem *out);
+  void drop_scratch ();
   /* a CPU device's upsampling tables (afet_pitch_upsample_lags16) */
   ClMem up_first16_, up_n16_, up_wt16_;
 };
