@@ -34,6 +34,10 @@
  *   lowest final forward cost (lowest index) back to frame 0.
  * afet_pitch_output: one work-item per frame: (the NCCF without ballast at
  *   the chosen lag, 1 / lag).
+ * On a CPU device (at the end of this file): afet_pitch_viterbi_lanes
+ *   (the Viterbi of one work-item, 16 lags at once), afet_pitch_nccf_lags16
+ *   and afet_pitch_upsample_lags16 (16 lags a work-item): the same values,
+ *   the same operations lane by lane.
  *
  * The Viterbi step is in float with Kaldi's order of operations and no
  * contraction into fused multiply-adds: on silence paths tie to a float's
