@@ -19,19 +19,27 @@
  *   grid by the upsampling filter's taps, times Kaldi's rescaling of the
  *   early frames (rescale: sqrt ((old + avg) / (new + avg)), avg the mean
  *   of the frame's norms).
- * afet_pitch_viterbi: a work-group per utterance (utt: its first row and
- *   frames; engine/temporal/pitch-batch.cc runs many utterances in one
- *   launch), its work-items over the lags: each lag's best predecessor (the
- *   lowest index of the least cost), its local cost, and the forward cost
- *   less its minimum, frame after frame; backpointers into bp. The
- *   predecessors are searched by blocks of AFET_PITCH_BLOCK lags, the block
- *   of the work-item's previous lag's predecessor (or the last frame's)
- *   first, a block skipped when its least previous cost plus its least
- *   transition exceeds the best found (float's rounding is monotone, so
- *   that bound holds for the rounded costs): the same predecessor as a
- *   search of every lag, in a few blocks a lag.
- * afet_pitch_backtrace: a work-item per utterance: the path from the
- *   lowest final forward cost (lowest index) back to frame 0.
+ * afet_pitch_viterbi: a work-group per job (job: its first row, frames,
+ *   the costs it starts from and a mode; engine/temporal/pitch-batch.cc
+ *   runs many utterances in one launch, a long one cut into segments), its
+ *   work-items over the lags: each lag's best predecessor (the lowest index
+ *   of the least cost), its local cost, and the forward cost less its
+ *   minimum, frame after frame; backpointers into bp. The predecessors are
+ *   searched by blocks of AFET_PITCH_BLOCK lags, the block of the
+ *   work-item's previous lag's predecessor (or the last frame's) first, a
+ *   block skipped when its least previous cost plus its least transition
+ *   exceeds the best found (float's rounding is monotone, so that bound
+ *   holds for the rounded costs): the same predecessor as a search of every
+ *   lag, in a few blocks a lag. A segment is first run from zero costs
+ *   (GUESS: each frame's costs stored in vec), then again from the previous
+ *   segment's last costs (FIX), comparing with those stored, until a
+ *   frame's costs are the stored ones bit for bit: every later frame then
+ *   is as stored too, and the work-group stops (agreed).
+ * afet_pitch_trace_map, afet_pitch_backtrace: the path from the lowest
+ *   final forward cost (lowest index) back to frame 0: where each lag at a
+ *   segment's end leads to at the segment before (a work-item a lag), the
+ *   segments' last lags through those maps, then the segments' paths, a
+ *   work-item each.
  * afet_pitch_output: one work-item per frame: (the NCCF without ballast at
  *   the chosen lag, 1 / lag).
  * On a CPU device (at the end of this file): afet_pitch_viterbi_lanes
@@ -258,13 +266,13 @@ afet_pitch_upsample (__global const ACC *inner, __global const ACC *norm,
 /* Kaldi's transition cost d^2 factor plus the previous forward cost, in
  * float without contraction (the comparisons below depend on it) */
 #define AFET_PITCH_STEP(i, j) \
-  ((float) (((j) - (i)) * ((j) - (i))) * factor + prev[j])
+  ((float) (((j) - (i)) * ((j) - (i))) * factor + (val[j] - lo))
 
 /* the least cost of i's predecessors in lags j0 .. j1 - 1 (a block) into
  * best and bj, ties to the lower lag */
 static void
 viterbi_scan_block (int i, int j0, int j1, float factor,
-    __local const float *prev, float *best_io, int *bj_io)
+    __local const float *val, float lo, float *best_io, int *bj_io)
 {
   float best = *best_io;
   int bj = *bj_io;
@@ -275,7 +283,7 @@ viterbi_scan_block (int i, int j0, int j1, float factor,
         12, 13, 14, 15);
     int16 dj = iota + (j0 - i);
     float16 v = convert_float16 (dj * dj) * factor +
-        vload16 (0, prev + j0);
+        (vload16 (0, val + j0) - lo);
     float m;
     float8 m8 = min (v.lo, v.hi);
     float4 m4 = min (m8.lo, m8.hi);
@@ -307,55 +315,102 @@ viterbi_scan_block (int i, int j0, int j1, float factor,
   *bj_io = bj;
 }
 
+/* the least of values j0 .. j1 - 1 */
+static float
+viterbi_block_min (__local const float *v, int j0, int j1)
+{
+  float m = FLT_MAX;
+  if (j1 - j0 == AFET_PITCH_BLOCK) {
+    float16 x = vload16 (0, v + j0);
+    float8 m8 = min (x.lo, x.hi);
+    float4 m4 = min (m8.lo, m8.hi);
+    float2 m2 = min (m4.lo, m4.hi);
+    m = min (m2.lo, m2.hi);
+  } else {
+    for (int j = j0; j < j1; j++)
+      m = min (m, v[j]);
+  }
+  return m;
+}
+
+/* what a Viterbi job (a work-group) does with its frames' forward costs
+ * (pitch-batch.cc: an utterance alone, or cut in segments) */
+#define AFET_VITERBI_ALONE 0    /* stores only the last frame's */
+#define AFET_VITERBI_GUESS 1    /* stores every frame's */
+#define AFET_VITERBI_FIX 2      /* rewrites them until they agree */
+
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
 void
-afet_pitch_viterbi (__global const float *nccf, __global const long *utt,
+afet_pitch_viterbi (__global const float *nccf, __global const long *job,
     int S, __global const float *lags, float factor, float soft_min_f0,
-    __global ushort *bp, __global float *fwd_out, __local float *prev,
-    __local float *cur, __local float *bmin)
+    __global ushort *bp, __global float *vec, __global const float *end_in,
+    __global float *end_out, __global int *agreed, __local float *val0,
+    __local float *val1, __local float *cmin)
 {
-  __local float part[AFET_LSZ];
+  __local int differ[2];
   int lid = get_local_id (0);
-  /* this work-group's utterance: its first row, its frames */
+  /* this work-group's frames: the first row, how many, the row of end_in
+   * holding the costs before them (-1: none, an utterance's start), the
+   * row of end_out for the costs after them, and the mode */
   int g = get_group_id (0);
-  long r0 = utt[2 * g];
-  int T = (int) utt[2 * g + 1];
+  __global const long *jb = job + 5 * g;
+  long r0 = jb[0];
+  int T = (int) jb[1];
+  long from = jb[2], to = jb[3];
+  int mode = (int) jb[4];
   nccf += r0 * S;
   bp += r0 * S;
-  fwd_out += (long) g * S;
+  vec += r0 * S;
   int nb = (S + AFET_PITCH_BLOCK - 1) / AFET_PITCH_BLOCK;
+  /* Kaldi's forward cost less its minimum, the previous frame's
+   * (val[j] - lo: one float subtraction, as Kaldi's renormalisation
+   * computes it) and this frame's before its minimum is known; the
+   * least of each block's values alike (cmin[b] - lo is the block's
+   * least previous cost: float's rounding is monotone). Two buffers
+   * each, taking turns, so a frame needs two barriers: after its costs
+   * and after its blocks' minima. */
+  __local float *vp = val0, *vc = val1, *cp = cmin, *cc = cmin + nb;
   for (int i = lid; i < S; i += AFET_LSZ)
-    prev[i] = 0.0f;
+    vp[i] = from >= 0 ? end_in[from * S + i] : 0.0f;
+  for (int k = lid; k < 2; k += AFET_LSZ)
+    differ[k] = 0;
+  barrier (CLK_LOCAL_MEM_FENCE);
   for (int b = lid; b < nb; b += AFET_LSZ)
-    bmin[b] = 0.0f;
+    cp[b] = viterbi_block_min (vp, b * AFET_PITCH_BLOCK, min (S, (b + 1) *
+            AFET_PITCH_BLOCK));
+  float lo = 0.0f;              /* x - 0 is x */
+  /* the last frame's predecessor of this work-item's first lag (where
+   * the search starts: any order gives the same predecessor) */
+  int first_bp = lid;
+  int agree = 0;
   barrier (CLK_LOCAL_MEM_FENCE);
   for (int t = 0; t < T; t++) {
-    float lo = FLT_MAX;
     int last = 0;
     for (int i = lid; i < S; i += AFET_LSZ) {
+      float n = nccf[(long) t * S + i];
       /* each lag's best predecessor is the lowest index of the least
        * cost over all lags. A block likely to hold it first,
        * for a low best cost early, then the blocks outward from i: a block
        * whose bound exceeds the best cost so far holds neither a better
        * nor a tying lag, and past one whose transition alone exceeds it
        * none can (ties go to the lower index whatever the order) */
-      float best = prev[i];     /* staying costs no transition */
+      float best = vp[i] - lo; /* staying costs no transition */
       int bj = i;
       /* the predecessor of this work-item's previous lag where it had one
        * (the predecessors rise with the lag: Kaldi's search starts there),
        * else last frame's */
-      int bg = (i >= AFET_LSZ ? last : t > 0 ? bp[(long) (t - 1) * S + i] :
-          i) / AFET_PITCH_BLOCK, bi = i / AFET_PITCH_BLOCK;
+      int bg = (i >= AFET_LSZ ? last : first_bp) / AFET_PITCH_BLOCK,
+          bi = i / AFET_PITCH_BLOCK;
       viterbi_scan_block (i, bg * AFET_PITCH_BLOCK, min (S, (bg + 1) *
-              AFET_PITCH_BLOCK), factor, prev, &best, &bj);
+              AFET_PITCH_BLOCK), factor, vp, lo, &best, &bj);
       for (int b = bi; b >= 0; b--) {
         int j0 = b * AFET_PITCH_BLOCK, j1 = min (S, j0 + AFET_PITCH_BLOCK);
         int d = b == bi ? 0 : i - j1 + 1;
         float tr = (float) (d * d) * factor;
         if (tr > best)
           break;                /* none lower can */
-        if (b != bg && tr + bmin[b] <= best)
-          viterbi_scan_block (i, j0, j1, factor, prev, &best, &bj);
+        if (b != bg && tr + (cp[b] - lo) <= best)
+          viterbi_scan_block (i, j0, j1, factor, vp, lo, &best, &bj);
       }
       for (int b = bi + 1; b < nb; b++) {
         int j0 = b * AFET_PITCH_BLOCK, j1 = min (S, j0 + AFET_PITCH_BLOCK);
@@ -363,60 +418,116 @@ afet_pitch_viterbi (__global const float *nccf, __global const long *utt,
         float tr = (float) (d * d) * factor;
         if (tr > best)
           break;                /* none higher can */
-        if (b != bg && tr + bmin[b] <= best)
-          viterbi_scan_block (i, j0, j1, factor, prev, &best, &bj);
+        if (b != bg && tr + (cp[b] - lo) <= best)
+          viterbi_scan_block (i, j0, j1, factor, vp, lo, &best, &bj);
       }
-      float n = nccf[(long) t * S + i];
       float lc = (1.0f - n) + soft_min_f0 * n * lags[i];
       best += lc;
-      cur[i] = best;
+      vc[i] = best;
       bp[(long) t * S + i] = (ushort) bj;
+      if (i == lid)
+        first_bp = bj;
       last = bj;
-      lo = min (lo, best);
-    }
-    part[lid] = lo;
-    barrier (CLK_LOCAL_MEM_FENCE);
-    for (int s = AFET_LSZ / 2; s > 0; s >>= 1) {
-      if (lid < s)
-        part[lid] = min (part[lid], part[lid + s]);
-      barrier (CLK_LOCAL_MEM_FENCE);
-    }
-    lo = part[0];
-    for (int i = lid; i < S; i += AFET_LSZ)
-      prev[i] = cur[i] - lo;
-    barrier (CLK_LOCAL_MEM_FENCE);
-    for (int b = lid; b < nb; b += AFET_LSZ) {
-      int j1 = min (S, (b + 1) * AFET_PITCH_BLOCK);
-      float m = FLT_MAX;
-      for (int j = b * AFET_PITCH_BLOCK; j < j1; j++)
-        m = min (m, prev[j]);
-      bmin[b] = m;
     }
     barrier (CLK_LOCAL_MEM_FENCE);
+    /* rewriting: the previous frame's costs were those stored, so these
+     * frames' are too, from here on (the backpointers just written
+     * included) */
+    if (mode == AFET_VITERBI_FIX && t > 0 && !differ[(t - 1) & 1]) {
+      agree = 1;
+      break;                    /* the same for every work-item */
+    }
+    for (int b = lid; b < nb; b += AFET_LSZ)
+      cc[b] = viterbi_block_min (vc, b * AFET_PITCH_BLOCK, min (S, (b + 1) *
+              AFET_PITCH_BLOCK));
+    if (lid == 0)
+      differ[t & 1] = 0;
+    barrier (CLK_LOCAL_MEM_FENCE);
+    /* the frame's least cost, from its blocks' (every work-item alike) */
+    lo = FLT_MAX;
+    for (int b = 0; b < nb; b++)
+      lo = min (lo, cc[b]);
+    if (mode != AFET_VITERBI_ALONE)
+      for (int i = lid; i < S; i += AFET_LSZ) {
+        float v = vc[i] - lo;
+        __global float *at = vec + (long) t * S + i;
+        if (mode == AFET_VITERBI_FIX && *at != v)
+          differ[t & 1] = 1;
+        *at = v;
+      }
+    __local float *sw = vp;
+    vp = vc;
+    vc = sw;
+    sw = cp;
+    cp = cc;
+    cc = sw;
   }
-  for (int i = lid; i < S; i += AFET_LSZ)
-    fwd_out[i] = prev[i];
+  if (mode == AFET_VITERBI_FIX && !agree) {
+    barrier (CLK_LOCAL_MEM_FENCE);
+    agree = T > 0 && !differ[(T - 1) & 1];
+  }
+  if (mode == AFET_VITERBI_FIX && lid == 0)
+    agreed[g] = agree;
+  /* the last frame's costs, unless they are those stored already */
+  if (!agree)
+    for (int i = lid; i < S; i += AFET_LSZ)
+      end_out[to * S + i] = vp[i] - lo;
 }
 
+/* Where each lag at a segment's last frame leads back to: a work-group a
+ * segment (seg: its first row and frames), a work-item a lag, following
+ * the backpointers through the segment to the lag at the frame before it
+ * (map, S a segment) */
+__kernel void
+afet_pitch_trace_map (__global const ushort *bp, __global const long *seg,
+    int S, __global int *map)
+{
+  int g = get_group_id (0);
+  long r0 = seg[2 * g];
+  int T = (int) seg[2 * g + 1];
+  for (int i = get_local_id (0); i < S; i += get_local_size (0)) {
+    int s = i;
+    for (int t = T - 1; t >= 0; t--)
+      s = bp[(r0 + t) * S + s];
+    map[(long) g * S + i] = s;
+  }
+}
+
+/* The path of an utterance, a work-group each (utt: its first row, frames,
+ * first segment and segments of L frames): the lowest last cost (lowest
+ * index) in fwd's row of its last segment, each segment's last lag through
+ * the maps from there back (one work-item), then each segment's frames
+ * from its last lag back (a work-item a segment) */
 __kernel void
 afet_pitch_backtrace (__global const ushort *bp, __global const float *fwd,
-    __global const long *utt, int n, int S, __global int *path)
+    __global const long *utt, int S, long L, __global const int *map,
+    __global int *ends, __global int *path)
 {
-  int g = get_global_id (0);
-  if (g >= n)
-    return;
-  long r0 = utt[2 * g];
-  int T = (int) utt[2 * g + 1];
-  bp += r0 * S;
-  fwd += (long) g * S;
-  path += r0;
-  int s = 0;
-  for (int i = 1; i < S; i++)
-    if (fwd[i] < fwd[s])
-      s = i;
-  for (int t = T - 1; t >= 0; t--) {
-    path[t] = s;
-    s = bp[(long) t * S + s];
+  int g = get_group_id (0), lid = get_local_id (0);
+  long r0 = utt[3 * g];
+  long T = utt[3 * g + 1];
+  long k0 = utt[3 * g + 2];
+  int K = (int) ((T + L - 1) / L);
+  if (lid == 0 && K > 0) {
+    __global const float *f = fwd + (k0 + K - 1) * S;
+    int s = 0;
+    for (int i = 1; i < S; i++)
+      if (f[i] < f[s])
+        s = i;
+    for (int k = K - 1; k >= 0; k--) {
+      ends[k0 + k] = s;
+      if (k > 0)
+        s = map[(k0 + k) * S + s];
+    }
+  }
+  barrier (CLK_GLOBAL_MEM_FENCE);
+  for (int k = lid; k < K; k += get_local_size (0)) {
+    int s = ends[k0 + k];
+    long a = r0 + k * L, n = min (L, T - k * L);
+    for (long t = n - 1; t >= 0; t--) {
+      path[a + t] = s;
+      s = bp[(a + t) * S + s];
+    }
   }
 }
 
@@ -512,19 +623,23 @@ viterbi_scan_lanes (int16 iv, int j0, int j1, float factor,
 __kernel __attribute__ ((reqd_work_group_size (1, 1, 1)))
 void
 afet_pitch_viterbi_lanes (__global const float *nccf,
-    __global const long *utt, int S, __global const float *lags,
+    __global const long *job, int S, __global const float *lags,
     float factor, float soft_min_f0, __global ushort *bp,
-    __global float *fwd_out, __local float *prev, __local float *cur,
-    __local float *bmin)
+    __global float *vec, __global const float *end_in,
+    __global float *end_out, __global int *agreed, __local float *prev,
+    __local float *cur, __local float *bmin)
 {
   const int16 iota = (int16) (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
       14, 15);
+  /* afet_pitch_viterbi's jobs, always whole utterances (AFET_VITERBI_ALONE:
+   * vec, end_in and agreed unused): the first row, the frames, the row of
+   * end_out for the last frame's costs */
   int g = get_group_id (0);
-  long r0 = utt[2 * g];
-  int T = (int) utt[2 * g + 1];
+  long r0 = job[5 * g];
+  int T = (int) job[5 * g + 1];
+  __global float *fwd_out = end_out + job[5 * g + 3] * S;
   nccf += r0 * S;
   bp += r0 * S;
-  fwd_out += (long) g * S;
   int nb = (S + AFET_PITCH_BLOCK - 1) / AFET_PITCH_BLOCK;
   for (int i = 0; i < nb * AFET_PITCH_BLOCK; i++)
     prev[i] = 0.0f;

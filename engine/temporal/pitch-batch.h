@@ -34,7 +34,23 @@ namespace afet {
  * one after it and each lead a launch of its own. Callers arriving during a
  * launch go in the next. An utterance alone runs at once, on its own
  * buffers. Every utterance's path is the one its own launch gives, bit for
- * bit: each work-group runs the same arithmetic on its own rows. */
+ * bit: each work-group runs the same arithmetic on its own rows.
+ *
+ * Long utterances in segments: one work-group walks at most one frame
+ * every few microseconds, so a ten-minute utterance (60000 frames) would
+ * hold its compute unit for a quarter of a second while the others idle.
+ * With segment_frames > 0, an utterance longer than that is cut into
+ * segments of that many frames, all run at once: the first from the
+ * utterance's start, the others from zero costs (a guess), each frame's
+ * costs stored. Then each guessed segment runs again from its
+ * predecessor's last costs, comparing its costs with those stored, until
+ * one frame's costs are the stored ones bit for bit (the Viterbi's paths
+ * have met: from there on every backpointer and cost is the stored one),
+ * and stops there. A segment is settled once it has so run from settled
+ * costs; rounds repeat until every segment is (at worst one a round: the
+ * serial walk, never a different result). Each utterance's path is thus
+ * the one a single walk gives, bit for bit (test pitch-viterbi, segments
+ * of 7 and 50 frames). */
 class PitchViterbiCombiner
 {
 public:
@@ -44,7 +60,7 @@ public:
    * built with options (the stages' own, AFET_LSZ = vlsz). */
   static Status get (const std::shared_ptr<Device> &device,
       const std::vector<float> &lags, float factor, float soft_min_f0,
-      size_t vlsz, const std::string &options,
+      size_t vlsz, int segment_frames, const std::string &options,
       std::shared_ptr<PitchViterbiCombiner> *out);
 
   /* Most a leader waits for entered utterances to reach run (). */
@@ -63,6 +79,8 @@ public:
   Status run (cl_mem nccf, long long T, cl_mem path, bool *combined);
 
   int n_lags () const { return S_; }
+  /* rounds of segments run again in the last launch (0: none cut) */
+  int last_rounds () const;
 
 private:
   struct Request;
@@ -75,8 +93,11 @@ private:
   int S_ = 0;
   float factor_ = 0, soft_min_f0_ = 0;
   size_t vlsz_ = 1;
+  int segment_ = 0;             /* frames a segment, 0: never cut */
+  bool viterbi_lanes_ = false;  /* afet_pitch_viterbi_lanes */
+  int rounds_ = 0;              /* under lock_ */
   ClQueue queue_;
-  ClKernel viterbi_, backtrace_;
+  ClKernel viterbi_, backtrace_, trace_map_;
   ClMem lags_;
   std::mutex lock_;             /* what follows */
   std::condition_variable wake_;

@@ -273,8 +273,8 @@ PitchStage::init (std::shared_ptr<Device> device, const PitchConfig &c,
       vlsz_ * 2 <= std::min<size_t> (maxwg, 1024) && vlsz_ < (size_t) S_)
     vlsz_ *= 2;
   if (device_->info ().local_mem_bytes &&
-      (size_t) (2 * S_ + (S_ + 15) / 16) * sizeof (float) + vlsz_ *
-      sizeof (float) >
+      (size_t) (2 * S_ + 2 * ((S_ + 15) / 16)) * sizeof (float) +
+      2 * sizeof (int) >
       device_->info ().local_mem_bytes)
     return Status (Status::BAD_CONFIG, "the lag grid does not fit the "
         "device's local memory: raise min-f0 or delta-pitch");
@@ -305,8 +305,14 @@ PitchStage::init (std::shared_ptr<Device> device, const PitchConfig &c,
   /* Kaldi: the squared log step in a float, times the penalty in float */
   float factor = (float) std::pow (std::log (1.0 + c.delta_pitch), 2.0) *
       c.penalty_factor;
+  /* a long utterance's Viterbi in segments run at once where the device
+   * has compute units to spare (pitch-batch.h); a CPU device's cores
+   * are busy with the other utterances */
+  int segment = viterbi_segment_ >= 0 ? viterbi_segment_ :
+      (type & CL_DEVICE_TYPE_CPU) ? 0 : kViterbiSegment;
   AFET_RETURN_IF_ERROR (PitchViterbiCombiner::get (device_, lags_, factor,
-          c.soft_min_f0, vlsz_, opts + std::to_string (vlsz_), &viterbi_));
+          c.soft_min_f0, vlsz_, segment, opts + std::to_string (vlsz_),
+          &viterbi_));
 
   /* the resampling filter's phases */
   int rin = (int) c.samp_freq, rout = (int) c.resample_freq;
@@ -405,6 +411,12 @@ PitchStage::run_viterbi (cl_mem nccf, long long T, cl_mem path)
 {
   viterbi_->enter ();
   return viterbi_->run (nccf, T, path, nullptr);
+}
+
+int
+PitchStage::viterbi_rounds () const
+{
+  return viterbi_ ? viterbi_->last_rounds () : 0;
 }
 
 Status

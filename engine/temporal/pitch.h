@@ -127,6 +127,13 @@ public:
   /* The Viterbi's work-group size (0, the default: one work-item on a CPU
    * device, up to the lag count on others); set before init (). */
   void set_viterbi_work_items (size_t n) { viterbi_items_ = n; }
+  /* Frames of the segments a long utterance's Viterbi is cut into
+   * (pitch-batch.h; -1, the default: kViterbiSegment on a device that is
+   * not a CPU, none on a CPU device; 0: none); set before init (). */
+  void set_viterbi_segment (int frames) { viterbi_segment_ = frames; }
+  static constexpr int kViterbiSegment = 1000;
+  /* rounds of segments run again in the last Viterbi launch */
+  int viterbi_rounds () const;
 
   int n_lags () const { return S_; }
   const PitchConfig &config () const { return cfg_; }
@@ -167,6 +174,7 @@ private:
   std::shared_ptr<PitchViterbiCombiner> viterbi_;
   size_t lsz_ = 64, vlsz_ = 64;
   size_t viterbi_items_ = 0;
+  int viterbi_segment_ = -1;
   Status run_viterbi (cl_mem nccf, long long T, cl_mem path);
   bool fp64_ = false;
   bool cpu_ = false;            /* a CPU device: its own NCCF kernels */

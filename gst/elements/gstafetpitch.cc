@@ -546,6 +546,18 @@ gst_afet_pitch_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
       gst_buffer_unref (buf);
       return GST_FLOW_ERROR;
     }
+    /* offline, the whole utterance is held: room for what upstream says
+     * is left of the stream (up to an hour's), so that it is not copied
+     * as it grows (on a GPU host, copying and first touching the memory
+     * took longer than reading a ten-minute file) */
+    gint64 dur = -1;
+    if (pc.frames_per_chunk <= 0 && gst_pad_peer_query_duration
+        (self->sinkpad, GST_FORMAT_TIME, &dur) && dur > 0 &&
+        GST_CLOCK_TIME_IS_VALID (p->t0) && (GstClockTime) dur > p->t0) {
+      guint64 n = gst_util_uint64_scale_ceil ((GstClockTime) dur - p->t0,
+          p->out.rate, GST_SECOND);
+      p->samples.reserve ((size_t) MIN (n, (guint64) p->out.rate * 3600));
+    }
   }
   GstMapInfo map;
   if (!gst_buffer_map (buf, &map, GST_MAP_READ)) {

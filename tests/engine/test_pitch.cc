@@ -17,6 +17,7 @@
 #include "enginecheck.h"
 #include "pitch.h"
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <random>
@@ -168,19 +169,35 @@ main ()
     "equidistant ties (a lag in 16)", "equidistant ties (a lag in 40)"
   };
   afet::PitchConfig c;
-  for (int rate : { 16000, 8000 }) {
-    /* the lag grid is the same at any rate; the stage's tables are not */
-    c.samp_freq = (float) rate;
+  /* the lag grid is the same at any rate; the stage's tables are not.
+   * A high transition penalty keeps the paths apart for longer: the
+   * segments' runs take longer to agree */
+  const struct { int rate; float penalty; } configs[] = {
+    { 16000, 0.1f }, { 8000, 0.1f }, { 16000, 50.0f }
+  };
+  for (const auto &cf : configs) {
+    c.samp_freq = (float) cf.rate;
+    c.penalty_factor = cf.penalty;
     /* one work-item (a CPU device's default) and work-groups of 64 and
      * 512 (a GPU's): the search differs, the predecessors must not */
-    for (size_t items : { (size_t) 1, (size_t) 64, (size_t) 512 }) {
+    for (size_t items : { (size_t) 1, (size_t) 64, (size_t) 512 })
+    /* whole, and in segments of 7 and 50 frames (guessed, then run again
+     * until they agree: pitch-batch.h) */
+    for (int segment : { 0, 7, 50 }) {
       afet::PitchStage stage;
       stage.set_viterbi_work_items (items);
+      stage.set_viterbi_segment (segment);
+      std::string how = std::to_string (cf.rate) + " Hz, penalty " +
+          std::to_string (cf.penalty) + ", " + std::to_string (items) +
+          " work-items, " +
+          (segment ? "segments of " + std::to_string (segment) + " frames" :
+          std::string ("whole"));
       st = stage.init (device, c);
-      check (st.ok (), "init, " + std::to_string (items) + " work-items" +
-          (st.ok () ? std::string () : ": " + st.message ()));
+      check (st.ok (), "init, " + how + (st.ok () ? std::string () : ": " +
+              st.message ()));
       if (!st.ok ())
         continue;
+      int most_rounds = 0;
       int S = stage.n_lags ();
       std::mt19937 gen (20261128);
       for (int k = 0; k < 8; k++) {
@@ -192,15 +209,23 @@ main ()
         int same = 0;
         for (int t = 0; t < T && st.ok () && (int) got.size () == T; t++)
           same += got[t] == want[t];
-        check (st.ok () && same == T, std::string (kinds[k]) + ", " +
-            std::to_string (items) + " work-items: the lags of a search of "
-            "every lag on " + std::to_string (same) + " of " +
-            std::to_string (T) + " frames");
+        check (st.ok () && same == T, std::string (kinds[k]) + ", " + how +
+            ": the lags of a search of every lag on " + std::to_string (same) +
+            " of " + std::to_string (T) + " frames");
+        most_rounds = std::max (most_rounds, stage.viterbi_rounds ());
       }
+      /* short segments of random costs rarely agree at once: the rounds
+       * after the first are exercised too */
+      if (segment == 7)
+        check (most_rounds >= 2, how + ": " + std::to_string (most_rounds) +
+            " rounds at most (2 or more expected)");
+      else if (segment == 0)
+        check (most_rounds == 0, how + ": no rounds");
       /* every lag's predecessor (a wrong one off the path would not show
        * above): every lag with one work-item (a CPU device's search),
-       * every 7th with a work-group; a few frames of each kind */
-      for (int k = 0; k < 8 && st.ok (); k++) {
+       * every 7th with a work-group; a few frames of each kind; whole
+       * utterances (segments search the same way) */
+      for (int k = 0; k < 8 && st.ok () && segment == 0; k++) {
         int T = 9;
         std::vector<float> nccf = make_nccf (k, T, S, gen);
         int wrong = every_lag_predecessor (stage, c, nccf, T,

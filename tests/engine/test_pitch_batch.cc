@@ -10,6 +10,10 @@
  * computed alone, and some rounds must have run utterances of different
  * threads in one launch (else the combiner would go untested). A stage of
  * another configuration running beside them must keep its own results.
+ * All of it twice: with the device's own Viterbi (on a CPU device a
+ * work-item an utterance, whole) and with work-groups of 64 and
+ * utterances cut in segments of 37 frames (a GPU's way, pitch-batch.h):
+ * the results of the two must be the same too.
  */
 #include "enginecheck.h"
 #include "pitch.h"
@@ -53,35 +57,42 @@ struct Result
   std::vector<int> lag;
 };
 
-int
-main ()
+/* The checks above with the Viterbi's work-items and segment (0, -1:
+ * the device's defaults); each utterance's result alone into alone. */
+static void
+check_setup (const std::vector<std::vector<float>> &utts, size_t items,
+    int segment, std::vector<Result> &alone)
 {
-  if (!enginecheck::open_device (&device))
-    return 1;
   afet::Status st;
-
-  const int K = 6;
-  std::vector<std::vector<float>> utts;
-  for (int k = 0; k < K; k++)
-    utts.push_back (utterance (16000 + 7919LL * k * 3, 90.0 + 25 * k,
-            (unsigned) k + 1));
+  const int K = (int) utts.size ();
+  std::string how = items ? std::to_string (items) + " work-items, "
+      "segments of " + std::to_string (segment) + " frames" :
+      std::string ("the device's Viterbi");
   afet::PitchConfig c;
   afet::PitchConfig other = c;
   other.min_f0 = 70.0f;         /* another lag grid: another combiner */
+  auto make = [&](afet::PitchStage &s, int k) {
+    if (items) {
+      s.set_viterbi_work_items (items);
+      s.set_viterbi_segment (segment);
+    }
+    return s.init (device, k < K ? c : other);
+  };
 
   /* each utterance alone, on a stage of its own */
-  std::vector<Result> alone (K + 1);
+  alone.assign (K + 1, Result ());
   for (int k = 0; k <= K; k++) {
     afet::PitchStage s;
-    st = s.init (device, k < K ? c : other);
-    check (st.ok (), "stage " + std::to_string (k) + ": " + st.message ());
+    st = make (s, k);
+    check (st.ok (), how + ", stage " + std::to_string (k) + ": " +
+        st.message ());
     if (!st.ok ())
-      return enginecheck::finish ();
+      return;
     const std::vector<float> &w = utts[k % K];
     st = s.compute (w.data (), (long long) w.size (), &alone[k].raw,
         &alone[k].lag);
     check (st.ok () && !s.last_combined () && !alone[k].lag.empty (),
-        "utterance " + std::to_string (k) + " alone: " +
+        how + ", utterance " + std::to_string (k) + " alone: " +
         std::to_string (alone[k].lag.size ()) + " frames");
   }
 
@@ -89,8 +100,8 @@ main ()
   std::vector<std::unique_ptr<afet::PitchStage>> stages;
   for (int k = 0; k <= K; k++) {
     stages.push_back (std::make_unique<afet::PitchStage> ());
-    st = stages.back ()->init (device, k < K ? c : other);
-    check (st.ok (), "threaded stage " + std::to_string (k));
+    st = make (*stages.back (), k);
+    check (st.ok (), how + ", threaded stage " + std::to_string (k));
   }
   int combined_runs = 0, mismatches = 0, failures = 0;
   const int rounds = 8;
@@ -119,12 +130,34 @@ main ()
       combined_runs += combined[k];
     }
   }
-  check (failures == 0, "every threaded compute succeeded");
-  check (mismatches == 0, "every utterance of " + std::to_string (rounds) +
-      " rounds of " + std::to_string (K + 1) + " threads equals its own run, "
-      "bit for bit (" + std::to_string (mismatches) + " differ)");
-  check (combined_runs > 0, std::to_string (combined_runs) + " of " +
-      std::to_string (rounds * (K + 1)) + " utterances went in a launch "
-      "with others");
+  check (failures == 0, how + ": every threaded compute succeeded");
+  check (mismatches == 0, how + ": every utterance of " +
+      std::to_string (rounds) + " rounds of " + std::to_string (K + 1) +
+      " threads equals its own run, bit for bit (" +
+      std::to_string (mismatches) + " differ)");
+  check (combined_runs > 0, how + ": " + std::to_string (combined_runs) +
+      " of " + std::to_string (rounds * (K + 1)) + " utterances went in a "
+      "launch with others");
+}
+
+int
+main ()
+{
+  if (!enginecheck::open_device (&device))
+    return 1;
+  const int K = 6;
+  std::vector<std::vector<float>> utts;
+  for (int k = 0; k < K; k++)
+    utts.push_back (utterance (16000 + 7919LL * k * 3, 90.0 + 25 * k,
+            (unsigned) k + 1));
+  std::vector<Result> whole, cut;
+  check_setup (utts, 0, -1, whole);
+  check_setup (utts, 64, 37, cut);
+  int same = 0;
+  for (size_t k = 0; k < whole.size () && k < cut.size (); k++)
+    same += whole[k].raw == cut[k].raw && whole[k].lag == cut[k].lag;
+  check (same == K + 1 && whole.size () == cut.size (), "each utterance in "
+      "segments is the same as whole, bit for bit (" + std::to_string (same) +
+      " of " + std::to_string (K + 1) + ")");
   return enginecheck::finish ();
 }
