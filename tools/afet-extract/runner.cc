@@ -96,7 +96,7 @@ names_gpu (const std::string & value)
 }
 
 int
-auto_jobs (const std::vector<std::string> & devices)
+auto_jobs (const std::vector<std::string> & devices, bool whole)
 {
   int gpus = 0;
   if (devices.empty ()) {
@@ -108,8 +108,10 @@ auto_jobs (const std::vector<std::string> & devices)
   }
   if (gpus == 0)
     return 2;
-  return std::max (1, std::min<int> ((int) g_get_num_processors (),
-          8 * gpus));
+  const int cores = (int) g_get_num_processors ();
+  if (whole)
+    return std::max (cores, 8 * gpus);
+  return std::max (1, std::min<int> (cores, 8 * gpus));
 }
 
 /* The pipeline, as gst-launch-1.0 would take it.  decodebin's audio pad
