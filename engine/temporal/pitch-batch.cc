@@ -146,7 +146,10 @@ PitchViterbiCombiner::launch (const std::vector<Request *> &batch)
   for (Request *r : batch) {
     if (r->T <= 0)
       continue;
-    size_t more = (size_t) (rows + r->T) * S_ * sizeof (float);
+    /* the joint NCCF, and where utterances are cut as much again for
+     * every frame's costs: within one allocation's size together */
+    size_t more = (size_t) (rows + r->T) * S_ * sizeof (float) *
+        (segment_ > 0 ? 2 : 1);
     if (!group.empty () && more > cap) {
       AFET_RETURN_IF_ERROR (launch_group (group));
       group.clear ();
