@@ -11,14 +11,16 @@
  *   LinearResample: output k sits in period unit k / out_unit at phase
  *   w = k % out_unit, and sums ph_n[w] inputs from ph_first[w] + unit
  *   in_unit with the phase's weights (zeros outside the input).
- * afet_pitch_nccf: one work-item per (frame, measured lag): the frame's
- *   window less its mean, its energy e1, the energy e2 of the window lag
- *   samples later and their inner product; inner = ip, norm = e1 e2.
- * afet_pitch_upsample: one work-item per (frame, grid lag): the NCCF with
+ * afet_pitch_frame_stats, afet_pitch_nccf_lags: a frame's window less its
+ *   mean and its energy e1 (a work-item per frame), then per (frame,
+ *   measured lag) the energy e2 of the window lag samples later and their
+ *   inner product; inner = ip, norm = e1 e2.
+ * afet_pitch_normalize, afet_pitch_upsample_lags (offline) or
+ *   afet_pitch_upsample_pair (online chunks of many streams): the NCCF with
  *   the frame's ballast, inner / sqrt (norm + ballast), taken to the lag
  *   grid by the upsampling filter's taps, times Kaldi's rescaling of the
- *   early frames (rescale: sqrt ((old + avg) / (new + avg)), avg the mean
- *   of the frame's norms).
+ *   early frames offline (rescale: sqrt ((old + avg) / (new + avg)), avg
+ *   the mean of the frame's norms).
  * afet_pitch_viterbi: a work-group per job (job: its first row, frames,
  *   the costs it starts from and a mode; engine/temporal/pitch-batch.cc
  *   runs many utterances in one launch, a long one cut into segments), its
@@ -107,37 +109,13 @@ window_at (__global const float *ds, long n_ds, long start, int i,
   return v;
 }
 
-__kernel void
-afet_pitch_nccf (__global const float *ds, long n_ds,
-    __global const long *start, int T, int M, int basic, int lag0,
-    float preemph, __global ACC *inner, __global ACC *norm)
-{
-  long g = get_global_id (0);
-  if (g >= (long) T * M)
-    return;
-  int t = (int) (g / M), l = (int) (g - (long) t * M);
-  long s0 = start[t];
-  ACC mean = 0;
-  for (int i = 0; i < basic; i++)
-    mean += window_at (ds, n_ds, s0, i, preemph);
-  mean /= basic;
-  ACC e1 = 0, e2 = 0, ip = 0;
-  for (int i = 0; i < basic; i++) {
-    ACC a = window_at (ds, n_ds, s0, i, preemph) - mean;
-    ACC b = window_at (ds, n_ds, s0, lag0 + l + i, preemph) - mean;
-    e1 += a * a;
-    e2 += b * b;
-    ip += a * b;
-  }
-  inner[g] = ip;
-  norm[g] = e1 * e2;
-}
-
-/* The offline path's NCCF in three steps, each sum as afet_pitch_nccf and
- * afet_pitch_upsample take it (the same values), without their repeated
- * work: a frame's mean and energy once a frame, not once a lag; a measured
- * lag's NCCF with the ballast once, not once for each grid lag whose taps
- * read it. */
+/* The NCCF in steps: a frame's mean and energy once a frame
+ * (afet_pitch_frame_stats), each measured lag's inner product and norm
+ * (afet_pitch_nccf_lags), then, offline, each measured lag's NCCF with the
+ * ballast once (afet_pitch_normalize) and its upsampling to the grid
+ * (afet_pitch_upsample_lags), online both upsamplings of a frame at once
+ * (afet_pitch_upsample_pair). The sums run in the same order on both
+ * paths: a frame's values are the same. */
 __kernel void
 afet_pitch_frame_stats (__global const float *ds, long n_ds,
     __global const long *start, int T, int basic, float preemph,
@@ -207,7 +185,8 @@ afet_pitch_normalize (__global const ACC *inner, __global const ACC *norm,
   nv[g] = den != 0 ? (ACC) inner[g] / den : (ACC) 0;
 }
 
-/* afet_pitch_upsample from afet_pitch_normalize's values */
+/* each grid lag's NCCF from afet_pitch_normalize's values, rescaled where
+ * Kaldi rescales the early frames */
 __kernel void
 afet_pitch_upsample_lags (__global const ACC *nv, __global const ACC *norm,
     int T, int M, int S, __global const int *tap_first,
@@ -234,33 +213,41 @@ afet_pitch_upsample_lags (__global const ACC *nv, __global const ACC *norm,
   nccf[g] = (float) a;
 }
 
+/* The online chunks' upsampling (engine/temporal/pitch-chunks.cc), one
+ * work-item per (frame, grid lag), into one row a frame of 2 S + 1 floats:
+ * the NCCF with the frame's ballast (what the Viterbi sees), without it
+ * (the POV NCCF the output gives), and, from the lag-0 work-item, the mean
+ * of the frame's norms (RecomputeBacktraces' avg). Each value is taken as
+ * afet_pitch_normalize and afet_pitch_upsample_lags take it offline. */
 __kernel void
-afet_pitch_upsample (__global const ACC *inner, __global const ACC *norm,
+afet_pitch_upsample_pair (__global const ACC *inner, __global const ACC *norm,
     int T, int M, int S, __global const int *tap_first,
     __global const int *tap_n, __global const float *tap_w, int max_taps,
-    __global const float *ballast, __global const float *old_ballast,
-    float new_ballast, int rescale, __global float *nccf)
+    __global const float *ballast, __global float *out)
 {
   long g = get_global_id (0);
   if (g >= (long) T * S)
     return;
   int t = (int) (g / S), i = (int) (g - (long) t * S);
   __global const ACC *ip = inner + (long) t * M, *nm = norm + (long) t * M;
-  ACC b = ballast[t], a = 0;
+  __global float *row = out + (long) t * (2 * S + 1);
+  ACC b = ballast[t], a = 0, a0 = 0;
   for (int j = 0; j < tap_n[i]; j++) {
     int l = tap_first[i] + j;
-    ACC den = sqrt (nm[l] + b);
-    ACC v = den != 0 ? (ACC) ip[l] / den : (ACC) 0;
-    a += (ACC) tap_w[i * max_taps + j] * v;
+    ACC w = (ACC) tap_w[i * max_taps + j];
+    ACC den = sqrt (nm[l] + b), den0 = sqrt (nm[l] + (ACC) 0);
+    a += w * (den != 0 ? (ACC) ip[l] / den : (ACC) 0);
+    a0 += w * (den0 != 0 ? (ACC) ip[l] / den0 : (ACC) 0);
   }
-  if (rescale) {
+  row[i] = (float) a;
+  row[S + i] = (float) a0;
+  if (i == 0) {
     ACC avg = 0;
     for (int l = 0; l < M; l++)
       avg += nm[l];
     avg /= M;
-    a *= sqrt (((ACC) old_ballast[t] + avg) / ((ACC) new_ballast + avg));
+    row[2 * S] = (float) avg;
   }
-  nccf[g] = (float) a;
 }
 
 /* Kaldi's transition cost d^2 factor plus the previous forward cost, in

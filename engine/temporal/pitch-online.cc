@@ -49,6 +49,38 @@ Status
 PitchStage::resample_part (const float *wave, long long x0, long long n,
     long long k0, long long k1, float *ds)
 {
+  if (!fp64_)
+    return resample_device (wave, x0, n, k0, k1, ds);
+  resample_host (wave, x0, n, k0, k1, ds);
+  return Status::Ok ();
+}
+
+/* afet_pitch_resample's loop for outputs k0 .. k1 - 1, counted as the
+ * kernel counts them in resample_device (from the unit x0 starts) */
+void
+PitchStage::resample_host (const float *wave, long long x0, long long n,
+    long long k0, long long k1, float *ds) const
+{
+  long long kb = x0 / in_unit_ * out_unit_;
+  for (long long k = k0; k < k1; k++) {
+    long long r = k - kb, unit = r / out_unit_;
+    int w = (int) (r - unit * out_unit_);
+    long long base = rs_first_h_[w] + unit * in_unit_;
+    const float *pw = rs_w_h_.data () + (size_t) w * rs_taps_;
+    double acc = 0;
+    for (int j = 0; j < rs_n_h_[w]; j++) {
+      long long idx = base + j;
+      if (idx >= 0 && idx < n)
+        acc += (double) pw[j] * (double) wave[idx];
+    }
+    ds[k - k0] = (float) acc;
+  }
+}
+
+Status
+PitchStage::resample_device (const float *wave, long long x0, long long n,
+    long long k0, long long k1, float *ds)
+{
   if (k1 <= k0)
     return Status::Ok ();
   /* outputs counted from the unit x0 starts, inputs from x0 */
@@ -60,13 +92,7 @@ PitchStage::resample_part (const float *wave, long long x0, long long n,
           (void *) wave, &x));
   AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE,
           n_out * sizeof (float), nullptr, &y));
-  ArgSetter a (resample_.get ());
-  a (x.get ()) ((cl_long) n) (rs_first_.get ()) (rs_n_.get ())
-      (rs_w_.get ()) ((cl_int) rs_taps_) ((cl_int) out_unit_)
-      ((cl_int) in_unit_) (y.get ()) ((cl_long) n_out);
-  AFET_RETURN_IF_ERROR (a.status ("afet_pitch_resample"));
-  AFET_RETURN_IF_ERROR (launch (queue_, resample_.get (),
-          (n_out + lsz_ - 1) / lsz_, lsz_, "afet_pitch_resample"));
+  AFET_RETURN_IF_ERROR (launch_resample (x.get (), n, y.get (), n_out));
   cl_int err = clEnqueueReadBuffer (queue_, y.get (), CL_TRUE,
       (k0 - kb) * sizeof (float), (k1 - k0) * sizeof (float), ds, 0,
       nullptr, nullptr);
@@ -78,77 +104,17 @@ PitchStage::resample_part (const float *wave, long long x0, long long n,
 Status
 PitchStage::nccf_part (const float *ds, long long d0, long long n_ds,
     const long long *start, int T, const float *ballast, float *pitch,
-    float *pov, double *avg_norm)
+    float *pov, float *avg_norm, bool *combined)
 {
+  if (combined)
+    *combined = false;
   if (T <= 0)
     return Status::Ok ();
-  size_t acc = fp64_ ? sizeof (double) : sizeof (float);
   std::vector<long long> rel (T);
   for (int t = 0; t < T; t++)
     rel[t] = start[t] - d0;
-  std::vector<float> zero (T, 0.0f);
-  cl_context ctx = device_->context ();
-  ClMem dsm, startm, bal, nob, inner, norm, np, nv;
-  const cl_mem_flags ro = CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR;
-  AFET_RETURN_IF_ERROR (make_buffer (ctx, ro, std::max<long long> (n_ds,
-              1) * sizeof (float), (void *) ds, &dsm));
-  AFET_RETURN_IF_ERROR (make_buffer (ctx, ro, T * sizeof (cl_long),
-          rel.data (), &startm));
-  AFET_RETURN_IF_ERROR (make_buffer (ctx, ro, T * sizeof (float),
-          (void *) ballast, &bal));
-  AFET_RETURN_IF_ERROR (make_buffer (ctx, ro, T * sizeof (float),
-          zero.data (), &nob));
-  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE,
-          (size_t) T * M_ * acc, nullptr, &inner));
-  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE,
-          (size_t) T * M_ * acc, nullptr, &norm));
-  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE,
-          (size_t) T * S_ * sizeof (float), nullptr, &np));
-  AFET_RETURN_IF_ERROR (make_buffer (ctx, CL_MEM_READ_WRITE,
-          (size_t) T * S_ * sizeof (float), nullptr, &nv));
-  {
-    ArgSetter a (nccf_.get ());
-    a (dsm.get ()) ((cl_long) n_ds) (startm.get ()) ((cl_int) T)
-        ((cl_int) M_) ((cl_int) basic_) ((cl_int) lag0_) (cfg_.preemph_coeff)
-        (inner.get ()) (norm.get ());
-    AFET_RETURN_IF_ERROR (a.status ("afet_pitch_nccf"));
-    AFET_RETURN_IF_ERROR (launch (queue_, nccf_.get (),
-            ((size_t) T * M_ + lsz_ - 1) / lsz_, lsz_, "afet_pitch_nccf"));
-  }
-  /* the same upsampling twice: with the frames' ballasts (what the Viterbi
-   * sees) and without (the POV NCCF the output gives) */
-  ClMem *outs[] = { &np, &nv };
-  ClMem *bals[] = { &bal, &nob };
-  for (int k = 0; k < 2; k++) {
-    ArgSetter a (upsample_.get ());
-    a (inner.get ()) (norm.get ()) ((cl_int) T) ((cl_int) M_) ((cl_int) S_)
-        (up_first_.get ()) (up_n_.get ()) (up_w_.get ()) ((cl_int) up_taps_)
-        (bals[k]->get ()) (bals[k]->get ()) (0.0f) ((cl_int) 0)
-        (outs[k]->get ());
-    AFET_RETURN_IF_ERROR (a.status ("afet_pitch_upsample"));
-    AFET_RETURN_IF_ERROR (launch (queue_, upsample_.get (),
-            ((size_t) T * S_ + lsz_ - 1) / lsz_, lsz_,
-            "afet_pitch_upsample"));
-  }
-  std::vector<unsigned char> nm ((size_t) T * M_ * acc);
-  cl_int err = clEnqueueReadBuffer (queue_, np.get (), CL_FALSE, 0,
-      (size_t) T * S_ * sizeof (float), pitch, 0, nullptr, nullptr);
-  if (err == CL_SUCCESS)
-    err = clEnqueueReadBuffer (queue_, nv.get (), CL_FALSE, 0,
-        (size_t) T * S_ * sizeof (float), pov, 0, nullptr, nullptr);
-  if (err == CL_SUCCESS)
-    err = clEnqueueReadBuffer (queue_, norm.get (), CL_TRUE, 0, nm.size (),
-        nm.data (), 0, nullptr, nullptr);
-  if (err != CL_SUCCESS)
-    return cl_fail ("reading a chunk's NCCF", err);
-  for (int t = 0; t < T; t++) {
-    double s = 0.0;
-    for (int l = 0; l < M_; l++)
-      s += fp64_ ? ((const double *) nm.data ())[(size_t) t * M_ + l] :
-          ((const float *) nm.data ())[(size_t) t * M_ + l];
-    avg_norm[t] = s / M_;
-  }
-  return Status::Ok ();
+  return chunks_->compute (ds, n_ds, rel.data (), T, ballast, pitch, pov,
+      avg_norm, combined);
 }
 
 /* ---- OnlinePitch ---- */
@@ -396,10 +362,12 @@ OnlinePitch::accept (const float *wave, long long n)
   }
   long long d0 = std::max<long long> (0, st[0]);
   std::vector<float> np ((size_t) T * S_), nv ((size_t) T * S_);
-  std::vector<double> avg (T);
+  std::vector<float> avg (T);
+  bool combined = false;
   AFET_RETURN_IF_ERROR (stage_->nccf_part (ds_.data () + (d0 - ds_base_), d0,
           ds_n_ - d0, st.data (), T, ballast.data (), np.data (), nv.data (),
-          avg.data ()));
+          avg.data (), &combined));
+  combined_chunks_ += combined;
 
   std::vector<float> cur (S_);
   for (int k = 0; k < T; k++) {
@@ -413,7 +381,7 @@ OnlinePitch::accept (const float *wave, long long n)
         nv.begin () + (size_t) (k + 1) * S_);
     if (t < c_.recompute_frame) {
       early_.insert (early_.end (), nc, nc + S_);
-      avg_norm_.push_back ((float) avg[k]);
+      avg_norm_.push_back (avg[k]);
       mean_sq_.push_back (ms_of[k]);
     }
     if (t == c_.recompute_frame - 1 && !c_.nccf_ballast_online &&

@@ -19,11 +19,13 @@ long long pitch_chunk_samples (const PitchConfig &c);
 /* One utterance of Kaldi's OnlinePitchFeature. accept () is Kaldi's
  * AcceptWaveform (the caller cuts the input into Kaldi's chunks:
  * pitch_chunk_samples () each, the last one shorter), finish () its
- * InputFinished. The resampling, the NCCF of the new frames over the
- * measured lags and its upsampling to the lag grid run on the device
- * (PitchStage's kernels, one launch of each per chunk); the Viterbi forward
- * pass (float, the offline kernel's arithmetic), RecomputeBacktraces, the
- * traceback and max-frames-latency on the host. A frame's value can change
+ * InputFinished. The resampling runs on the host where the device has
+ * fp64 (the kernel's sums, bit for bit: PitchStage::resample_part), the
+ * NCCF of the new frames over the measured lags and its upsampling to the
+ * lag grid on the device, in one launch with the chunks of the other
+ * streams that arrive at the same time (PitchChunkCombiner); the Viterbi
+ * forward pass (float, the offline kernel's arithmetic),
+ * RecomputeBacktraces, the traceback and max-frames-latency on the host. A frame's value can change
  * until the end: frame () gives it as the current traceback has it.
  * Memory: per frame, the backpointers and POV NCCF of every lag (about
  * 2.5 KB with the default 417 lags) until every path passes through a
@@ -46,6 +48,9 @@ public:
   /* frame t as the current traceback has it: (nccf, pitch in Hz) */
   void frame (int t, float *nccf, float *pitch) const;
   int lag (int t) const { return path_[t]; }
+  /* chunks whose NCCF went in a launch with other streams' chunks (since
+   * init) */
+  long long combined_chunks () const { return combined_chunks_; }
 
 private:
   void viterbi_step (const float *nccf, const float *prev, float *cur,
@@ -80,6 +85,7 @@ private:
   std::vector<float> fwd_;
   std::vector<int> path_;
   int latency_ = 0;
+  long long combined_chunks_ = 0;
 };
 
 /* OnlineProcessPitch over an OnlinePitch: rows come out as Kaldi's

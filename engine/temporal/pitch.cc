@@ -281,11 +281,9 @@ PitchStage::init (std::shared_ptr<Device> device, const PitchConfig &c,
 
   std::string opts = std::string (fp64_ ? "-DAFET_PITCH_DOUBLE " : "") +
       "-DAFET_LSZ=";
-  const char *names[] = { "afet_pitch_resample", "afet_pitch_nccf",
-    "afet_pitch_upsample", "afet_pitch_output"
-  };
-  ClKernel *kernels[] = { &resample_, &nccf_, &upsample_, &output_ };
-  for (int i = 0; i < 4; i++)
+  const char *names[] = { "afet_pitch_resample", "afet_pitch_output" };
+  ClKernel *kernels[] = { &resample_, &output_ };
+  for (int i = 0; i < 2; i++)
     AFET_RETURN_IF_ERROR (make_kernel (*device_, "pitch", kernels::pitch,
             kernels::pitch_sha256, opts + std::to_string (lsz_), names[i],
             kernels[i]));
@@ -339,6 +337,9 @@ PitchStage::init (std::shared_ptr<Device> device, const PitchConfig &c,
   for (int w = 0; w < out_unit_; w++)
     for (int j = 0; j < rn[w]; j++)
       rwf[(size_t) w * rs_taps_ + j] = (float) rw[w][j];
+  rs_first_h_ = rf;
+  rs_n_h_ = rn;
+  rs_w_h_ = rwf;
 
   /* the NCCF upsampler: measured lags lag0 .. lag1 to the grid */
   double rate = c.resample_freq, upcut = rate * 0.5;
@@ -399,11 +400,36 @@ PitchStage::init (std::shared_ptr<Device> device, const PitchConfig &c,
     AFET_RETURN_IF_ERROR (make_buffer (ctx, ro, uwt.size () * sizeof (float),
             uwt.data (), &up_wt16_));
   }
+  PitchChunkCombiner::Tables tab;
+  tab.S = S_;
+  tab.M = M_;
+  tab.lag0 = lag0_;
+  tab.basic = basic_;
+  tab.max_taps = up_taps_;
+  tab.preemph = c.preemph_coeff;
+  tab.tap_first = uf;
+  tab.tap_n = un;
+  tab.tap_w = uwf;
+  AFET_RETURN_IF_ERROR (PitchChunkCombiner::get (device_, tab,
+          opts + std::to_string (lsz_), lsz_, &chunks_));
   return use_queue (*device_, queue, &own_queue_, &queue_);
 }
 
-/* the Viterbi forward pass over T frames of grid NCCFs (T x S floats in
- * nccf), then its backtrace: each frame's lag index into path */
+/* the resampling on the device, offline (the whole utterance) and online
+ * where the device has no fp64 (resample_device) */
+Status
+PitchStage::launch_resample (cl_mem x, long long n, cl_mem y,
+    long long n_out)
+{
+  ArgSetter a (resample_.get ());
+  a (x) ((cl_long) n) (rs_first_.get ()) (rs_n_.get ()) (rs_w_.get ())
+      ((cl_int) rs_taps_) ((cl_int) out_unit_) ((cl_int) in_unit_) (y)
+      ((cl_long) n_out);
+  AFET_RETURN_IF_ERROR (a.status ("afet_pitch_resample"));
+  return launch (queue_, resample_.get (), (n_out + lsz_ - 1) / lsz_, lsz_,
+      "afet_pitch_resample");
+}
+
 /* The Viterbi and backtrace of T frames of NCCF through the device's
  * combiner, for a caller outside compute () */
 Status
@@ -527,15 +553,7 @@ PitchStage::compute (const float *wave, long long n, std::vector<float> *raw,
       sizeof (float), wave, 0, nullptr, nullptr);
   if (err != CL_SUCCESS)
     return cl_fail ("writing the samples", err);
-  {
-    ArgSetter a (resample_.get ());
-    a (x) ((cl_long) n) (rs_first_.get ()) (rs_n_.get ())
-        (rs_w_.get ()) ((cl_int) rs_taps_) ((cl_int) out_unit_)
-        ((cl_int) in_unit_) (ds) ((cl_long) n2);
-    AFET_RETURN_IF_ERROR (a.status ("afet_pitch_resample"));
-    AFET_RETURN_IF_ERROR (launch (queue_, resample_.get (),
-            (n2 + lsz_ - 1) / lsz_, lsz_, "afet_pitch_resample"));
-  }
+  AFET_RETURN_IF_ERROR (launch_resample (x, n, ds, n2));
   /* the energy of the resampled signal, for the ballast, on the host */
   std::vector<float> &dsh = dsh_;
   dsh.resize (n2);

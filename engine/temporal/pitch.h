@@ -9,6 +9,7 @@
 #include "clhandle.h"
 #include "device.h"
 #include "pitch-batch.h"
+#include "pitch-chunks.h"
 #include "status.h"
 
 #include <memory>
@@ -142,34 +143,53 @@ public:
   bool last_combined () const { return combined_; }
   const std::vector<float> &lags () const { return lags_; }
 
-  /* The online tracker's device work (defined in pitch-online.cc, used by
-   * OnlinePitch): the same kernels on a part of the signal.
+  /* The online tracker's work on a part of the signal (defined in
+   * pitch-online.cc, used by OnlinePitch).
    *
    * resample_part: outputs k0 .. k1 - 1 of Kaldi's LinearResample of the
    * signal whose samples x0 .. x0 + n - 1 are wave (x0 a multiple of the
    * input's period unit low enough for every tap of output k0: see
-   * resample_first_input; zeros past n) into ds. */
+   * resample_first_input; zeros past n) into ds. On the host where the
+   * device has fp64 (resample_host: the kernel's sums in double, bit for
+   * bit), else with the kernel (resample_device): a chunk's few hundred
+   * outputs cost less there than a launch and a read. */
   long long resample_first_input (long long k0) const;
   Status resample_part (const float *wave, long long x0, long long n,
       long long k0, long long k1, float *ds);
+  /* afet_pitch_resample's arithmetic on the host: taps in the kernel's
+   * order, products and sum in double. float x float products are exact
+   * in double, so this equals the kernel's ACC = double output bit for bit
+   * (tests/engine/test_pitch_online.cc); with ACC = float it would not. */
+  void resample_host (const float *wave, long long x0, long long n,
+      long long k0, long long k1, float *ds) const;
+  Status resample_device (const float *wave, long long x0, long long n,
+      long long k0, long long k1, float *ds);
+  bool fp64 () const { return fp64_; }
   /* nccf_part: T frames whose windows start at start[t] (indices into ds,
    * which holds samples d0 .. d0 + n_ds - 1 of the resampled signal, zeros
    * outside): their NCCF on the lag grid with the frame's ballast (pitch,
    * T x n_lags ()), without (pov, T x n_lags ()), and the mean of e1 e2 over
-   * the measured lags (avg_norm, T). */
+   * the measured lags (avg_norm, T). Through the device's
+   * PitchChunkCombiner (pitch-chunks.h): the chunks of the streams calling
+   * at the same time go in one launch; combined (if not null) is set when
+   * this one's did. */
   Status nccf_part (const float *ds, long long d0, long long n_ds,
       const long long *start, int T, const float *ballast, float *pitch,
-      float *pov, double *avg_norm);
+      float *pov, float *avg_norm, bool *combined = nullptr);
 
 private:
   std::shared_ptr<Device> device_;
   PitchConfig cfg_;
   ClQueue own_queue_;
   cl_command_queue queue_ = nullptr;
-  ClKernel resample_, nccf_, upsample_, output_;
-  /* the offline path's NCCF (kernels/pitch.cl: the same values as nccf_
-   * and upsample_ with less repeated work) */
+  ClKernel resample_, output_;
+  /* the NCCF (the online path's: in PitchChunkCombiner, the same kernels
+   * but the last) */
   ClKernel frame_stats_, nccf_lags_, normalize_, upsample_lags_;
+  /* the online chunks' NCCF, shared with the device's other streams */
+  std::shared_ptr<PitchChunkCombiner> chunks_;
+  /* afet_pitch_resample of n samples in x to n_out outputs in y */
+  Status launch_resample (cl_mem x, long long n, cl_mem y, long long n_out);
   /* the Viterbi and backtrace, shared with the device's other streams */
   std::shared_ptr<PitchViterbiCombiner> viterbi_;
   size_t lsz_ = 64, vlsz_ = 64;
@@ -198,6 +218,9 @@ private:
   void drop_scratch ();
   /* a CPU device's upsampling tables (afet_pitch_upsample_lags16) */
   ClMem up_first16_, up_n16_, up_wt16_;
+  /* the resampling filter's phases on the host (resample_host) */
+  std::vector<int> rs_first_h_, rs_n_h_;
+  std::vector<float> rs_w_h_;
 };
 
 }  /* namespace afet */
