@@ -201,8 +201,9 @@ main (int argc, char **argv)
           "CM3)", "METHOD"},
     {"jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
         "Pipelines running at once, sharing the device (default: 8 a GPU, "
-        "at most one a core, or one a core for a chain with afetpitch; 2 "
-        "on a CPU device; 0: this default)", "N"},
+        "at most one a core; for a chain with afetpitch two a core, at "
+        "most one a GiB of GPU memory; 2 on a CPU device; 0: this "
+        "default)", "N"},
     {"device", 'd', 0, G_OPTION_ARG_STRING, &device,
           "auto (default: the afet elements choose), all (every GPU, or "
           "every OpenCL device when there is no GPU; jobs are spread over "
@@ -467,7 +468,7 @@ main (int argc, char **argv)
   catch_stop_signals ();
   const gint64 t0 = g_get_monotonic_time ();
   std::vector<std::thread> threads;
-  /* a chain holding whole utterances (afetpitch offline): a job a core */
+  /* a chain holding whole utterances (afetpitch offline): more jobs */
   const int want = o.jobs > 0 ? o.jobs : auto_jobs (sh.devices,
       o.chain.find ("afetpitch") != std::string::npos);
   const int n_jobs = std::max (1, std::min<int> (want, (int) items.size ()));

@@ -46,12 +46,15 @@ each_device (Fn fn)
     clGetDeviceIDs (plats[p], CL_DEVICE_TYPE_ALL, nd, devs.data (), nullptr);
     for (cl_uint d = 0; d < nd; d++) {
       cl_device_type t = 0;
+      cl_ulong mem = 0;
       char name[256] = "";
       clGetDeviceInfo (devs[d], CL_DEVICE_TYPE, sizeof t, &t, nullptr);
+      clGetDeviceInfo (devs[d], CL_DEVICE_GLOBAL_MEM_SIZE, sizeof mem, &mem,
+          nullptr);
       clGetDeviceInfo (devs[d], CL_DEVICE_NAME, sizeof name - 1, name,
           nullptr);
       if (!fn (std::to_string (p) + ":" + std::to_string (d),
-              std::string (name), (t & CL_DEVICE_TYPE_GPU) != 0))
+              std::string (name), (t & CL_DEVICE_TYPE_GPU) != 0, mem))
         return;
     }
   }
@@ -62,7 +65,8 @@ std::vector<std::string>
 all_devices ()
 {
   std::vector<std::string> gpus, any;
-  each_device ([&](const std::string & id, const std::string &, bool gpu) {
+  each_device ([&](const std::string & id, const std::string &, bool gpu,
+          cl_ulong) {
         any.push_back (id);
         if (gpu)
           gpus.push_back (id);
@@ -74,20 +78,24 @@ all_devices ()
 /* Whether a device value (as the elements take it: auto, gpu, cpu, P:D or
  * part of a name) names a GPU, as the elements would resolve it. */
 static bool
-names_gpu (const std::string & value)
+names_gpu (const std::string & value, cl_ulong *mem = nullptr)
 {
   if (value == "cpu")
     return false;
   const bool any = value.empty () || value == "auto" || value == "gpu";
   bool found = false;
   each_device ([&](const std::string & id, const std::string & name,
-          bool gpu) {
+          bool gpu, cl_ulong bytes) {
         if (any && gpu) {
           found = true;
+          if (mem)
+            *mem = bytes;
           return false;
         }
         if (!any && (value == id || name.find (value) != std::string::npos)) {
           found = gpu;
+          if (mem)
+            *mem = bytes;
           return false;
         }
         return true;
@@ -99,18 +107,27 @@ int
 auto_jobs (const std::vector<std::string> & devices, bool whole)
 {
   int gpus = 0;
+  cl_ulong mem = 0;             /* the GPUs' memory together */
   if (devices.empty ()) {
     const char *env = g_getenv ("AFET_DEVICE");
-    gpus = names_gpu (env ? env : "auto") ? 1 : 0;
+    cl_ulong m = 0;
+    gpus = names_gpu (env ? env : "auto", &m) ? 1 : 0;
+    mem += gpus ? m : 0;
   } else {
-    for (const auto & d:devices)
-      gpus += names_gpu (d) ? 1 : 0;
+    for (const auto & d:devices) {
+      cl_ulong m = 0;
+      if (names_gpu (d, &m)) {
+        gpus++;
+        mem += m;
+      }
+    }
   }
   if (gpus == 0)
     return 2;
   const int cores = (int) g_get_num_processors ();
   if (whole)
-    return std::max (cores, 8 * gpus);
+    return std::max<int> (8 * gpus, std::min<cl_ulong> (2 * cores,
+            mem >> 30));
   return std::max (1, std::min<int> (cores, 8 * gpus));
 }
 

@@ -22,14 +22,16 @@ namespace afetx
 /* "P:D" of every GPU, or of every device when there is no GPU. */
 std::vector<std::string> all_devices ();
 /* -j's default: on GPUs, up to 8 pipelines a GPU (at most one a core:
- * the host reads, encodes and writes while the GPU computes), and one a
- * core (at least 8 a GPU) for a chain that holds whole utterances
- * (@whole: afetpitch offline; its host work, reading and converting a
- * whole file before the device starts, is the larger part: measured on an
- * H200 with 16 cores, 10 h in ten-minute files took 2.3 s with 8 jobs, 1.4
- * s with 16 or 32); on a CPU device 2 (the device's own threads use the
- * cores). @devices: -d's list (empty: the elements' auto choice,
- * AFET_DEVICE or the first GPU). */
+ * the host reads, encodes and writes while the GPU computes), and for a
+ * chain that holds whole utterances (@whole: afetpitch offline; its host
+ * work, reading and converting a whole file before the device starts, is
+ * the larger part) two a core, at most one a GiB of the GPUs' memory
+ * (an utterance of ten minutes takes about 0.7 GB there), at least 8 a
+ * GPU: measured on H200 hosts of 16 cores, 10 h in ten-minute files took
+ * 2.3 s with 8 jobs, 1.4 to 2.4 s with 16, 1.4 s with 32, 1.5 to 1.6 s
+ * with 60; on a CPU device 2 (the device's own threads use the cores).
+ * @devices: -d's list (empty: the elements' auto choice, AFET_DEVICE or
+ * the first GPU). */
 int auto_jobs (const std::vector<std::string> & devices, bool whole);
 
 /* The pipeline, as gst-launch-1.0 would take it (for_launch: decodebin
