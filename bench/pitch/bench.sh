@@ -8,7 +8,9 @@
 #          (default: every core);
 #   afet:  afet-extract --ark -p 'afetpitch process=false' with default -j,
 #          then -j JOBS.
-# Each run is the whole process (or all processes), wall clock and CPU
+# afet's kernels are built once before (a program cache of its own, unless
+# AFET_CACHE_DIR is set; that first run's time is printed apart). Each run
+# is the whole process (or all processes), wall clock and CPU
 # time, REPEATS times, the tools taking turns in alternating order; afet's archive is
 # then checked against Kaldi's: the same keys and row counts, the fraction
 # of frames with the same lag and the NCCF where it agrees
@@ -105,6 +107,20 @@ secs () {
   cpus[$key]+="$(cpu_between "$w/times0" "$w/times1") "
 }
 
+# afet's kernels built once before the timed runs (its program cache: a
+# user's first run on a machine builds them, every later one reads them;
+# that first run is timed apart, as "first run, program cache empty")
+cold=""
+if [ -z "${AFET_CACHE_DIR:-}" ]; then
+  export AFET_CACHE_DIR=$w/program-cache
+  head -n 1 "$w/wav.scp" > "$w/first.list"
+  t0=$(date +%s.%N)
+  "$x" --wav-scp "$w/first.list" --ark "$w/warm.ark" \
+    -p 'afetpitch process=false' 2>> "$w/afet.log"
+  t1=$(date +%s.%N)
+  cold=$(python3 -c "print('%.2f' % ($t1 - $t0))")
+fi
+
 # the tools take turns, in a different order each round (a GPU left idle
 # by the CPU tool's run clocks down)
 for ((r = 0; r < repeats; r++)); do
@@ -150,3 +166,5 @@ print("| %s | %.2f | %s | %.2f | %.1f | %.0f | %.1f |" % (
     best * 3600 / s, s / best, cpu * 3600 / s))
 PY
 done
+[ -z "$cold" ] || echo "
+afet-extract's first run on the first file, the program cache empty (it builds the kernels; the runs above read them): $cold s"
