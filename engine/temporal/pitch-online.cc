@@ -161,53 +161,67 @@ OnlinePitch::reset ()
   latency_ = 0;
 }
 
-/* one frame of the offline kernel's afet_pitch_viterbi, on the host: each
- * lag's best predecessor (the lowest index of the least cost), the local
- * cost, the forward cost less its minimum; in float without fused
- * multiply-adds, as the kernel (FP_CONTRACT OFF) and Kaldi. The search
- * goes out from the lag itself, both ways, and stops at the distance d
- * where the transition alone, d^2 factor, exceeds the best cost found: a
- * lag farther away costs at least that (prev >= 0) and can neither win
- * nor tie. It finds what the kernel's full search finds, bit for bit
- * (equal costs: the lower index), in about sqrt (best / factor) steps
- * instead of S. */
-__attribute__ ((optimize ("fp-contract=off"))) void
+/* Kaldi's Viterbi step on the host: each lag's best predecessor, the
+ * lowest index of the least cost, the local cost, the forward cost less
+ * its minimum (float, Kaldi's order of operations, without fused
+ * multiply-adds, as the kernel with FP_CONTRACT OFF), as
+ * afet_pitch_viterbi finds it on the device: by blocks of 16 lags, the
+ * block of the previous lag's predecessor first (the predecessors rise
+ * with the lag), then the blocks outward from the lag, a block skipped
+ * where its least cost plus its least transition exceeds the best found
+ * (float's rounding is monotone: no lag in it can reach the best), and
+ * none further where the transition alone does (prev is at least 0: it is
+ * a cost less the least). About one block a lag where a search outward
+ * lag by lag went up to the whole grid on lags far from the least cost. */
+void
 OnlinePitch::viterbi_step (const float *nccf, const float *prev, float *cur,
     unsigned short *bp) const
 {
-  const int S = S_;
+  const int S = S_, B = 16, nb = (S + B - 1) / B;
   const float factor = factor_;
+  std::vector<float> &bmin = bmin_;
+  bmin.assign (nb, FLT_MAX);
+  for (int j = 0; j < S; j++)
+    bmin[j / B] = std::min (bmin[j / B], prev[j]);
   float lo = FLT_MAX;
+  int last = 0;
   for (int i = 0; i < S; i++) {
     float best = prev[i];       /* d = 0: 0 * factor + prev[i] */
     int bj = i;
-    for (int d = 1; d < S; d++) {
-      float t = (float) (d * d) * factor;
-      if (t > best)
-        break;
-      /* the lower lag first: on a tie it wins */
-      int j = i - d;
-      if (j >= 0) {
-        float v = t + prev[j];
+    auto scan = [&](int b) {
+      int j1 = std::min (S, (b + 1) * B);
+      for (int j = b * B; j < j1; j++) {
+        float v = (float) ((j - i) * (j - i)) * factor + prev[j];
         if (v < best || (v == best && j < bj)) {
           best = v;
           bj = j;
         }
       }
-      j = i + d;
-      if (j < S) {
-        float v = t + prev[j];
-        if (v < best) {
-          best = v;
-          bj = j;
-        }
-      }
+    };
+    const int bg = last / B, bi = i / B;
+    scan (bg);
+    for (int b = bi; b >= 0; b--) {
+      int d = b == bi ? 0 : i - (b + 1) * B + 1;
+      float tr = (float) (d * d) * factor;
+      if (tr > best)
+        break;                  /* none lower can */
+      if (b != bg && tr + bmin[b] <= best)
+        scan (b);
+    }
+    for (int b = bi + 1; b < nb; b++) {
+      int d = b * B - i;
+      float tr = (float) (d * d) * factor;
+      if (tr > best)
+        break;                  /* none higher can */
+      if (b != bg && tr + bmin[b] <= best)
+        scan (b);
     }
     float n = nccf[i];
     float lc = (1.0f - n) + c_.soft_min_f0 * n * lags_[i];
     best += lc;
     cur[i] = best;
     bp[i] = (unsigned short) bj;
+    last = bj;
     lo = std::min (lo, best);
   }
   for (int i = 0; i < S; i++)

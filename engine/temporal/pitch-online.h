@@ -83,6 +83,7 @@ private:
   std::vector<float> early_;            /* frames < recompute-frame: nccf */
   std::vector<float> avg_norm_, mean_sq_;
   std::vector<float> fwd_;
+  mutable std::vector<float> bmin_;     /* viterbi_step's block minima */
   std::vector<int> path_;
   int latency_ = 0;
   long long combined_chunks_ = 0;
