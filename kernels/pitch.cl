@@ -116,6 +116,21 @@ window_at (__global const float *ds, long n_ds, long start, int i,
  * (afet_pitch_upsample_lags), online both upsamplings of a frame at once
  * (afet_pitch_upsample_pair). The sums run in the same order on both
  * paths: a frame's values are the same. */
+/* a window's energy e2 lag samples on and its inner product with the
+ * window at s0, both less the frame's mean, added to *e2 and *ip sample by
+ * sample (window_at: zeros outside the signal, pre-emphasis) */
+static void
+lag_sums (__global const float *ds, long n_ds, long s0, int basic, int lag,
+    float preemph, ACC mean, ACC *e2, ACC *ip)
+{
+  for (int i = 0; i < basic; i++) {
+    ACC a = window_at (ds, n_ds, s0, i, preemph) - mean;
+    ACC b = window_at (ds, n_ds, s0, lag + i, preemph) - mean;
+    *e2 += b * b;
+    *ip += a * b;
+  }
+}
+
 __kernel void
 afet_pitch_frame_stats (__global const float *ds, long n_ds,
     __global const long *start, int T, int basic, float preemph,
@@ -162,12 +177,7 @@ afet_pitch_nccf_lags (__global const float *ds, long n_ds,
       ip += a * b;
     }
   } else
-    for (int i = 0; i < basic; i++) {
-      ACC a = window_at (ds, n_ds, s0, i, preemph) - mean;
-      ACC b = window_at (ds, n_ds, s0, lag0 + l + i, preemph) - mean;
-      e2 += b * b;
-      ip += a * b;
-    }
+    lag_sums (ds, n_ds, s0, basic, lag0 + l, preemph, mean, &e2, &ip);
   inner[g] = ip;
   norm[g] = e1_in[t] * e2;
 }
@@ -250,6 +260,16 @@ afet_pitch_upsample_pair (__global const ACC *inner, __global const ACC *norm,
   }
 }
 
+/* the least of 16 floats (no NaN here) */
+static float
+min16 (float16 v)
+{
+  float8 m8 = min (v.lo, v.hi);
+  float4 m4 = min (m8.lo, m8.hi);
+  float2 m2 = min (m4.lo, m4.hi);
+  return min (m2.lo, m2.hi);
+}
+
 /* Kaldi's transition cost d^2 factor plus the previous forward cost, in
  * float without contraction (the comparisons below depend on it) */
 #define AFET_PITCH_STEP(i, j) \
@@ -271,11 +291,7 @@ viterbi_scan_block (int i, int j0, int j1, float factor,
     int16 dj = iota + (j0 - i);
     float16 v = convert_float16 (dj * dj) * factor +
         (vload16 (0, val + j0) - lo);
-    float m;
-    float8 m8 = min (v.lo, v.hi);
-    float4 m4 = min (m8.lo, m8.hi);
-    float2 m2 = min (m4.lo, m4.hi);
-    m = min (m2.lo, m2.hi);     /* no NaN here */
+    float m = min16 (v);
     if (m < best || (m == best && j0 < bj)) {
       /* the lowest lag of that cost: the least of the lags whose
        * cost is m, the others 16 */
@@ -308,11 +324,7 @@ viterbi_block_min (__local const float *v, int j0, int j1)
 {
   float m = FLT_MAX;
   if (j1 - j0 == AFET_PITCH_BLOCK) {
-    float16 x = vload16 (0, v + j0);
-    float8 m8 = min (x.lo, x.hi);
-    float4 m4 = min (m8.lo, m8.hi);
-    float2 m2 = min (m4.lo, m4.hi);
-    m = min (m2.lo, m2.hi);
+    m = min16 (vload16 (0, v + j0));
   } else {
     for (int j = j0; j < j1; j++)
       m = min (m, v[j]);
@@ -697,19 +709,13 @@ afet_pitch_viterbi_lanes (__global const float *nccf,
         }
       }
     }
-    float8 m8 = min (lo16.lo, lo16.hi);
-    float4 m4 = min (m8.lo, m8.hi);
-    float2 m2 = min (m4.lo, m4.hi);
-    float lo = min (m2.lo, m2.hi);
+    float lo = min16 (lo16);
     for (int b = 0; b < nb; b++) {
       int i0 = b * AFET_PITCH_BLOCK;
       float16 p = vload16 (0, cur + i0) - lo;
       vstore16 (p, 0, prev + i0);
       p = select ((float16) (FLT_MAX), p, iota + i0 < (int16) (S));
-      m8 = min (p.lo, p.hi);
-      m4 = min (m8.lo, m8.hi);
-      m2 = min (m4.lo, m4.hi);
-      bmin[b] = min (m2.lo, m2.hi);
+      bmin[b] = min16 (p);
     }
   }
   for (int i = 0; i < S; i++)
@@ -766,12 +772,7 @@ afet_pitch_nccf_lags16 (__global const float *ds, long n_ds,
   for (int k = 0; k < 16 && l0 + k < M; k++) {
     int l = l0 + k;
     ACC e2 = 0, ip = 0;
-    for (int i = 0; i < basic; i++) {
-      ACC a = window_at (ds, n_ds, s0, i, preemph) - mean;
-      ACC b = window_at (ds, n_ds, s0, lag0 + l + i, preemph) - mean;
-      e2 += b * b;
-      ip += a * b;
-    }
+    lag_sums (ds, n_ds, s0, basic, lag0 + l, preemph, mean, &e2, &ip);
     ip_out[l] = ip;
     nm_out[l] = e1 * e2;
   }

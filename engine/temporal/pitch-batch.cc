@@ -166,7 +166,7 @@ PitchViterbiCombiner::launch (const std::vector<Request *> &batch)
 int
 PitchViterbiCombiner::last_rounds () const
 {
-  std::lock_guard<std::mutex> l (const_cast<std::mutex &> (lock_));
+  std::lock_guard<std::mutex> l (lock_);
   return rounds_;
 }
 

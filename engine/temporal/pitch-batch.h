@@ -99,7 +99,7 @@ private:
   ClQueue queue_;
   ClKernel viterbi_, backtrace_, trace_map_;
   ClMem lags_;
-  std::mutex lock_;             /* what follows */
+  mutable std::mutex lock_;     /* what follows */
   std::condition_variable wake_;
   std::vector<Request *> pending_;
   int entered_ = 0;             /* entered and not yet run */

@@ -30,27 +30,6 @@ using enginecheck::check;
 
 static std::shared_ptr<afet::Device> device;
 
-/* An utterance of n samples at 16 kHz in Kaldi's scale: a glide from f0 to
- * 2 f0 with harmonics, in noise, with a silent stretch in the middle. */
-static std::vector<float>
-utterance (long long n, double f0, unsigned seed)
-{
-  std::mt19937 gen (seed);
-  std::normal_distribution<double> noise (0.0, 30.0);
-  std::vector<float> w (n);
-  double ph = 0;
-  for (long long i = 0; i < n; i++) {
-    double t = (double) i / n;
-    ph += 2 * M_PI * f0 * (1 + t) / 16000.0;
-    double v = 0;
-    for (int h = 1; h <= 4; h++)
-      v += std::sin (h * ph) / h;
-    bool quiet = t > 0.4 && t < 0.55;
-    w[i] = (float) ((quiet ? 0.0 : 3000.0 * v) + noise (gen));
-  }
-  return w;
-}
-
 struct Result
 {
   std::vector<float> raw;
@@ -148,8 +127,8 @@ main ()
   const int K = 6;
   std::vector<std::vector<float>> utts;
   for (int k = 0; k < K; k++)
-    utts.push_back (utterance (16000 + 7919LL * k * 3, 90.0 + 25 * k,
-            (unsigned) k + 1));
+    utts.push_back (enginecheck::glide (16000 + 7919LL * k * 3, 16000.0,
+            90.0 + 25 * k, (unsigned) k + 1));
   std::vector<Result> whole, cut;
   check_setup (utts, 0, -1, whole);
   check_setup (utts, 64, 37, cut);

@@ -36,27 +36,6 @@ using enginecheck::check;
 
 static std::shared_ptr<afet::Device> device;
 
-/* n samples at rate in Kaldi's scale: a glide from f0 to 2 f0 with
- * harmonics, in noise, with a silent stretch */
-static std::vector<float>
-utterance (long long n, double rate, double f0, unsigned seed)
-{
-  std::mt19937 gen (seed);
-  std::normal_distribution<double> noise (0.0, 30.0);
-  std::vector<float> w (n);
-  double ph = 0;
-  for (long long i = 0; i < n; i++) {
-    double t = (double) i / n;
-    ph += 2 * M_PI * f0 * (1 + t) / rate;
-    double v = 0;
-    for (int h = 1; h <= 4; h++)
-      v += std::sin (h * ph) / h;
-    bool quiet = t > 0.4 && t < 0.55;
-    w[i] = (float) ((quiet ? 0.0 : 3000.0 * v) + noise (gen));
-  }
-  return w;
-}
-
 static void
 resampling (float rate)
 {
@@ -167,8 +146,8 @@ main ()
   std::vector<std::vector<float>> sig;
   for (int k = 0; k < K; k++) {
     const afet::PitchConfig &c = k < A ? a : b;
-    sig.push_back (utterance ((long long) (c.samp_freq * (2.0 + 0.37 * k)),
-            c.samp_freq, 90.0 + 20 * k, (unsigned) k + 1));
+    sig.push_back (enginecheck::glide ((long long) (c.samp_freq * (2.0 +
+                    0.37 * k)), c.samp_freq, 90.0 + 20 * k, (unsigned) k + 1));
   }
   std::vector<std::unique_ptr<afet::PitchStage>> stages;
   std::vector<afet::OnlinePitch> trackers (K);

@@ -19,16 +19,14 @@
 # Before the fix every input after a successful one failed.
 #
 # Usage: test_extract_eos.py AFET_EXTRACT DUP_EOS_SO
-import math
 import os
-import random
 import re
 import shutil
-import struct
 import subprocess
 import sys
 import tempfile
-import wave
+
+from speechwav import write_wav
 
 X, SHIM = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 CHAIN = "afetmfcc frame-length=20 ! afetdelta order=2"
@@ -67,17 +65,6 @@ def outputs(path):
         return {f: read(os.path.join(path, f)) for f in sorted(os.listdir(path))}
     return {"ark": read(path), "scp": read(path[:-4] + ".scp")}
 
-
-def write_wav(path, n, seed):
-    rng = random.Random(seed)
-    f0 = rng.uniform(90, 300)
-    samples = [int(8000 * math.sin(2 * math.pi * f0 * i / 16000) +
-                   rng.gauss(0, 600)) for i in range(n)]
-    with wave.open(path, "wb") as w:
-        w.setnchannels(1)
-        w.setsampwidth(2)
-        w.setframerate(16000)
-        w.writeframes(struct.pack("<%dh" % n, *samples))
 
 
 tmp = tempfile.mkdtemp(prefix="afet-eos-")

@@ -22,9 +22,7 @@
 # (CI=true).  Usage: test_slurm.py AFET_EXTRACT
 import atexit
 import ctypes
-import math
 import os
-import random
 import shutil
 import signal
 import socket
@@ -33,7 +31,8 @@ import subprocess
 import sys
 import tempfile
 import time
-import wave
+
+from speechwav import write_wav
 
 X = os.path.abspath(sys.argv[1])
 IN_CI = os.environ.get("CI", "") not in ("", "0", "false")
@@ -283,17 +282,6 @@ def signal_group(p, sig):
     except ProcessLookupError:
         pass
 
-
-def write_wav(path, n, seed):
-    rng = random.Random(seed)
-    f0 = rng.uniform(90, 300)
-    samples = [int(8000 * math.sin(2 * math.pi * f0 * i / 16000) +
-                   rng.gauss(0, 600)) for i in range(n)]
-    with wave.open(path, "wb") as w:
-        w.setnchannels(1)
-        w.setsampwidth(2)
-        w.setframerate(16000)
-        w.writeframes(struct.pack("<%dh" % n, *samples))
 
 
 tmp = tempfile.mkdtemp(prefix="afet-slurm-")
