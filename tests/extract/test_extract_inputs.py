@@ -308,6 +308,27 @@ rc, _, err = run(["--scp", "h.scp", "-o", "h", "-f", "npy", "-p",
                   "afetmfcc preset=kaldi energy=true"])
 check(rc == 0, "the same chain with --format npy runs (%s)" % last(err))
 
+# 7. an archive's writer may lag behind the jobs by 4 inputs a job (and 4):
+# with -j's default that bound was once 4 inputs in all, whatever the
+# jobs, so that a slow first input held every job back (afetpitch's 32
+# default jobs on a GPU ran 4 utterances at a time). Input 0 waits until
+# input 9 has started: it must not hang with the default -j (2 jobs on a
+# CPU device, a bound of 12)
+one = os.path.abspath(w16[0])
+go = os.path.join(tmp, "go")
+with open("slow.scp", "w") as f:
+    # (its wait ends by itself after 90 s, should afet-extract hang)
+    f.write("u00 sh -c 'i=0; while [ ! -e %s ] && [ $i -lt 1800 ]; do "
+            "sleep 0.05; i=$((i+1)); done; cat %s' |\n" % (go, one))
+    for i in range(1, 10):
+        f.write("u%02d %scat %s |\n" % (i, "touch %s; " % go if i == 9 else
+                                         "", one))
+rc, _, err = run(["--wav-scp", "slow.scp", "--ark", "slow/a.ark", "-p",
+                  "afetmfcc"], timeout=90)
+check(rc == 0 and keys("slow/a.ark") == ["u%02d" % i for i in range(10)],
+      "--ark with -j's default: a slow first input does not hold back the "
+      "inputs the writer's bound allows (%s)" % last(err))
+
 shutil.rmtree(tmp)
 print("%d failed" % len(failures))
 sys.exit(1 if failures else 0)

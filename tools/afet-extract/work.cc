@@ -276,8 +276,9 @@ worker (Shared * sh, int w)
       sh->devices[w % sh->devices.size ()];
   Runner files (o, dev), commands (o, dev), decoder (o, dev), segs (o, dev),
       wavs (o, dev);
-  /* items a worker may be ahead of the archive writer */
-  const size_t backlog = 4 * (size_t) o.jobs + 4;
+  /* items a worker may be ahead of the archive writer: 4 a job (the jobs
+   * there are, -j's default included: o.jobs is 0 then) */
+  const size_t backlog = 4 * (size_t) sh->jobs + 4;
   bool first = true;
   for (;;) {
     if (sh->stop || interrupted ())
