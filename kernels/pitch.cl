@@ -7,8 +7,9 @@
  * In this order (engine/temporal/pitch.cc; the Viterbi and backtrace of
  * many utterances at once: pitch-batch.cc):
  *
- * afet_pitch_resample: one work-item per output sample k of Kaldi's
- *   LinearResample: output k sits in period unit k / out_unit at phase
+ * afet_pitch_resample (floats), afet_pitch_resample16 (16-bit samples,
+ *   widened to the same floats): one work-item per output sample k of
+ *   Kaldi's LinearResample: output k sits in period unit k / out_unit at phase
  *   w = k % out_unit, and sums ph_n[w] inputs from ph_first[w] + unit
  *   in_unit with the phase's weights (zeros outside the input).
  * afet_pitch_frame_stats, afet_pitch_nccf_lags: a frame's window less its
@@ -71,26 +72,32 @@ typedef float ACC;
 /* the Viterbi's blocks of lags, each with its least previous cost */
 #define AFET_PITCH_BLOCK 16 /* the float16 below */
 
-__kernel void
-afet_pitch_resample (__global const float *x, long n,
-    __global const int *ph_first, __global const int *ph_n,
-    __global const float *ph_w, int max_taps, int out_unit, int in_unit,
-    __global float *y, long n_out)
-{
-  long k = get_global_id (0);
-  if (k >= n_out)
-    return;
-  long unit = k / out_unit;
-  int w = (int) (k - unit * out_unit);
-  long base = ph_first[w] + unit * in_unit;
-  ACC acc = 0;
-  for (int j = 0; j < ph_n[w]; j++) {
-    long idx = base + j;
-    if (idx >= 0 && idx < n)
-      acc += (ACC) ph_w[w * max_taps + j] * (ACC) x[idx];
-  }
-  y[k] = (float) acc;
+/* Kaldi's LinearResample of x (floats, or 16-bit samples widened to the
+ * same floats: one body for both) */
+#define AFET_PITCH_RESAMPLE(name, T)                                        \
+__kernel void                                                               \
+name (__global const T *x, long n,                                          \
+    __global const int *ph_first, __global const int *ph_n,                 \
+    __global const float *ph_w, int max_taps, int out_unit, int in_unit,    \
+    __global float *y, long n_out)                                          \
+{                                                                           \
+  long k = get_global_id (0);                                               \
+  if (k >= n_out)                                                           \
+    return;                                                                 \
+  long unit = k / out_unit;                                                 \
+  int w = (int) (k - unit * out_unit);                                      \
+  long base = ph_first[w] + unit * in_unit;                                 \
+  ACC acc = 0;                                                              \
+  for (int j = 0; j < ph_n[w]; j++) {                                       \
+    long idx = base + j;                                                    \
+    if (idx >= 0 && idx < n)                                                \
+      acc += (ACC) ph_w[w * max_taps + j] * (ACC) (float) x[idx];           \
+  }                                                                         \
+  y[k] = (float) acc;                                                       \
 }
+
+AFET_PITCH_RESAMPLE (afet_pitch_resample, float)
+AFET_PITCH_RESAMPLE (afet_pitch_resample16, short)
 
 /* sample i of frame t's window (full samples from start), zero outside the
  * signal, pre-emphasised as Kaldi does it (the first sample scaled) */

@@ -281,9 +281,11 @@ PitchStage::init (std::shared_ptr<Device> device, const PitchConfig &c,
 
   std::string opts = std::string (fp64_ ? "-DAFET_PITCH_DOUBLE " : "") +
       "-DAFET_LSZ=";
-  const char *names[] = { "afet_pitch_resample", "afet_pitch_output" };
-  ClKernel *kernels[] = { &resample_, &output_ };
-  for (int i = 0; i < 2; i++)
+  const char *names[] = { "afet_pitch_resample", "afet_pitch_resample16",
+    "afet_pitch_output"
+  };
+  ClKernel *kernels[] = { &resample_, &resample16_, &output_ };
+  for (int i = 0; i < 3; i++)
     AFET_RETURN_IF_ERROR (make_kernel (*device_, "pitch", kernels::pitch,
             kernels::pitch_sha256, opts + std::to_string (lsz_), names[i],
             kernels[i]));
@@ -419,15 +421,16 @@ PitchStage::init (std::shared_ptr<Device> device, const PitchConfig &c,
  * where the device has no fp64 (resample_device) */
 Status
 PitchStage::launch_resample (cl_mem x, long long n, cl_mem y,
-    long long n_out)
+    long long n_out, bool s16)
 {
-  ArgSetter a (resample_.get ());
+  cl_kernel k = s16 ? resample16_.get () : resample_.get ();
+  ArgSetter a (k);
   a (x) ((cl_long) n) (rs_first_.get ()) (rs_n_.get ()) (rs_w_.get ())
       ((cl_int) rs_taps_) ((cl_int) out_unit_) ((cl_int) in_unit_) (y)
       ((cl_long) n_out);
   AFET_RETURN_IF_ERROR (a.status ("afet_pitch_resample"));
-  return launch (queue_, resample_.get (), (n_out + lsz_ - 1) / lsz_, lsz_,
-      "afet_pitch_resample");
+  return launch (queue_, k, (n_out + lsz_ - 1) / lsz_, lsz_,
+      s16 ? "afet_pitch_resample16" : "afet_pitch_resample");
 }
 
 /* The Viterbi and backtrace of T frames of NCCF through the device's
@@ -504,6 +507,20 @@ Status
 PitchStage::compute (const float *wave, long long n, std::vector<float> *raw,
     std::vector<int> *lag)
 {
+  return compute_samples (wave, false, n, raw, lag);
+}
+
+Status
+PitchStage::compute (const int16_t *wave, long long n,
+    std::vector<float> *raw, std::vector<int> *lag)
+{
+  return compute_samples (wave, true, n, raw, lag);
+}
+
+Status
+PitchStage::compute_samples (const void *wave, bool s16, long long n,
+    std::vector<float> *raw, std::vector<int> *lag)
+{
   const PitchConfig &c = cfg_;
   Geometry g = geometry (c);
   raw->clear ();
@@ -545,15 +562,16 @@ PitchStage::compute (const float *wave, long long n, std::vector<float> *raw,
     ~Drop () { s->drop_scratch (); }
   } drop { this };
   cl_mem x, ds;
-  AFET_RETURN_IF_ERROR (scratch (kX, std::max<long long> (n, 1) *
-          sizeof (float), &x));
+  const size_t bytes = s16 ? sizeof (int16_t) : sizeof (float);
+  AFET_RETURN_IF_ERROR (scratch (kX, std::max<long long> (n, 1) * bytes,
+          &x));
   AFET_RETURN_IF_ERROR (scratch (kDs, std::max<long long> (n2, 1) *
           sizeof (float), &ds));
-  cl_int err = clEnqueueWriteBuffer (queue_, x, CL_TRUE, 0, n *
-      sizeof (float), wave, 0, nullptr, nullptr);
+  cl_int err = clEnqueueWriteBuffer (queue_, x, CL_TRUE, 0, n * bytes,
+      wave, 0, nullptr, nullptr);
   if (err != CL_SUCCESS)
     return cl_fail ("writing the samples", err);
-  AFET_RETURN_IF_ERROR (launch_resample (x, n, ds, n2));
+  AFET_RETURN_IF_ERROR (launch_resample (x, n, ds, n2, s16));
   /* the energy of the resampled signal, for the ballast, on the host */
   std::vector<float> &dsh = dsh_;
   dsh.resize (n2);

@@ -12,6 +12,7 @@
 #include "pitch-chunks.h"
 #include "status.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -118,6 +119,11 @@ public:
    * the lag grid. */
   Status compute (const float *wave, long long n, std::vector<float> *raw,
       std::vector<int> *lag = nullptr);
+  /* The same from 16-bit samples, uploaded as they are (half the bytes of
+   * floats; the kernel widens each to the same float): the same rows bit
+   * for bit. */
+  Status compute (const int16_t *wave, long long n, std::vector<float> *raw,
+      std::vector<int> *lag = nullptr);
 
   /* The Viterbi search and backtrace alone, as compute () runs them: T
    * frames of NCCF on the lag grid (T x n_lags () floats) to each frame's
@@ -182,14 +188,19 @@ private:
   PitchConfig cfg_;
   ClQueue own_queue_;
   cl_command_queue queue_ = nullptr;
-  ClKernel resample_, output_;
+  ClKernel resample_, resample16_, output_;
   /* the NCCF (the online path's: in PitchChunkCombiner, the same kernels
    * but the last) */
   ClKernel frame_stats_, nccf_lags_, normalize_, upsample_lags_;
   /* the online chunks' NCCF, shared with the device's other streams */
   std::shared_ptr<PitchChunkCombiner> chunks_;
-  /* afet_pitch_resample of n samples in x to n_out outputs in y */
-  Status launch_resample (cl_mem x, long long n, cl_mem y, long long n_out);
+  /* afet_pitch_resample of n samples in x (floats, or 16-bit with s16) to
+   * n_out outputs in y */
+  Status launch_resample (cl_mem x, long long n, cl_mem y, long long n_out,
+      bool s16 = false);
+  /* compute () of n floats or, with s16, 16-bit samples */
+  Status compute_samples (const void *wave, bool s16, long long n,
+      std::vector<float> *raw, std::vector<int> *lag);
   /* the Viterbi and backtrace, shared with the device's other streams */
   std::shared_ptr<PitchViterbiCombiner> viterbi_;
   size_t lsz_ = 64, vlsz_ = 64;

@@ -57,6 +57,9 @@ struct GstAfetPitchPrivate
   std::vector<float> samples;       /* the utterance so far, 16-bit scale
                                      * (online: what the tracker has not
                                      * taken yet) */
+  std::vector<int16_t> samples16;   /* offline from 16-bit input: the
+                                     * utterance as it came (uploaded so,
+                                     * half the bytes of floats) */
   GstClockTime t0 = GST_CLOCK_TIME_NONE;
   GstClockTime run_end = 0;
   bool live_checked = false;

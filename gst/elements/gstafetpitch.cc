@@ -237,12 +237,39 @@ set_output_caps (GstAfetPitch * self, const afet::PitchConfig & pc,
   return ok;
 }
 
+/* whether the utterance holds samples not yet computed */
+static bool
+has_samples (const GstAfetPitchPrivate * p)
+{
+  return !p->samples.empty () || !p->samples16.empty ();
+}
+
+static void
+clear_samples (GstAfetPitchPrivate * p)
+{
+  p->samples.clear ();
+  p->samples16.clear ();
+}
+
 /* audio samples of the buffer, in Kaldi's scale, appended to the
- * utterance */
+ * utterance: 16-bit ones offline as they are (PitchStage widens them on
+ * the device) */
 static void
 append_samples (GstAfetPitchPrivate * p, const guint8 * d, gsize bytes)
 {
   gsize n = bytes / GST_AUDIO_INFO_BPF (&p->info);
+  if (!p->in_utterance &&
+      GST_AUDIO_INFO_FORMAT (&p->info) == GST_AUDIO_FORMAT_S16LE) {
+    size_t at = p->samples16.size ();
+    p->samples16.resize (at + n);
+#if G_BYTE_ORDER == G_LITTLE_ENDIAN
+    memcpy (p->samples16.data () + at, d, n * 2);
+#else
+    for (gsize i = 0; i < n; i++)
+      p->samples16[at + i] = (gint16) GST_READ_UINT16_LE (d + 2 * i);
+#endif
+    return;
+  }
   size_t at = p->samples.size ();
   p->samples.resize (at + n);
   float *o = p->samples.data () + at;
@@ -470,7 +497,7 @@ finish_utterance (GstAfetPitch * self)
         p->out.rate);
     return ret;
   }
-  if (p->samples.empty () || !p->have_info)
+  if (!has_samples (p) || !p->have_info)
     return GST_FLOW_OK;
   afet::PitchConfig pc;
   afet::ProcessPitchConfig pp;
@@ -485,10 +512,12 @@ finish_utterance (GstAfetPitch * self)
     p->caps_sent = true;
   }
   std::vector<float> raw;
-  afet::Status st = p->stage->compute (p->samples.data (),
-      (long long) p->samples.size (), &raw);
-  long long n_in = (long long) p->samples.size ();
-  p->samples.clear ();
+  const bool s16 = !p->samples16.empty ();
+  long long n_in = (long long) (s16 ? p->samples16.size () :
+      p->samples.size ());
+  afet::Status st = s16 ? p->stage->compute (p->samples16.data (), n_in,
+      &raw) : p->stage->compute (p->samples.data (), n_in, &raw);
+  clear_samples (p);
   if (!st.ok ()) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Pitch of an utterance of "
             "%lld samples failed: %s", n_in, st.message ().c_str ()),
@@ -523,8 +552,7 @@ gst_afet_pitch_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
     return GST_FLOW_ERROR;
   }
   GstFlowReturn ret = GST_FLOW_OK;
-  if (GST_BUFFER_IS_DISCONT (buf) && (!p->samples.empty () ||
-          p->in_utterance))
+  if (GST_BUFFER_IS_DISCONT (buf) && (has_samples (p) || p->in_utterance))
     ret = finish_utterance (self);
   if (ret != GST_FLOW_OK) {
     gst_buffer_unref (buf);
@@ -532,7 +560,7 @@ gst_afet_pitch_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
       p->failed = true;
     return ret;
   }
-  if (p->samples.empty () && !p->in_utterance) {
+  if (!has_samples (p) && !p->in_utterance) {
     /* a new utterance: offline, or online with frames-per-chunk > 0 (a
      * live source's default included) */
     p->t0 = GST_BUFFER_PTS_IS_VALID (buf) ? GST_BUFFER_PTS (buf) :
@@ -556,7 +584,11 @@ gst_afet_pitch_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
         GST_CLOCK_TIME_IS_VALID (p->t0) && (GstClockTime) dur > p->t0) {
       guint64 n = gst_util_uint64_scale_ceil ((GstClockTime) dur - p->t0,
           p->out.rate, GST_SECOND);
-      p->samples.reserve ((size_t) MIN (n, (guint64) p->out.rate * 3600));
+      n = MIN (n, (guint64) p->out.rate * 3600);
+      if (GST_AUDIO_INFO_FORMAT (&p->info) == GST_AUDIO_FORMAT_S16LE)
+        p->samples16.reserve ((size_t) n);
+      else
+        p->samples.reserve ((size_t) n);
     }
   }
   GstMapInfo map;
@@ -596,7 +628,7 @@ gst_afet_pitch_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
         gst_event_unref (event);
         return FALSE;
       }
-      if (p->have_info && (!p->samples.empty () || p->in_utterance))
+      if (p->have_info && (has_samples (p) || p->in_utterance))
         finish_utterance (self);
       p->info = info;
       p->have_info = true;
@@ -620,13 +652,13 @@ gst_afet_pitch_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
         p->failed = true;
       break;
     case GST_EVENT_FLUSH_STOP:
-      p->samples.clear ();
+      clear_samples (p);
       p->in_utterance = false;
       p->failed = false;
       break;
     case GST_EVENT_SEGMENT:
       /* a new segment: a new utterance */
-      if ((!p->samples.empty () || p->in_utterance) && !p->failed &&
+      if ((has_samples (p) || p->in_utterance) && !p->failed &&
           finish_utterance (self) == GST_FLOW_ERROR)
         p->failed = true;
       break;
@@ -668,7 +700,7 @@ pitch_start (GstAfetPitch * self)
   GST_OBJECT_LOCK (self);
   p->device_name = p->device->info ().device_name;
   GST_OBJECT_UNLOCK (self);
-  p->samples.clear ();
+  clear_samples (p);
   p->have_info = false;
   p->caps_sent = false;
   p->t0 = GST_CLOCK_TIME_NONE;
@@ -690,8 +722,9 @@ gst_afet_pitch_change_state (GstElement * element, GstStateChange transition)
       GST_ELEMENT_CLASS (gst_afet_pitch_parent_class)->change_state (element,
       transition);
   if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
-    self->priv->samples.clear ();
+    clear_samples (self->priv);
     self->priv->samples.shrink_to_fit ();
+    self->priv->samples16.shrink_to_fit ();
     self->priv->in_utterance = false;
     self->priv->online.reset ();
   }
