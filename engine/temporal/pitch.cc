@@ -203,13 +203,19 @@ frame_start (const PitchConfig &c, const Geometry &g, long long t)
 
 /* the variance of ds[0 .. end): what Kaldi calls the mean square */
 double
-signal_variance (const std::vector<double> &sum, const std::vector<double> &
-    sum2, long long end)
+variance_of (double sum, double sum2, long long end)
 {
   if (end <= 0)
     return 0.0;
-  double m = sum[end] / end;
-  return sum2[end] / end - m * m;
+  double m = sum / end;
+  return sum2 / end - m * m;
+}
+
+double
+signal_variance (const std::vector<double> &sum, const std::vector<double> &
+    sum2, long long end)
+{
+  return end <= 0 ? 0.0 : variance_of (sum[end], sum2[end], end);
 }
 
 }  /* namespace */
@@ -572,7 +578,12 @@ PitchStage::compute_samples (const void *wave, bool s16, long long n,
   if (err != CL_SUCCESS)
     return cl_fail ("writing the samples", err);
   AFET_RETURN_IF_ERROR (launch_resample (x, n, ds, n2, s16));
-  /* the energy of the resampled signal, for the ballast, on the host */
+  /* the energy of the resampled signal, for the ballast, on the host, in
+   * double and sample order: offline, the sums of the first n1 and of all
+   * n2 samples; with nccf-ballast-online every frame's end's, from prefix
+   * sums (the same additions: the same values). Two arrays of n2 doubles
+   * for every utterance, fresh pages each, took 0.15 s of 1.2 for 10 h in
+   * 32 jobs on an H200. */
   std::vector<float> &dsh = dsh_;
   dsh.resize (n2);
   err = clEnqueueReadBuffer (queue_, ds, CL_TRUE, 0, n2 * sizeof (float),
@@ -580,14 +591,30 @@ PitchStage::compute_samples (const void *wave, bool s16, long long n,
   if (err != CL_SUCCESS)
     return cl_fail ("reading the resampled signal", err);
   std::vector<double> &sum = sum_, &sum2 = sum2_;
-  sum.assign (n2 + 1, 0.0);
-  sum2.assign (n2 + 1, 0.0);
-  for (long long k = 0; k < n2; k++) {
-    sum[k + 1] = sum[k] + dsh[k];
-    sum2[k + 1] = sum2[k] + (double) dsh[k] * dsh[k];
+  double ms1, ms2;
+  if (c.nccf_ballast_online) {
+    sum.assign (n2 + 1, 0.0);
+    sum2.assign (n2 + 1, 0.0);
+    for (long long k = 0; k < n2; k++) {
+      sum[k + 1] = sum[k] + dsh[k];
+      sum2[k + 1] = sum2[k] + (double) dsh[k] * dsh[k];
+    }
+    ms1 = signal_variance (sum, sum2, n1);
+    ms2 = signal_variance (sum, sum2, n2);
+  } else {
+    double s = 0.0, s2 = 0.0;
+    long long k = 0;
+    for (; k < std::min (n1, n2); k++) {
+      s = s + dsh[k];
+      s2 = s2 + (double) dsh[k] * dsh[k];
+    }
+    ms1 = variance_of (s, s2, n1);
+    for (; k < n2; k++) {
+      s = s + dsh[k];
+      s2 = s2 + (double) dsh[k] * dsh[k];
+    }
+    ms2 = variance_of (s, s2, n2);
   }
-  double ms1 = signal_variance (sum, sum2, n1),
-      ms2 = signal_variance (sum, sum2, n2);
   std::vector<long long> start (T);
   std::vector<float> ballast (T), old_ballast (T);
   auto ballast_of = [&](double ms) {
