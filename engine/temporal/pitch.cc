@@ -494,8 +494,9 @@ PitchStage::scratch (int slot, size_t bytes, cl_mem *out)
 void
 PitchStage::drop_scratch ()
 {
-  size_t kept = (dsh_.capacity () * sizeof (float)) + (sum_.capacity () +
+  size_t host = (dsh_.capacity () * sizeof (float)) + (sum_.capacity () +
       sum2_.capacity ()) * sizeof (double);
+  size_t kept = host;
   for (int i = 0; i < kScratch; i++)
     kept += scratch_bytes_[i];
   if (cpu_ && kept <= kKeepBytes)
@@ -504,6 +505,8 @@ PitchStage::drop_scratch ()
     scratch_[i].reset ();
     scratch_bytes_[i] = 0;
   }
+  if (host <= kKeepBytes)
+    return;
   std::vector<float> ().swap (dsh_);
   std::vector<double> ().swap (sum_);
   std::vector<double> ().swap (sum2_);

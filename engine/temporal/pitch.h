@@ -217,7 +217,9 @@ private:
   ClMem rs_first_, rs_n_, rs_w_, up_first_, up_n_, up_w_, lags_mem_;
   /* compute ()'s buffers, kept from one utterance to the next on a CPU
    * device while they hold at most kKeepBytes (drop_scratch () at the end
-   * of each: others, or more, are released) */
+   * of each: others, or more, are released); on other devices the host's
+   * (dsh_, sum_, sum2_) are kept while they hold at most kKeepBytes (a
+   * job's next utterance writes the same pages, not new ones) */
   enum { kX, kDs, kInner, kNorm, kNccf, kPath, kOut, kMean, kE1, kNv,
     kScratch };
   static constexpr size_t kKeepBytes = (size_t) 256 << 20;
