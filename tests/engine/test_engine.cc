@@ -568,9 +568,39 @@ device_cases ()
   unsetenv ("AFET_DEVICE");
 }
 
+/* the first acquisitions of a device, from 8 threads at once: one Device
+ * made (each device's context is made under its own lock), the same one
+ * for every thread */
+static void
+concurrent_acquire ()
+{
+  const int n = 8;
+  std::vector<std::shared_ptr<afet::Device>> got (n);
+  std::vector<int> ok (n, 0), made (n, 0);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < n; i++)
+    threads.emplace_back ([&, i] {
+          bool created = false;
+          ok[i] = afet::acquire_device ("auto", &got[i], &created).ok ();
+          made[i] = created;
+        });
+  for (auto &t : threads)
+    t.join ();
+  int same = 0, oks = 0, creations = 0;
+  for (int i = 0; i < n; i++) {
+    oks += ok[i];
+    creations += made[i];
+    same += got[i] && got[i] == got[0];
+  }
+  check (oks == n && same == n && creations == 1, "8 threads acquiring a "
+      "device at once get one Device, made once (" + std::to_string (same) +
+      " the same, " + std::to_string (creations) + " made)");
+}
+
 int
 main (int argc, char **argv)
 {
+  concurrent_acquire ();
   if (!enginecheck::open_device (&device))
     return 1;
   afet::Status st;
