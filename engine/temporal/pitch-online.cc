@@ -61,14 +61,15 @@ void
 PitchStage::resample_host (const float *wave, long long x0, long long n,
     long long k0, long long k1, float *ds) const
 {
+  const PitchTables &tab = *tables_;
   long long kb = x0 / in_unit_ * out_unit_;
   for (long long k = k0; k < k1; k++) {
     long long r = k - kb, unit = r / out_unit_;
     int w = (int) (r - unit * out_unit_);
-    long long base = rs_first_h_[w] + unit * in_unit_;
-    const float *pw = rs_w_h_.data () + (size_t) w * rs_taps_;
+    long long base = tab.rs_first_h[w] + unit * in_unit_;
+    const float *pw = tab.rs_w_h.data () + (size_t) w * rs_taps_;
     double acc = 0;
-    for (int j = 0; j < rs_n_h_[w]; j++) {
+    for (int j = 0; j < tab.rs_n_h[w]; j++) {
       long long idx = base + j;
       if (idx >= 0 && idx < n)
         acc += (double) pw[j] * (double) wave[idx];
@@ -110,6 +111,9 @@ PitchStage::nccf_part (const float *ds, long long d0, long long n_ds,
     *combined = false;
   if (T <= 0)
     return Status::Ok ();
+  if (!chunks_)
+    AFET_RETURN_IF_ERROR (PitchChunkCombiner::get (device_, tables_->chunk,
+            opts_, lsz_, &chunks_));
   std::vector<long long> rel (T);
   for (int t = 0; t < T; t++)
     rel[t] = start[t] - d0;
