@@ -8,7 +8,10 @@
  * stream keeps its own; their wall-clock and CPU time (user + sys of the
  * process) are printed in total and per stage. With THREADS > 1 the N are
  * built from that many threads at once. ONLINE=1 also feeds each stage's
- * tracker one chunk (what a live stream's first buffer costs).
+ * tracker one chunk (what a live stream's first buffer costs). ONLINE=2:
+ * then one stage's tracker alone over 60 s of a glide, chunk by chunk,
+ * and its CPU time a second of audio (a live stream's host and device
+ * cost without GStreamer).
  *
  *   afet-pitch-init [N] [THREADS] [ONLINE]     (defaults 50, 1, 0)
  */
@@ -16,6 +19,7 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -37,7 +41,8 @@ main (int argc, char **argv)
 {
   const int n = argc > 1 ? atoi (argv[1]) : 50;
   const int threads = argc > 2 ? std::max (1, atoi (argv[2])) : 1;
-  const bool online = argc > 3 && atoi (argv[3]) != 0;
+  const int mode = argc > 3 ? atoi (argv[3]) : 0;
+  const bool online = mode != 0;
   std::shared_ptr<afet::Device> dev;
   afet::Status st = afet::acquire_device ("auto", &dev);
   if (!st.ok ()) {
@@ -87,5 +92,34 @@ main (int argc, char **argv)
       "(%.1f us a stage), cpu %.1f ms (%.1f us a stage)\n",
       dev->info ().describe ().c_str (), n, online ? " and a chunk each" :
       "", threads, wall * 1e3, wall * 1e6 / n, cpu * 1e3, cpu * 1e6 / n);
+  if (mode == 2) {
+    /* a glide from 100 to 300 Hz and back, with noise */
+    std::vector<float> sig (16000 * 60);
+    double ph = 0;
+    unsigned r = 1;
+    for (size_t i = 0; i < sig.size (); i++) {
+      double f = 200.0 + 100.0 * std::sin (2 * M_PI * i / (16000.0 * 7));
+      ph += 2 * M_PI * f / 16000.0;
+      r = r * 1103515245u + 12345u;
+      sig[i] = (float) (3000.0 * std::sin (ph) + ((r >> 16) % 601) - 300.0);
+    }
+    afet::OnlinePitch on;
+    on.init (&first);
+    const long long chunk = afet::pitch_chunk_samples (c);
+    const double c1 = cpu_seconds ();
+    for (size_t i = 0; i < sig.size () && st.ok (); i += chunk)
+      st = on.accept (sig.data () + i, std::min<long long> (chunk,
+              (long long) (sig.size () - i)));
+    if (st.ok ())
+      st = on.finish ();
+    if (!st.ok ()) {
+      std::fprintf (stderr, "%s\n", st.message ().c_str ());
+      return 1;
+    }
+    double per = (cpu_seconds () - c1) / 60.0;
+    std::printf ("one tracker, 60 s of audio in chunks of %lld samples: "
+        "%.1f ms CPU a second of audio (%.2f %% of a core in real time), "
+        "%d frames\n", chunk, per * 1e3, per * 100, on.frames_ready ());
+  }
   return 0;
 }

@@ -140,6 +140,10 @@ OnlinePitch::init (PitchStage *stage)
   /* Kaldi: the squared log step in a float, times the penalty in float */
   factor_ = (float) std::pow (std::log (1.0 + c_.delta_pitch), 2.0) *
       c_.penalty_factor;
+  /* the transition costs (float) (d d) factor, as the step computes them */
+  trans_.resize (S_);
+  for (int d = 0; d < S_; d++)
+    trans_[d] = (float) (d * d) * factor_;
   reset ();
 }
 
@@ -192,15 +196,23 @@ OnlinePitch::viterbi_step (const float *nccf, const float *prev, float *cur,
   for (int i = 0; i < S; i++) {
     float best = prev[i];       /* d = 0: 0 * factor + prev[i] */
     int bj = i;
+    /* a block's least cost (its lowest index among equals) against the
+     * best so far: without a branch a lag, which mispredicted on every
+     * block (the same choice as lag by lag) */
     auto scan = [&](int b) {
-      int j1 = std::min (S, (b + 1) * B);
-      for (int j = b * B; j < j1; j++) {
-        float v = (float) ((j - i) * (j - i)) * factor + prev[j];
-        if (v < best || (v == best && j < bj)) {
-          best = v;
-          bj = j;
-        }
+      int j0 = b * B, j1 = std::min (S, j0 + B);
+      const float *tr = trans_.data ();
+      float m = tr[std::abs (j0 - i)] + prev[j0];
+      int mj = j0;
+      for (int j = j0 + 1; j < j1; j++) {
+        float v = tr[std::abs (j - i)] + prev[j];
+        bool lower = v < m;
+        m = lower ? v : m;
+        mj = lower ? j : mj;
       }
+      bool better = m < best || (m == best && mj < bj);
+      best = better ? m : best;
+      bj = better ? mj : bj;
     };
     const int bg = last / B, bi = i / B;
     scan (bg);

@@ -27,6 +27,9 @@
  *    that start together, each running a stream online and the same
  *    signal offline: the tables are built once, and every result equals
  *    a stage's made alone afterwards (the tables built again), bit for bit.
+ * 5. The tracker's host Viterbi step (by blocks of 16 lags) against a
+ *    search of every lag, on costs full of ties (the lowest index must
+ *    win, and a zero keep its sign): every predecessor and cost the same.
  */
 #include "enginecheck.h"
 #include "pitch-online.h"
@@ -253,6 +256,62 @@ concurrent_creation ()
       std::to_string (mismatches) + " differ)");
 }
 
+static void
+host_step ()
+{
+  afet::PitchConfig c;
+  afet::PitchStage s;
+  afet::Status st = s.init (device, c);
+  check (st.ok (), "a stage: " + st.message ());
+  if (!st.ok ())
+    return;
+  afet::OnlinePitch on;
+  on.init (&s);
+  const int S = s.n_lags ();
+  const std::vector<float> &lags = s.lags ();
+  float factor = (float) std::pow (std::log (1.0 + c.delta_pitch), 2.0) *
+      c.penalty_factor;
+  std::mt19937 gen (5);
+  std::uniform_real_distribution<float> u (-0.2f, 1.0f);
+  std::uniform_int_distribution<int> q (0, 7);
+  std::vector<float> prev (S), nccf (S), cur (S), want (S);
+  std::vector<unsigned short> bp (S);
+  int differ = 0;
+  for (int trial = 0; trial < 200; trial++) {
+    /* few distinct costs (ties everywhere), some of them -0 and 0; or a
+     * smooth valley, as the tracker's costs are */
+    for (int j = 0; j < S; j++) {
+      if (trial % 2)
+        prev[j] = q (gen) == 0 ? -0.0f : 0.25f * (float) q (gen);
+      else
+        prev[j] = 1e-3f * (float) ((j - trial) * (j - trial) % 997);
+      nccf[j] = u (gen);
+    }
+    on.viterbi_step (nccf.data (), prev.data (), cur.data (), bp.data ());
+    float lo = 0;
+    for (int i = 0; i < S; i++) {
+      float best = 0;
+      int bj = -1;
+      for (int j = 0; j < S; j++) {
+        float v = (float) ((j - i) * (j - i)) * factor + prev[j];
+        if (bj < 0 || v < best) {
+          best = v;
+          bj = j;
+        }
+      }
+      float n = nccf[i];
+      want[i] = best + ((1.0f - n) + c.soft_min_f0 * n * lags[i]);
+      lo = i == 0 ? want[i] : std::min (lo, want[i]);
+      differ += bp[i] != bj;
+    }
+    for (int i = 0; i < S; i++)
+      differ += std::memcmp (&cur[i], &(want[i] -= lo), sizeof (float)) != 0;
+  }
+  check (differ == 0, "the host's Viterbi step equals a search of every lag "
+      "on 200 frames of tied costs: predecessors and costs bit for bit (" +
+      std::to_string (differ) + " differ)");
+}
+
 int
 main ()
 {
@@ -335,5 +394,6 @@ main ()
 
   sharing ();
   concurrent_creation ();
+  host_step ();
   return enginecheck::finish ();
 }
