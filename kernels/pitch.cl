@@ -17,6 +17,7 @@
  *   measured lag) the energy e2 of the window lag samples later and their
  *   inner product; inner = ip, norm = e1 e2.
  * afet_pitch_normalize, afet_pitch_upsample_lags (offline) or
+ *   afet_pitch_nccf_pair (the sums and both NCCFs of a measured lag),
  *   afet_pitch_upsample_pair (online chunks of many streams): the NCCF with
  *   the frame's ballast, inner / sqrt (norm + ballast), taken to the lag
  *   grid by the upsampling filter's taps, times Kaldi's rescaling of the
@@ -120,7 +121,8 @@ window_at (__global const float *ds, long n_ds, long start, int i,
  * (afet_pitch_frame_stats), each measured lag's inner product and norm
  * (afet_pitch_nccf_lags), then, offline, each measured lag's NCCF with the
  * ballast once (afet_pitch_normalize) and its upsampling to the grid
- * (afet_pitch_upsample_lags), online both upsamplings of a frame at once
+ * (afet_pitch_upsample_lags), online the sums and both NCCFs of a measured
+ * lag at once (afet_pitch_nccf_pair) and both upsamplings of a grid lag
  * (afet_pitch_upsample_pair). The sums run in the same order on both
  * paths: a frame's values are the same. */
 /* a window's energy e2 lag samples on and its inner product with the
@@ -230,35 +232,74 @@ afet_pitch_upsample_lags (__global const ACC *nv, __global const ACC *norm,
   nccf[g] = (float) a;
 }
 
-/* The online chunks' upsampling (engine/temporal/pitch-chunks.cc), one
- * work-item per (frame, grid lag), into one row a frame of 2 S + 1 floats:
- * the NCCF with the frame's ballast (what the Viterbi sees), without it
- * (the POV NCCF the output gives), and, from the lag-0 work-item, the mean
- * of the frame's norms (RecomputeBacktraces' avg). Each value is taken as
- * afet_pitch_normalize and afet_pitch_upsample_lags take it offline. */
+/* The online chunks' NCCF (engine/temporal/pitch-chunks.cc), one
+ * work-item per (frame, measured lag): afet_pitch_nccf_lags' sums, then
+ * the NCCF with the frame's ballast (nv) and without it (nv0) as
+ * afet_pitch_normalize takes it, and the norm (for the mean of the frame's
+ * norms). Normalised here, once a measured lag, rather than once a tap of
+ * every grid lag in the upsampling (two square roots and two divisions
+ * each, S taps-wide times as many: PoCL spent a third of a live stream's
+ * device time on them); the values are the same, bit for bit. */
 __kernel void
-afet_pitch_upsample_pair (__global const ACC *inner, __global const ACC *norm,
-    int T, int M, int S, __global const int *tap_first,
-    __global const int *tap_n, __global const float *tap_w, int max_taps,
-    __global const float *ballast, __global float *out)
+afet_pitch_nccf_pair (__global const float *ds, long n_ds,
+    __global const long *start, int T, int M, int basic, int lag0,
+    float preemph, __global const ACC *mean_in, __global const ACC *e1_in,
+    __global const float *ballast, __global ACC *nv, __global ACC *nv0,
+    __global ACC *norm)
+{
+  long g = get_global_id (0);
+  if (g >= (long) T * M)
+    return;
+  int t = (int) (g / M), l = (int) (g - (long) t * M);
+  long s0 = start[t];
+  ACC mean = mean_in[t];
+  ACC e2 = 0, ip = 0;
+  if (preemph == 0.0f && s0 >= 0 && s0 + lag0 + l + basic <= n_ds) {
+    __global const float *x = ds + s0, *y = ds + s0 + lag0 + l;
+    for (int i = 0; i < basic; i++) {
+      ACC a = (ACC) x[i] - mean;
+      ACC b = (ACC) y[i] - mean;
+      e2 += b * b;
+      ip += a * b;
+    }
+  } else
+    lag_sums (ds, n_ds, s0, basic, lag0 + l, preemph, mean, &e2, &ip);
+  ACC nm = e1_in[t] * e2;
+  ACC den = sqrt (nm + (ACC) ballast[t]), den0 = sqrt (nm + (ACC) 0);
+  nv[g] = den != 0 ? ip / den : (ACC) 0;
+  nv0[g] = den0 != 0 ? ip / den0 : (ACC) 0;
+  norm[g] = nm;
+}
+
+/* The online chunks' upsampling, one work-item per (frame, grid lag), into
+ * one row a frame of 2 S + 1 floats: the NCCF with the frame's ballast
+ * (what the Viterbi sees), without it (the POV NCCF the output gives),
+ * and, from the lag-0 work-item, the mean of the frame's norms
+ * (RecomputeBacktraces' avg). Each value is taken as
+ * afet_pitch_upsample_lags takes it offline. */
+__kernel void
+afet_pitch_upsample_pair (__global const ACC *nv, __global const ACC *nv0,
+    __global const ACC *norm, int T, int M, int S,
+    __global const int *tap_first, __global const int *tap_n,
+    __global const float *tap_w, int max_taps, __global float *out)
 {
   long g = get_global_id (0);
   if (g >= (long) T * S)
     return;
   int t = (int) (g / S), i = (int) (g - (long) t * S);
-  __global const ACC *ip = inner + (long) t * M, *nm = norm + (long) t * M;
+  __global const ACC *v = nv + (long) t * M, *v0 = nv0 + (long) t * M;
   __global float *row = out + (long) t * (2 * S + 1);
-  ACC b = ballast[t], a = 0, a0 = 0;
+  ACC a = 0, a0 = 0;
   for (int j = 0; j < tap_n[i]; j++) {
     int l = tap_first[i] + j;
     ACC w = (ACC) tap_w[i * max_taps + j];
-    ACC den = sqrt (nm[l] + b), den0 = sqrt (nm[l] + (ACC) 0);
-    a += w * (den != 0 ? (ACC) ip[l] / den : (ACC) 0);
-    a0 += w * (den0 != 0 ? (ACC) ip[l] / den0 : (ACC) 0);
+    a += w * v[l];
+    a0 += w * v0[l];
   }
   row[i] = (float) a;
   row[S + i] = (float) a0;
   if (i == 0) {
+    __global const ACC *nm = norm + (long) t * M;
     ACC avg = 0;
     for (int l = 0; l < M; l++)
       avg += nm[l];

@@ -59,7 +59,7 @@ PitchChunkCombiner::get (const std::shared_ptr<Device> &device,
   c->acc_ = options.find ("-DAFET_PITCH_DOUBLE") != std::string::npos ?
       sizeof (double) : sizeof (float);
   AFET_RETURN_IF_ERROR (device->create_queue (&c->queue_));
-  const char *names[] = { "afet_pitch_frame_stats", "afet_pitch_nccf_lags",
+  const char *names[] = { "afet_pitch_frame_stats", "afet_pitch_nccf_pair",
     "afet_pitch_upsample_pair"
   };
   ClKernel *kernels[] = { &c->stats_, &c->lags_k_, &c->upsample_ };
@@ -143,7 +143,7 @@ PitchChunkCombiner::run (const std::vector<Combiner::Slot *> &slots)
   const DeviceInfo &info = device_->info ();
   size_t cap = info.max_alloc_bytes ? info.max_alloc_bytes : (size_t) 1 << 30;
   const int S = t_.S, M = t_.M;
-  /* the largest per-frame buffer: the rows out, or inner and norm */
+  /* the largest per-frame buffer: the rows out, or nv, nv0 and norm */
   const size_t per_frame = std::max ((size_t) (2 * S + 1) * sizeof (float),
       (size_t) M * acc_);
   const long long reach = t_.basic + t_.lag0 + t_.M - 1;
@@ -225,8 +225,8 @@ PitchChunkCombiner::run_group (const std::vector<const Request *> &group)
           sizeof (float), CL_MEM_READ_ONLY));
   AFET_RETURN_IF_ERROR (reserve (&mean_, &mean_cap_, frames * acc_, rw));
   AFET_RETURN_IF_ERROR (reserve (&e1_, &e1_cap_, frames * acc_, rw));
-  AFET_RETURN_IF_ERROR (reserve (&inner_, &inner_cap_, frames * M * acc_,
-          rw));
+  AFET_RETURN_IF_ERROR (reserve (&nv_, &nv_cap_, frames * M * acc_, rw));
+  AFET_RETURN_IF_ERROR (reserve (&nv0_, &nv0_cap_, frames * M * acc_, rw));
   AFET_RETURN_IF_ERROR (reserve (&norm_, &norm_cap_, frames * M * acc_, rw));
   const size_t row = (size_t) 2 * S + 1;
   AFET_RETURN_IF_ERROR (reserve (&out_, &out_cap_, frames * row *
@@ -254,16 +254,17 @@ PitchChunkCombiner::run_group (const std::vector<const Request *> &group)
     ArgSetter a (lags_k_.get ());
     a (ds_.get ()) ((cl_long) samples) (start_.get ()) ((cl_int) T)
         ((cl_int) M) ((cl_int) t_.basic) ((cl_int) t_.lag0) (t_.preemph)
-        (mean_.get ()) (e1_.get ()) (inner_.get ()) (norm_.get ());
-    AFET_RETURN_IF_ERROR (a.status ("afet_pitch_nccf_lags"));
+        (mean_.get ()) (e1_.get ()) (ballast_.get ()) (nv_.get ())
+        (nv0_.get ()) (norm_.get ());
+    AFET_RETURN_IF_ERROR (a.status ("afet_pitch_nccf_pair"));
     AFET_RETURN_IF_ERROR (launch (q, lags_k_.get (), ((size_t) T * M +
-                lsz_ - 1) / lsz_, lsz_, "afet_pitch_nccf_lags"));
+                lsz_ - 1) / lsz_, lsz_, "afet_pitch_nccf_pair"));
   }
   {
     ArgSetter a (upsample_.get ());
-    a (inner_.get ()) (norm_.get ()) ((cl_int) T) ((cl_int) M) ((cl_int) S)
-        (tap_first_.get ()) (tap_n_.get ()) (tap_w_.get ())
-        ((cl_int) t_.max_taps) (ballast_.get ()) (out_.get ());
+    a (nv_.get ()) (nv0_.get ()) (norm_.get ()) ((cl_int) T) ((cl_int) M)
+        ((cl_int) S) (tap_first_.get ()) (tap_n_.get ()) (tap_w_.get ())
+        ((cl_int) t_.max_taps) (out_.get ());
     AFET_RETURN_IF_ERROR (a.status ("afet_pitch_upsample_pair"));
     AFET_RETURN_IF_ERROR (launch (q, upsample_.get (), ((size_t) T * S +
                 lsz_ - 1) / lsz_, lsz_, "afet_pitch_upsample_pair"));

@@ -86,9 +86,9 @@ private:
   Combiner combiner_;
   /* the leader's, while it runs: the launches' buffers (grown, kept) and
    * their host sides */
-  ClMem ds_, start_, ballast_, mean_, e1_, inner_, norm_, out_;
+  ClMem ds_, start_, ballast_, mean_, e1_, nv_, nv0_, norm_, out_;
   size_t ds_cap_ = 0, start_cap_ = 0, ballast_cap_ = 0, mean_cap_ = 0,
-      e1_cap_ = 0, inner_cap_ = 0, norm_cap_ = 0, out_cap_ = 0;
+      e1_cap_ = 0, nv_cap_ = 0, nv0_cap_ = 0, norm_cap_ = 0, out_cap_ = 0;
   std::vector<float> ds_h_, ballast_h_, out_h_;
   std::vector<cl_long> start_h_;
   std::vector<const Request *> batch_, group_;

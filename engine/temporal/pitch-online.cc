@@ -61,14 +61,15 @@ void
 PitchStage::resample_host (const float *wave, long long x0, long long n,
     long long k0, long long k1, float *ds) const
 {
+  const PitchTables &tab = *tables_;
   long long kb = x0 / in_unit_ * out_unit_;
   for (long long k = k0; k < k1; k++) {
     long long r = k - kb, unit = r / out_unit_;
     int w = (int) (r - unit * out_unit_);
-    long long base = rs_first_h_[w] + unit * in_unit_;
-    const float *pw = rs_w_h_.data () + (size_t) w * rs_taps_;
+    long long base = tab.rs_first_h[w] + unit * in_unit_;
+    const float *pw = tab.rs_w_h.data () + (size_t) w * rs_taps_;
     double acc = 0;
-    for (int j = 0; j < rs_n_h_[w]; j++) {
+    for (int j = 0; j < tab.rs_n_h[w]; j++) {
       long long idx = base + j;
       if (idx >= 0 && idx < n)
         acc += (double) pw[j] * (double) wave[idx];
@@ -110,6 +111,9 @@ PitchStage::nccf_part (const float *ds, long long d0, long long n_ds,
     *combined = false;
   if (T <= 0)
     return Status::Ok ();
+  if (!chunks_)
+    AFET_RETURN_IF_ERROR (PitchChunkCombiner::get (device_, tables_->chunk,
+            opts_, lsz_, &chunks_));
   std::vector<long long> rel (T);
   for (int t = 0; t < T; t++)
     rel[t] = start[t] - d0;
@@ -136,6 +140,10 @@ OnlinePitch::init (PitchStage *stage)
   /* Kaldi: the squared log step in a float, times the penalty in float */
   factor_ = (float) std::pow (std::log (1.0 + c_.delta_pitch), 2.0) *
       c_.penalty_factor;
+  /* the transition costs (float) (d d) factor, as the step computes them */
+  trans_.resize (S_);
+  for (int d = 0; d < S_; d++)
+    trans_[d] = (float) (d * d) * factor_;
   reset ();
 }
 
@@ -188,15 +196,23 @@ OnlinePitch::viterbi_step (const float *nccf, const float *prev, float *cur,
   for (int i = 0; i < S; i++) {
     float best = prev[i];       /* d = 0: 0 * factor + prev[i] */
     int bj = i;
+    /* a block's least cost (its lowest index among equals) against the
+     * best so far: without a branch a lag, which mispredicted on every
+     * block (the same choice as lag by lag) */
     auto scan = [&](int b) {
-      int j1 = std::min (S, (b + 1) * B);
-      for (int j = b * B; j < j1; j++) {
-        float v = (float) ((j - i) * (j - i)) * factor + prev[j];
-        if (v < best || (v == best && j < bj)) {
-          best = v;
-          bj = j;
-        }
+      int j0 = b * B, j1 = std::min (S, j0 + B);
+      const float *tr = trans_.data ();
+      float m = tr[std::abs (j0 - i)] + prev[j0];
+      int mj = j0;
+      for (int j = j0 + 1; j < j1; j++) {
+        float v = tr[std::abs (j - i)] + prev[j];
+        bool lower = v < m;
+        m = lower ? v : m;
+        mj = lower ? j : mj;
       }
+      bool better = m < best || (m == best && mj < bj);
+      best = better ? m : best;
+      bj = better ? mj : bj;
     };
     const int bg = last / B, bi = i / B;
     scan (bg);

@@ -52,9 +52,15 @@ public:
    * init) */
   long long combined_chunks () const { return combined_chunks_; }
 
-private:
+  /* One Viterbi step on the host: each lag's best predecessor into bp
+   * (the lowest index of the least cost), the forward costs less their
+   * least into cur, from the previous frame's (prev) and this frame's
+   * NCCF (public for tests/engine/test_pitch_online.cc, which checks it
+   * against a search of every lag). */
   void viterbi_step (const float *nccf, const float *prev, float *cur,
       unsigned short *bp) const;
+
+private:
   void traceback ();
   int latency () const;
   void recompute ();
@@ -65,7 +71,7 @@ private:
   PitchConfig c_;
   int S_ = 0, M_ = 0, basic_ = 0, shift_ = 0, full_ = 0, lag1_ = 0;
   float factor_ = 0.0f;
-  std::vector<float> lags_;
+  std::vector<float> lags_, trans_;    /* trans_[d]: a jump of d lags */
 
   /* input from sample wave_base_ on, resampled signal from ds_base_ on */
   std::vector<float> wave_, ds_;

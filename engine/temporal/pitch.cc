@@ -145,37 +145,13 @@ resample_count (long long n_in, int rate_in, int rate_out, float cutoff,
   return last + 1;
 }
 
-/* the windowed sinc of both resamplers: cutoff fc, raised cosine reaching
- * zero at num_zeros / (2 fc) */
-double
-windowed_sinc (double t, double fc, int num_zeros)
-{
-  double w = 0.0;
-  if (std::fabs (t) < num_zeros / (2.0 * fc))
-    w = 0.5 * (1.0 + std::cos (2.0 * M_PI * fc / num_zeros * t));
-  double f = t != 0.0 ? std::sin (2.0 * M_PI * fc * t) / (M_PI * t) :
-      2.0 * fc;
-  return f * w;
-}
-
-struct Geometry
-{
-  int S, M, lag0, lag1, basic, shift, full;
-};
+/* compute ()'s name for the frame's geometry (pitch-tables.h) */
+using Geometry = PitchGeometry;
 
 Geometry
 geometry (const PitchConfig &c)
 {
-  Geometry g;
-  g.S = (int) pitch_lags (c).size ();
-  double half = c.upsample_filter_width / (2.0 * c.resample_freq);
-  g.lag0 = (int) std::ceil (c.resample_freq * (1.0 / c.max_f0 - half));
-  g.lag1 = (int) std::floor (c.resample_freq * (1.0 / c.min_f0 + half));
-  g.M = g.lag1 - g.lag0 + 1;
-  g.basic = (int) (c.resample_freq * c.frame_length_ms / 1000.0);
-  g.shift = (int) (c.resample_freq * c.frame_shift_ms / 1000.0);
-  g.full = g.basic + g.lag1;
-  return g;
+  return pitch_geometry (c);
 }
 
 /* Kaldi's NumFramesAvailable for n resampled samples */
@@ -246,27 +222,14 @@ PitchStage::init (std::shared_ptr<Device> device, const PitchConfig &c,
   AFET_RETURN_IF_ERROR (c.validate ());
   device_ = std::move (device);
   cfg_ = c;
-  Geometry g = geometry (c);
-  S_ = g.S;
-  M_ = g.M;
-  lag0_ = g.lag0;
-  lag1_ = g.lag1;
-  basic_ = g.basic;
-  shift_ = g.shift;
-  full_ = g.full;
-  lags_ = pitch_lags (c);
+  chunks_.reset ();
+  kernels_made_ = false;
 
   cl_device_fp_config fp = 0;
   clGetDeviceInfo (device_->device (), CL_DEVICE_DOUBLE_FP_CONFIG,
       sizeof fp, &fp, nullptr);
   fp64_ = fp != 0;
   lsz_ = pick_local_size (*device_);
-  /* the Viterbi's work-group: as many work-items as lags, up to the
-   * device's limit, a power of two for its reduction */
-  size_t maxwg = std::max<size_t> (1, device_->info ().max_work_group_size);
-  vlsz_ = 1;
-  while (viterbi_items_ > 0 && vlsz_ * 2 <= std::min (viterbi_items_, maxwg))
-    vlsz_ *= 2;                 /* a power of two for the reduction */
   /* on a CPU device a work-group runs on one core, its work-items one
    * after the other: one work-item walks the lags in order, each lag's
    * search starting from its predecessor's (measured on PoCL: the
@@ -275,7 +238,33 @@ PitchStage::init (std::shared_ptr<Device> device, const PitchConfig &c,
   clGetDeviceInfo (device_->device (), CL_DEVICE_TYPE, sizeof type, &type,
       nullptr);
   cpu_ = (type & CL_DEVICE_TYPE_CPU) != 0;
-  while (viterbi_items_ == 0 && !(type & CL_DEVICE_TYPE_CPU) &&
+  std::string opts = std::string (fp64_ ? "-DAFET_PITCH_DOUBLE " : "") +
+      "-DAFET_LSZ=";
+  opts_ = opts + std::to_string (lsz_);
+  /* the lag grid, the filters and their buffers: shared with the device's
+   * other stages of this configuration (pitch-tables.h) */
+  AFET_RETURN_IF_ERROR (PitchTables::get (device_, c, opts_, cpu_,
+          &tables_));
+  const PitchGeometry &g = tables_->g;
+  S_ = g.S;
+  M_ = g.M;
+  lag0_ = g.lag0;
+  lag1_ = g.lag1;
+  basic_ = g.basic;
+  shift_ = g.shift;
+  full_ = g.full;
+  out_unit_ = tables_->out_unit;
+  in_unit_ = tables_->in_unit;
+  rs_taps_ = tables_->rs_taps;
+  up_taps_ = tables_->up_taps;
+
+  /* the Viterbi's work-group: as many work-items as lags, up to the
+   * device's limit, a power of two for its reduction */
+  size_t maxwg = std::max<size_t> (1, device_->info ().max_work_group_size);
+  vlsz_ = 1;
+  while (viterbi_items_ > 0 && vlsz_ * 2 <= std::min (viterbi_items_, maxwg))
+    vlsz_ *= 2;                 /* a power of two for the reduction */
+  while (viterbi_items_ == 0 && !cpu_ &&
       vlsz_ * 2 <= std::min<size_t> (maxwg, 1024) && vlsz_ < (size_t) S_)
     vlsz_ *= 2;
   if (device_->info ().local_mem_bytes &&
@@ -285,29 +274,6 @@ PitchStage::init (std::shared_ptr<Device> device, const PitchConfig &c,
     return Status (Status::BAD_CONFIG, "the lag grid does not fit the "
         "device's local memory: raise min-f0 or delta-pitch");
 
-  std::string opts = std::string (fp64_ ? "-DAFET_PITCH_DOUBLE " : "") +
-      "-DAFET_LSZ=";
-  const char *names[] = { "afet_pitch_resample", "afet_pitch_resample16",
-    "afet_pitch_output"
-  };
-  ClKernel *kernels[] = { &resample_, &resample16_, &output_ };
-  for (int i = 0; i < 3; i++)
-    AFET_RETURN_IF_ERROR (make_kernel (*device_, "pitch", kernels::pitch,
-            kernels::pitch_sha256, opts + std::to_string (lsz_), names[i],
-            kernels[i]));
-  /* a CPU device: 16 lags a work-item, their sums side by side */
-  const char *offline_names[] = { "afet_pitch_frame_stats",
-    cpu_ ? "afet_pitch_nccf_lags16" : "afet_pitch_nccf_lags",
-    "afet_pitch_normalize",
-    cpu_ ? "afet_pitch_upsample_lags16" : "afet_pitch_upsample_lags"
-  };
-  ClKernel *offline_kernels[] = { &frame_stats_, &nccf_lags_, &normalize_,
-    &upsample_lags_
-  };
-  for (int i = 0; i < 4; i++)
-    AFET_RETURN_IF_ERROR (make_kernel (*device_, "pitch", kernels::pitch,
-            kernels::pitch_sha256, opts + std::to_string (lsz_),
-            offline_names[i], offline_kernels[i]));
   /* Kaldi: the squared log step in a float, times the penalty in float */
   float factor = (float) std::pow (std::log (1.0 + c.delta_pitch), 2.0) *
       c.penalty_factor;
@@ -315,112 +281,57 @@ PitchStage::init (std::shared_ptr<Device> device, const PitchConfig &c,
    * has compute units to spare (pitch-batch.h); a CPU device's cores
    * are busy with the other utterances */
   int segment = viterbi_segment_ >= 0 ? viterbi_segment_ :
-      (type & CL_DEVICE_TYPE_CPU) ? 0 : kViterbiSegment;
-  AFET_RETURN_IF_ERROR (PitchViterbiCombiner::get (device_, lags_, factor,
-          c.soft_min_f0, vlsz_, segment, opts + std::to_string (vlsz_),
-          &viterbi_));
-
-  /* the resampling filter's phases */
-  int rin = (int) c.samp_freq, rout = (int) c.resample_freq;
-  long long gg = gcd64 (rin, rout);
-  out_unit_ = (int) (rout / gg);
-  in_unit_ = (int) (rin / gg);
-  double cutoff = c.lowpass_cutoff, width = c.lowpass_filter_width /
-      (2.0 * cutoff);
-  std::vector<int> rf (out_unit_), rn (out_unit_);
-  std::vector<std::vector<double>> rw (out_unit_);
-  rs_taps_ = 1;
-  for (int w = 0; w < out_unit_; w++) {
-    double t_out = (double) w / rout;
-    long long i0 = (long long) std::ceil ((t_out - width) * rin);
-    long long i1 = (long long) std::floor ((t_out + width) * rin);
-    rf[w] = (int) i0;
-    rn[w] = (int) (i1 - i0 + 1);
-    for (long long i = i0; i <= i1; i++)
-      rw[w].push_back (windowed_sinc ((double) i / rin - t_out, cutoff,
-              c.lowpass_filter_width) / rin);
-    rs_taps_ = std::max (rs_taps_, rn[w]);
-  }
-  std::vector<float> rwf ((size_t) out_unit_ * rs_taps_, 0.0f);
-  for (int w = 0; w < out_unit_; w++)
-    for (int j = 0; j < rn[w]; j++)
-      rwf[(size_t) w * rs_taps_ + j] = (float) rw[w][j];
-  rs_first_h_ = rf;
-  rs_n_h_ = rn;
-  rs_w_h_ = rwf;
-
-  /* the NCCF upsampler: measured lags lag0 .. lag1 to the grid */
-  double rate = c.resample_freq, upcut = rate * 0.5;
-  std::vector<int> uf (S_), un (S_);
-  std::vector<std::vector<double>> uw (S_);
-  up_taps_ = 1;
-  for (int i = 0; i < S_; i++) {
-    double t = (double) lags_[i] - lag0_ / rate;
-    double half = c.upsample_filter_width / (2.0 * upcut);
-    int a = (int) std::ceil (rate * (t - half)),
-        b = (int) std::floor (rate * (t + half));
-    a = std::max (a, 0);
-    b = std::min (b, M_ - 1);
-    uf[i] = a;
-    un[i] = std::max (0, b - a + 1);
-    for (int j = 0; j < un[i]; j++)
-      uw[i].push_back (windowed_sinc (t - (a + j) / rate, upcut,
-              c.upsample_filter_width) / rate);
-    up_taps_ = std::max (up_taps_, un[i]);
-  }
-  std::vector<float> uwf ((size_t) S_ * up_taps_, 0.0f);
-  for (int i = 0; i < S_; i++)
-    for (int j = 0; j < un[i]; j++)
-      uwf[(size_t) i * up_taps_ + j] = (float) uw[i][j];
-
-  cl_context ctx = device_->context ();
-  const cl_mem_flags ro = CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR;
-  AFET_RETURN_IF_ERROR (make_buffer (ctx, ro, rf.size () * sizeof (int),
-          rf.data (), &rs_first_));
-  AFET_RETURN_IF_ERROR (make_buffer (ctx, ro, rn.size () * sizeof (int),
-          rn.data (), &rs_n_));
-  AFET_RETURN_IF_ERROR (make_buffer (ctx, ro, rwf.size () * sizeof (float),
-          rwf.data (), &rs_w_));
-  AFET_RETURN_IF_ERROR (make_buffer (ctx, ro, uf.size () * sizeof (int),
-          uf.data (), &up_first_));
-  AFET_RETURN_IF_ERROR (make_buffer (ctx, ro, un.size () * sizeof (int),
-          un.data (), &up_n_));
-  AFET_RETURN_IF_ERROR (make_buffer (ctx, ro, uwf.size () * sizeof (float),
-          uwf.data (), &up_w_));
-  AFET_RETURN_IF_ERROR (make_buffer (ctx, ro, lags_.size () * sizeof (float),
-          lags_.data (), &lags_mem_));
-  if (cpu_) {
-    /* afet_pitch_upsample_lags16's tables: the grid padded to a multiple
-     * of 16 lags (no taps), the weights of tap j of lag i at j Sp + i */
-    size_t sp = (S_ + 15) / 16 * 16;
-    std::vector<int> ufp (sp, 0), unp (sp, 0);
-    std::vector<float> uwt (sp * up_taps_, 0.0f);
-    for (int i = 0; i < S_; i++) {
-      ufp[i] = uf[i];
-      unp[i] = un[i];
-      for (int j = 0; j < un[i]; j++)
-        uwt[j * sp + i] = uwf[(size_t) i * up_taps_ + j];
-    }
-    AFET_RETURN_IF_ERROR (make_buffer (ctx, ro, sp * sizeof (int),
-            ufp.data (), &up_first16_));
-    AFET_RETURN_IF_ERROR (make_buffer (ctx, ro, sp * sizeof (int),
-            unp.data (), &up_n16_));
-    AFET_RETURN_IF_ERROR (make_buffer (ctx, ro, uwt.size () * sizeof (float),
-            uwt.data (), &up_wt16_));
-  }
-  PitchChunkCombiner::Tables tab;
-  tab.S = S_;
-  tab.M = M_;
-  tab.lag0 = lag0_;
-  tab.basic = basic_;
-  tab.max_taps = up_taps_;
-  tab.preemph = c.preemph_coeff;
-  tab.tap_first = uf;
-  tab.tap_n = un;
-  tab.tap_w = uwf;
-  AFET_RETURN_IF_ERROR (PitchChunkCombiner::get (device_, tab,
-          opts + std::to_string (lsz_), lsz_, &chunks_));
+      cpu_ ? 0 : kViterbiSegment;
+  AFET_RETURN_IF_ERROR (PitchViterbiCombiner::get (device_, tables_->lags,
+          factor, c.soft_min_f0, vlsz_, segment, opts + std::to_string
+          (vlsz_), &viterbi_));
+  /* the kernels (make_kernels) and the chunk combiner (nccf_part) when
+   * first used: a live stream's stage on a device with fp64 needs no
+   * kernel of its own, an offline one no chunk combiner */
   return use_queue (*device_, queue, &own_queue_, &queue_);
+}
+
+/* The stage's own kernels, from the program PitchTables::get built, and
+ * its references to the shared tables' buffers that compute () reads: made
+ * at the first use (the resampling, compute ()), once. */
+Status
+PitchStage::make_kernels ()
+{
+  if (kernels_made_)
+    return Status::Ok ();
+  const char *names[] = { "afet_pitch_resample", "afet_pitch_resample16",
+    "afet_pitch_output",
+    /* the NCCF; a CPU device: 16 lags a work-item, their sums side by
+     * side */
+    "afet_pitch_frame_stats",
+    cpu_ ? "afet_pitch_nccf_lags16" : "afet_pitch_nccf_lags",
+    "afet_pitch_normalize",
+    cpu_ ? "afet_pitch_upsample_lags16" : "afet_pitch_upsample_lags"
+  };
+  ClKernel *kernels[] = { &resample_, &resample16_, &output_, &frame_stats_,
+    &nccf_lags_, &normalize_, &upsample_lags_
+  };
+  for (int i = 0; i < 7; i++)
+    AFET_RETURN_IF_ERROR (make_kernel (*device_, "pitch", kernels::pitch,
+            kernels::pitch_sha256, opts_, names[i], kernels[i]));
+  const PitchTables &t = *tables_;
+  const std::pair<ClMem *, const ClMem *> shared[] = {
+    { &up_first_, &t.up_first }, { &up_n_, &t.up_n }, { &up_w_, &t.up_w },
+    { &lags_mem_, &t.lags_mem }, { &up_first16_, &t.up_first16 },
+    { &up_n16_, &t.up_n16 }, { &up_wt16_, &t.up_wt16 }
+  };
+  for (const auto &m : shared) {
+    m.first->reset ();
+    cl_mem h = m.second->get ();
+    if (h) {
+      cl_int err = clRetainMemObject (h);
+      if (err != CL_SUCCESS)
+        return cl_fail ("clRetainMemObject (the pitch tables)", err);
+      m.first->reset (h);
+    }
+  }
+  kernels_made_ = true;
+  return Status::Ok ();
 }
 
 /* the resampling on the device, offline (the whole utterance) and online
@@ -429,9 +340,11 @@ Status
 PitchStage::launch_resample (cl_mem x, long long n, cl_mem y,
     long long n_out, bool s16)
 {
+  AFET_RETURN_IF_ERROR (make_kernels ());
   cl_kernel k = s16 ? resample16_.get () : resample_.get ();
   ArgSetter a (k);
-  a (x) ((cl_long) n) (rs_first_.get ()) (rs_n_.get ()) (rs_w_.get ())
+  a (x) ((cl_long) n) (tables_->rs_first.get ()) (tables_->rs_n.get ())
+      (tables_->rs_w.get ())
       ((cl_int) rs_taps_) ((cl_int) out_unit_) ((cl_int) in_unit_) (y)
       ((cl_long) n_out);
   AFET_RETURN_IF_ERROR (a.status ("afet_pitch_resample"));
@@ -536,6 +449,7 @@ PitchStage::compute_samples (const void *wave, bool s16, long long n,
   if (lag)
     lag->clear ();
   combined_ = false;
+  AFET_RETURN_IF_ERROR (make_kernels ());
   int rin = (int) c.samp_freq, rout = (int) c.resample_freq;
   long long n2 = resample_count (n, rin, rout, c.lowpass_cutoff,
       c.lowpass_filter_width, true);

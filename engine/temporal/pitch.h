@@ -10,6 +10,7 @@
 #include "device.h"
 #include "pitch-batch.h"
 #include "pitch-chunks.h"
+#include "pitch-tables.h"
 #include "status.h"
 
 #include <cstdint>
@@ -106,8 +107,11 @@ public:
   PitchStage (const PitchStage &) = delete;
   PitchStage &operator= (const PitchStage &) = delete;
 
-  /* Kernels and the fixed tables (resampling filter, lag grid, upsampling
-   * taps) for c; work goes on queue (or a queue of its own). */
+  /* The fixed tables for c (resampling filter, lag grid, upsampling taps:
+   * shared with the device's other stages of c, pitch-tables.h) and the
+   * Viterbi's combiner; work goes on queue (or a queue of its own). The
+   * stage's kernels are made at its first compute () or device
+   * resampling, its chunk combiner at its first nccf_part (). */
   Status init (std::shared_ptr<Device> device, const PitchConfig &c,
       cl_command_queue queue = nullptr);
 
@@ -147,7 +151,16 @@ public:
   /* whether the last compute ()'s Viterbi launch served other utterances
    * (of streams sharing the device) too */
   bool last_combined () const { return combined_; }
-  const std::vector<float> &lags () const { return lags_; }
+  const std::vector<float> &lags () const { return tables_->lags; }
+  /* the tables this stage shares (tests: the same object for stages of
+   * one configuration); whether it has made its kernels and joined its
+   * chunk combiner yet */
+  const std::shared_ptr<const PitchTables> &tables () const
+  {
+    return tables_;
+  }
+  bool kernels_made () const { return kernels_made_; }
+  bool has_chunk_combiner () const { return chunks_ != nullptr; }
 
   /* The online tracker's work on a part of the signal (defined in
    * pitch-online.cc, used by OnlinePitch).
@@ -188,11 +201,19 @@ private:
   PitchConfig cfg_;
   ClQueue own_queue_;
   cl_command_queue queue_ = nullptr;
+  /* the pitch program's options (AFET_LSZ = lsz_) */
+  std::string opts_;
+  std::shared_ptr<const PitchTables> tables_;
+  /* the stage's own kernels (a cl_kernel's arguments are per object: the
+   * stages' threads cannot share one), made on first use */
+  bool kernels_made_ = false;
+  Status make_kernels ();
   ClKernel resample_, resample16_, output_;
   /* the NCCF (the online path's: in PitchChunkCombiner, the same kernels
    * but the last) */
   ClKernel frame_stats_, nccf_lags_, normalize_, upsample_lags_;
-  /* the online chunks' NCCF, shared with the device's other streams */
+  /* the online chunks' NCCF, shared with the device's other streams (made
+   * at the first chunk) */
   std::shared_ptr<PitchChunkCombiner> chunks_;
   /* afet_pitch_resample of n samples in x (floats, or 16-bit with s16) to
    * n_out outputs in y */
@@ -213,8 +234,9 @@ private:
   int S_ = 0, M_ = 0, lag0_ = 0, lag1_ = 0, basic_ = 0, shift_ = 0;
   int full_ = 0;
   int out_unit_ = 1, in_unit_ = 1, rs_taps_ = 1, up_taps_ = 1;
-  std::vector<float> lags_;
-  ClMem rs_first_, rs_n_, rs_w_, up_first_, up_n_, up_w_, lags_mem_;
+  /* the shared tables' buffers compute () reads (references of its own,
+   * taken with its kernels) */
+  ClMem up_first_, up_n_, up_w_, lags_mem_;
   /* compute ()'s buffers, kept from one utterance to the next on a CPU
    * device while they hold at most kKeepBytes (drop_scratch () at the end
    * of each: others, or more, are released); on other devices the host's
@@ -231,9 +253,6 @@ private:
   void drop_scratch ();
   /* a CPU device's upsampling tables (afet_pitch_upsample_lags16) */
   ClMem up_first16_, up_n16_, up_wt16_;
-  /* the resampling filter's phases on the host (resample_host) */
-  std::vector<int> rs_first_h_, rs_n_h_;
-  std::vector<float> rs_w_h_;
 };
 
 }  /* namespace afet */
