@@ -8,11 +8,11 @@
 # split over every core of the host. Run from the project root with .devrt,
 # .devbuild and .kaldirt (bench/kaldi/pack-kaldi.sh) carried; results under
 # $OUT.
-#   bash bench/device/pitch.sh [JOBS] [REPEATS]    (default 32 2: the
-# Viterbi runs frame after frame in one work-group an utterance, so more
-# utterances at once fill more of the GPU)
+#   bash bench/device/pitch.sh [JOBS] [REPEATS]    (default 24 2: the
+# tuned -j beside the default's 32 on a 16-core host; 16-24 jobs were the
+# fastest there, build f958005)
 set -euo pipefail
-jobs=${1:-32} repeats=${2:-2}
+jobs=${1:-24} repeats=${2:-2}
 . .devrt/env.sh
 . .kaldirt/env.sh
 export GST_PLUGIN_PATH=$PWD/.devbuild/gst
