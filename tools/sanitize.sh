@@ -18,8 +18,20 @@ ninja -C build-asan || exit 1
 # scan in the (instrumented) test process instead.
 export GST_REGISTRY_FORK=no
 # full stacks: GLib and PoCL have no frame pointers, and the suppressions
-# match frames below them
-export ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0:halt_on_error=1:detect_odr_violation=0
+# match frames below them.
+# intercept_tls_get_addr=0: GCC 12's runtime (libasan8) records each block
+# of dynamic TLS (a dlopen()ed library's thread_local) from __tls_get_addr
+# and, when the block starts 16 bytes into a page, takes the two words
+# before it for a glibc 2.19 header holding its real start and size. Since
+# glibc 2.25 there is no such header: a block that ASan's allocator happens
+# to place there gets a range read from its chunk header, and
+# LeakSanitizer's tracer faults scanning it ("DTLS 18 at
+# 0xaa45-0x80000bb47", "Tracer caught signal 11: addr=0xaa48": afetpitch's
+# test_memory_choice whenever its process scanned the plugin registry, as
+# in every fresh build-asan; docs/reliability.md). The blocks are
+# malloc()ed since glibc 2.25 and reached through the thread's DTV, so the
+# leak check still sees what they hold (google/sanitizers#1322).
+export ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0:halt_on_error=1:detect_odr_violation=0:intercept_tls_get_addr=0
 export LSAN_OPTIONS=suppressions=$PWD/tools/lsan.supp:print_suppressions=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # every test but those that load the instrumented plugin into a program
@@ -36,9 +48,11 @@ meson test -C build-asan --no-rebuild --print-errorlogs --num-processes 2 \
   $tests
 status=$?
 reports=$(grep -cE 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$log")
-# LeakSanitizer's stop-the-world tracer can itself crash while PoCL's
-# threads come and go ("Tracer caught signal 11 ... LeakSanitizer has
-# encountered a fatal error"): no report, no verdict. Such tests, and only
+# LeakSanitizer's stop-the-world tracer can itself crash ("Tracer caught
+# signal 11 ... LeakSanitizer has encountered a fatal error"): no report, no
+# verdict. The crash seen so far came from the dynamic TLS guess that
+# intercept_tls_get_addr=0 (above) turns off; the reruns stay for any other
+# cause of a tracer crash. Such tests, and only
 # when nothing was reported, run again, twice at most (the crash comes with
 # PoCL's thread churn at exit and has hit the same test in three CI runs in
 # a row). The first rerun is without check's fork per test (CK_FORK=no):

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <map>
 #include <mutex>
 #include <cstdlib>
 #include <cstring>
@@ -354,23 +355,133 @@ PinnedHost::init (Device &device, size_t bytes)
   return Status::Ok ();
 }
 
+/* ---- launch chains (clutil.h, launch) ---------------------------------- */
+
+namespace {
+
+/* The last launch of a kernel (or of a library's kernels), over all
+ * queues. */
+struct Chain
+{
+  std::mutex lock;
+  cl_event last = nullptr;
+};
+
+/* Whether launches on q's device are chained: PoCL before 7.0, CPU devices
+ * (the ones with its cache of loaded kernels). Asked once a device. */
+bool
+chains_launches (cl_command_queue q)
+{
+  cl_device_id dev = nullptr;
+  if (clGetCommandQueueInfo (q, CL_QUEUE_DEVICE, sizeof (dev), &dev,
+          nullptr) != CL_SUCCESS || !dev)
+    return false;
+  static std::mutex lock;
+  static std::map<cl_device_id, bool> known;
+  std::lock_guard<std::mutex> guard (lock);
+  auto it = known.find (dev);
+  if (it != known.end ())
+    return it->second;
+  cl_device_type type = 0;
+  cl_platform_id platform = nullptr;
+  char version[512] = "";
+  bool chain = false;
+  if (clGetDeviceInfo (dev, CL_DEVICE_TYPE, sizeof (type), &type,
+          nullptr) == CL_SUCCESS && (type & CL_DEVICE_TYPE_CPU) &&
+      clGetDeviceInfo (dev, CL_DEVICE_PLATFORM, sizeof (platform), &platform,
+          nullptr) == CL_SUCCESS &&
+      clGetPlatformInfo (platform, CL_PLATFORM_VERSION, sizeof (version) - 1,
+          version, nullptr) == CL_SUCCESS) {
+    /* "OpenCL 3.0 PoCL 3.1+debian  Linux, ..." */
+    const char *pocl = std::strstr (version, "PoCL ");
+    chain = pocl && std::atoi (pocl + 5) < 7;
+  }
+  known.emplace (dev, chain);
+  return chain;
+}
+
+/* The chain of (owner, name): a program and one of its kernels, or no
+ * program and a library. Kept until exit, like the programs. */
+Chain &
+chain_of (const void *owner, const std::string &name)
+{
+  static std::mutex lock;
+  static auto *chains =
+      new std::map<std::pair<const void *, std::string>, Chain> ();
+  std::lock_guard<std::mutex> guard (lock);
+  return (*chains)[std::make_pair (owner, name)];
+}
+
+/* Makes ev (owned from here on) the chain's last launch. */
+void
+chain_to (Chain &c, cl_event ev)
+{
+  if (c.last)
+    clReleaseEvent (c.last);
+  c.last = ev;
+}
+
+}  /* namespace */
+
 Status
 launch (cl_command_queue q, cl_kernel k, size_t groups, size_t lsz,
     const char *name)
 {
   size_t global = groups * lsz;
-  cl_event timed = nullptr;
+  cl_event ev = nullptr;
   cl_int err = injected_fault (FaultSite::ENQUEUE);
-  if (err == CL_SUCCESS)
+  if (err == CL_SUCCESS && chains_launches (q)) {
+    /* the chain of this kernel: PoCL's copies are per program build and
+     * kernel, and each program is built once a device (Device::program) */
+    cl_program prog = nullptr;
+    char fn[256] = "";
+    clGetKernelInfo (k, CL_KERNEL_PROGRAM, sizeof (prog), &prog, nullptr);
+    clGetKernelInfo (k, CL_KERNEL_FUNCTION_NAME, sizeof (fn) - 1, fn,
+        nullptr);
+    Chain &c = chain_of (prog, fn);
+    std::lock_guard<std::mutex> guard (c.lock);
+    err = clEnqueueNDRangeKernel (q, k, 1, nullptr, &global, &lsz,
+        c.last ? 1 : 0, c.last ? &c.last : nullptr, &ev);
+    if (err == CL_SUCCESS) {
+      profile_note (name, ev);
+      chain_to (c, ev);
+    }
+  } else if (err == CL_SUCCESS) {
     err = clEnqueueNDRangeKernel (q, k, 1, nullptr, &global, &lsz, 0,
-        nullptr, profiling () ? &timed : nullptr);
-  if (timed) {
-    profile_note (name, timed);
-    clReleaseEvent (timed);
+        nullptr, profiling () ? &ev : nullptr);
+    if (ev) {
+      profile_note (name, ev);
+      clReleaseEvent (ev);
+    }
   }
   if (err != CL_SUCCESS)
     return cl_fail ((std::string ("enqueue ") + name).c_str (), err);
   return Status::Ok ();
+}
+
+Status
+chained_launches (cl_command_queue q, const char *library,
+    const std::function<Status ()> &enqueue)
+{
+  if (!chains_launches (q))
+    return enqueue ();
+  Chain &c = chain_of (nullptr, library);
+  std::lock_guard<std::mutex> guard (c.lock);
+  cl_int err = CL_SUCCESS;
+  if (c.last)
+    err = clEnqueueBarrierWithWaitList (q, 1, &c.last, nullptr);
+  if (err != CL_SUCCESS)
+    return cl_fail ((std::string ("clEnqueueBarrierWithWaitList (before ") +
+            library + ")").c_str (), err);
+  Status st = enqueue ();
+  /* after whatever enqueue () put on q, even when it failed part way */
+  cl_event ev = nullptr;
+  err = clEnqueueMarkerWithWaitList (q, 0, nullptr, &ev);
+  if (err != CL_SUCCESS)
+    return st.ok () ? cl_fail ((std::string ("clEnqueueMarkerWithWaitList "
+                "(after ") + library + ")").c_str (), err) : st;
+  chain_to (c, ev);
+  return st;
 }
 
 }  /* namespace afet */

@@ -141,8 +141,34 @@ private:
   size_t bytes_ = 0;
 };
 
-/* Enqueues groups work-groups of lsz work-items (1-D). */
+/* Enqueues groups work-groups of lsz work-items (1-D).
+ *
+ * On PoCL's CPU devices before PoCL 7.0 the launches of one kernel form a
+ * chain across all queues: each waits for the one before (an event in its
+ * wait list), so that no two run at once. Such PoCL keeps, per kernel and
+ * work-group size, one loaded copy of the kernel per grid width wider than
+ * those before; a launch takes the first copy wide enough, but at its end
+ * releases the first copy of that kernel and work-group size in its list,
+ * whichever it took. With launches of one kernel running on several queues,
+ * one wider than all before lands on a new copy at the head of the list,
+ * the others' ends release it too, and PoCL aborts
+ * ("pocl_release_dlhandle_cache: Assertion 'found->ref_count > 0'
+ * failed"; afet-extract -j 4 about 1 run in 150). One launch of a kernel at
+ * a time takes and releases the same copy. Kernels, not queues, wait: other
+ * kernels still run beside it, and PoCL spreads each launch over all cores.
+ * The cause is in PoCL 3.1's lib/CL/devices/common.c (pocl_release_dlhandle_
+ * cache looks the copy up by kernel hash and local size only); PoCL 7.0 keeps
+ * the copy a launch took with the launch (upstream commit c9ac4c0c3, "fix
+ * dlhandle cache", June 2024, for aborts with one kernel run from many
+ * threads at different sizes). tests/engine/test_launch_order.cc. */
 Status launch (cl_command_queue q, cl_kernel k, size_t groups, size_t lsz,
     const char *name);
+
+/* Runs enqueue, which puts a library's kernels on q (VkFFT's, CLBlast's),
+ * in the chain of that library's launches where launch () chains (PoCL's
+ * CPU devices before 7.0): a barrier on the chain's last launch first, a
+ * marker after that becomes the chain's last. Elsewhere only enqueue (). */
+Status chained_launches (cl_command_queue q, const char *library,
+    const std::function<Status ()> &enqueue);
 
 }  /* namespace afet */

@@ -40,6 +40,7 @@ char *vkfft_setlocale (int category, const char *locale);
 #include "fft.h"
 
 #include "cache.h"
+#include "clutil.h"
 
 #include <algorithm>
 #include <cstring>
@@ -383,11 +384,15 @@ RealFft::forward (cl_command_queue queue, cl_mem buffer, int rows)
     params.commandQueue = &queue;
     params.buffer = &buffer;
     std::lock_guard<std::mutex> guard (plan->lock);
-    VkFFTResult res = VkFFTAppend (&plan->app, -1, &params);
-    if (res != VKFFT_SUCCESS)
-      return Status (Status::FFT, "VkFFTAppend failed (VkFFT error " +
-          std::to_string ((int) res) + ")");
-    return Status::Ok ();
+    /* plans of one FFT size can share their kernels' code, and so PoCL's
+     * loaded copies: chained as launch () chains (clutil.h) */
+    return chained_launches (queue, "vkfft", [&] () {
+          VkFFTResult res = VkFFTAppend (&plan->app, -1, &params);
+          if (res != VKFFT_SUCCESS)
+            return Status (Status::FFT, "VkFFTAppend failed (VkFFT error " +
+                std::to_string ((int) res) + ")");
+          return Status::Ok ();
+        });
   }
   return Status (Status::FFT, "batch of " + std::to_string (rows) +
       " rows exceeds the largest FFT plan (" + std::to_string (max_rows ()) +

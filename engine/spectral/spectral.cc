@@ -399,14 +399,19 @@ sgemm_abt_at (cl_command_queue q, size_t m, size_t n, size_t k, cl_mem a,
    * enqueues, so the lock is held for microseconds once compiled */
   static std::mutex lock;
   std::lock_guard<std::mutex> guard (lock);
-  CLBlastStatusCode st = CLBlastSgemm (CLBlastLayoutRowMajor,
-      CLBlastTransposeNo, CLBlastTransposeYes, m, n, k, 1.0f, a, a_offset,
-      lda, b, b_offset, ldb, beta, c, c_offset, ldc, &q, nullptr);
-  if (st == CLBlastSuccess)
-    return Status::Ok ();
-  return Status (Status::GEMM, "CLBlastSgemm (" + std::to_string (m) + " x "
-      + std::to_string (n) + " x " + std::to_string (k) + ") failed (CLBlast "
-      "status " + std::to_string ((int) st) + ")");
+  /* chained as launch () chains (clutil.h): CLBlast's kernels are one
+   * program a device, launched at many sizes */
+  return chained_launches (q, "clblast", [&] () {
+        CLBlastStatusCode st = CLBlastSgemm (CLBlastLayoutRowMajor,
+            CLBlastTransposeNo, CLBlastTransposeYes, m, n, k, 1.0f, a,
+            a_offset, lda, b, b_offset, ldb, beta, c, c_offset, ldc, &q,
+            nullptr);
+        if (st == CLBlastSuccess)
+          return Status::Ok ();
+        return Status (Status::GEMM, "CLBlastSgemm (" + std::to_string (m) +
+            " x " + std::to_string (n) + " x " + std::to_string (k) +
+            ") failed (CLBlast status " + std::to_string ((int) st) + ")");
+      });
 }
 
 }  /* namespace afet */
