@@ -368,7 +368,9 @@ struct Chain
 };
 
 /* Whether launches on q's device are chained: PoCL before 7.0, CPU devices
- * (the ones with its cache of loaded kernels). Asked once a device. */
+ * (the ones with its cache of loaded kernels). Asked once a device; each
+ * thread remembers its last device's answer, so that a launch takes no
+ * process-wide lock (every launch of every stream asks). */
 bool
 chains_launches (cl_command_queue q)
 {
@@ -376,27 +378,37 @@ chains_launches (cl_command_queue q)
   if (clGetCommandQueueInfo (q, CL_QUEUE_DEVICE, sizeof (dev), &dev,
           nullptr) != CL_SUCCESS || !dev)
     return false;
-  static std::mutex lock;
-  static std::map<cl_device_id, bool> known;
-  std::lock_guard<std::mutex> guard (lock);
-  auto it = known.find (dev);
-  if (it != known.end ())
-    return it->second;
-  cl_device_type type = 0;
-  cl_platform_id platform = nullptr;
-  char version[512] = "";
+  thread_local cl_device_id last_dev = nullptr;
+  thread_local bool last_chain = false;
+  if (dev == last_dev)
+    return last_chain;
   bool chain = false;
-  if (clGetDeviceInfo (dev, CL_DEVICE_TYPE, sizeof (type), &type,
-          nullptr) == CL_SUCCESS && (type & CL_DEVICE_TYPE_CPU) &&
-      clGetDeviceInfo (dev, CL_DEVICE_PLATFORM, sizeof (platform), &platform,
-          nullptr) == CL_SUCCESS &&
-      clGetPlatformInfo (platform, CL_PLATFORM_VERSION, sizeof (version) - 1,
-          version, nullptr) == CL_SUCCESS) {
-    /* "OpenCL 3.0 PoCL 3.1+debian  Linux, ..." */
-    const char *pocl = std::strstr (version, "PoCL ");
-    chain = pocl && std::atoi (pocl + 5) < 7;
+  {
+    static std::mutex lock;
+    static std::map<cl_device_id, bool> known;
+    std::lock_guard<std::mutex> guard (lock);
+    auto it = known.find (dev);
+    if (it != known.end ()) {
+      chain = it->second;
+    } else {
+      cl_device_type type = 0;
+      cl_platform_id platform = nullptr;
+      char version[512] = "";
+      if (clGetDeviceInfo (dev, CL_DEVICE_TYPE, sizeof (type), &type,
+              nullptr) == CL_SUCCESS && (type & CL_DEVICE_TYPE_CPU) &&
+          clGetDeviceInfo (dev, CL_DEVICE_PLATFORM, sizeof (platform),
+              &platform, nullptr) == CL_SUCCESS &&
+          clGetPlatformInfo (platform, CL_PLATFORM_VERSION,
+              sizeof (version) - 1, version, nullptr) == CL_SUCCESS) {
+        /* "OpenCL 3.0 PoCL 3.1+debian  Linux, ..." */
+        const char *pocl = std::strstr (version, "PoCL ");
+        chain = pocl && std::atoi (pocl + 5) < 7;
+      }
+      known.emplace (dev, chain);
+    }
   }
-  known.emplace (dev, chain);
+  last_dev = dev;
+  last_chain = chain;
   return chain;
 }
 
