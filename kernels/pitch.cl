@@ -132,6 +132,18 @@ static void
 lag_sums (__global const float *ds, long n_ds, long s0, int basic, int lag,
     float preemph, ACC mean, ACC *e2, ACC *ip)
 {
+  if (preemph == 0.0f && s0 >= 0 && s0 + lag + basic <= n_ds) {
+    /* inside the signal, no pre-emphasis: window_at's samples as they
+     * are */
+    __global const float *x = ds + s0, *y = ds + s0 + lag;
+    for (int i = 0; i < basic; i++) {
+      ACC a = (ACC) x[i] - mean;
+      ACC b = (ACC) y[i] - mean;
+      *e2 += b * b;
+      *ip += a * b;
+    }
+    return;
+  }
   for (int i = 0; i < basic; i++) {
     ACC a = window_at (ds, n_ds, s0, i, preemph) - mean;
     ACC b = window_at (ds, n_ds, s0, lag + i, preemph) - mean;
@@ -175,18 +187,7 @@ afet_pitch_nccf_lags (__global const float *ds, long n_ds,
   long s0 = start[t];
   ACC mean = mean_in[t];
   ACC e2 = 0, ip = 0;
-  if (preemph == 0.0f && s0 >= 0 && s0 + lag0 + l + basic <= n_ds) {
-    /* inside the signal, no pre-emphasis: window_at's samples as they
-     * are */
-    __global const float *x = ds + s0, *y = ds + s0 + lag0 + l;
-    for (int i = 0; i < basic; i++) {
-      ACC a = (ACC) x[i] - mean;
-      ACC b = (ACC) y[i] - mean;
-      e2 += b * b;
-      ip += a * b;
-    }
-  } else
-    lag_sums (ds, n_ds, s0, basic, lag0 + l, preemph, mean, &e2, &ip);
+  lag_sums (ds, n_ds, s0, basic, lag0 + l, preemph, mean, &e2, &ip);
   inner[g] = ip;
   norm[g] = e1_in[t] * e2;
 }
@@ -254,16 +255,7 @@ afet_pitch_nccf_pair (__global const float *ds, long n_ds,
   long s0 = start[t];
   ACC mean = mean_in[t];
   ACC e2 = 0, ip = 0;
-  if (preemph == 0.0f && s0 >= 0 && s0 + lag0 + l + basic <= n_ds) {
-    __global const float *x = ds + s0, *y = ds + s0 + lag0 + l;
-    for (int i = 0; i < basic; i++) {
-      ACC a = (ACC) x[i] - mean;
-      ACC b = (ACC) y[i] - mean;
-      e2 += b * b;
-      ip += a * b;
-    }
-  } else
-    lag_sums (ds, n_ds, s0, basic, lag0 + l, preemph, mean, &e2, &ip);
+  lag_sums (ds, n_ds, s0, basic, lag0 + l, preemph, mean, &e2, &ip);
   ACC nm = e1_in[t] * e2;
   ACC den = sqrt (nm + (ACC) ballast[t]), den0 = sqrt (nm + (ACC) 0);
   nv[g] = den != 0 ? ip / den : (ACC) 0;
