@@ -42,7 +42,7 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # UBSan instead, tests/fuzz/fuzz_lists.cc), the install check, the element
 # reference's and the Python module's
 tests=$(meson test -C build-asan --list 2>/dev/null |
-  grep -vE '^(example|npy-numpy|kaldi-compress-kaldiio|extract|extract-inputs|extract-outputs|extract-slurm|extract-eos|extract-mfcc-pitch|kaldi-recipe|install|elements-doc|python|python-arrays|python-pip|python-lhotse|python-lhotse-dask|afet-plot)$')
+  grep -vE '^(example|npy-numpy|kaldi-compress-kaldiio|extract|extract-inputs|extract-outputs|extract-slurm|extract-eos|extract-direct|extract-mfcc-pitch|kaldi-recipe|install|elements-doc|python|python-arrays|python-pip|python-lhotse|python-lhotse-dask|afet-plot)$')
 log=build-asan/meson-logs/testlog.txt
 meson test -C build-asan --no-rebuild --print-errorlogs --num-processes 2 \
   $tests

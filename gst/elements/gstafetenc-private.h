@@ -69,6 +69,9 @@ struct GstAfetEncPrivate
   std::string held;            /* hold mode: bytes from held_start */
   guint64 held_start = 0;
   bool failed = false;         /* an error was posted: write nothing more */
+  /* the stream's EOS was written out: a stream-start after it begins a
+   * new output (its own header, from byte 0) */
+  bool ended = false;
   std::string refused;         /* caps refused once (not posted again) */
 };
 /* *INDENT-ON* */

@@ -47,6 +47,12 @@
  * bytes, and sends it whole at the end; beyond that it fails with an
  * error, never with a wrong header.
  *
+ * A stream that starts after an EOS (a stream-start event following it,
+ * with a flush between or not) is a new output: afetenc starts again from
+ * byte 0 with a new header and segment, as after a restart from READY.
+ * The caps of the stream before stay until new ones come.  afet-extract
+ * keeps its pipelines playing from one input to the next this way.
+ *
  * ## Example launch lines
  * |[
  * gst-launch-1.0 filesrc location=s.wav ! wavparse ! audioconvert ! \
@@ -347,6 +353,8 @@ enc_audio_lost (GstAfetEnc * self)
   return false;
 }
 
+static void enc_reset_output (GstAfetEnc * self);
+
 static gboolean
 gst_afet_enc_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
 {
@@ -404,18 +412,26 @@ gst_afet_enc_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
         gst_event_unref (event);
         return FALSE;
       }
+      p->ended = true;
       return gst_pad_event_default (pad, parent, event);
     }
+    case GST_EVENT_STREAM_START:
+      if (p->ended) {
+        GST_DEBUG_OBJECT (self, "a stream after EOS: a new output");
+        enc_reset_output (self);
+      }
+      return gst_pad_event_default (pad, parent, event);
     default:
       return gst_pad_event_default (pad, parent, event);
   }
 }
 
+/* what one output (file) was: cleared at its end for the next stream; the
+ * caps' layout stays */
 static void
-enc_reset (GstAfetEnc * self)
+enc_reset_output (GstAfetEnc * self)
 {
   GstAfetEncPrivate *p = self->priv;
-  p->have_info = false;
   p->hold = -1;
   p->started = false;
   p->offset = 0;
@@ -428,6 +444,15 @@ enc_reset (GstAfetEnc * self)
   p->held_start = 0;
   std::vector<float> ().swap (p->entry_vals);
   p->failed = false;
+  p->ended = false;
+}
+
+static void
+enc_reset (GstAfetEnc * self)
+{
+  GstAfetEncPrivate *p = self->priv;
+  enc_reset_output (self);
+  p->have_info = false;
   p->refused.clear ();
 }
 

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "afetfeatures.h"
+#include "direct.h"
 #include "work.h"
 
 namespace afetx
@@ -149,14 +150,19 @@ audio_caps (const Options & o)
  * descriptor; gst-launch-1.0 (for_launch) writes the same bytes with
  * filesink. */
 static std::string
-encoder_text (const Options & o, bool to_memory, bool for_launch = false)
+encoder_only (const Options & o, bool to_memory)
 {
   return "afetenc name=afetx_enc format=" + o.format + (o.compress ?
       " compression-method=" + std::to_string (o.compress) : "") +
-      (to_memory ?
-      " max-hold=18446744073709551615 ! appsink name=afetx_sink sync=false "
-      "wait-on-eos=false" : for_launch ? " ! filesink name=afetx_sink" :
-      " ! fdsink name=afetx_sink");
+      (to_memory ? " max-hold=18446744073709551615" : "");
+}
+
+static std::string
+encoder_text (const Options & o, bool to_memory, bool for_launch = false)
+{
+  return encoder_only (o, to_memory) + (to_memory ?
+      " ! appsink name=afetx_sink sync=false wait-on-eos=false" : for_launch ?
+      " ! filesink name=afetx_sink" : " ! fdsink name=afetx_sink");
 }
 
 std::string
@@ -263,6 +269,7 @@ Runner::drop ()
 {
   if (pipe_) {
     gst_element_set_state (pipe_, GST_STATE_NULL);
+    direct_.detach ();
     gst_object_unref (pipe_);
   }
   pipe_ = src_ = enc_ = sink_ = nullptr;
@@ -381,6 +388,39 @@ error_text (GstMessage * m)
   return why;
 }
 
+/* The formats of the run that ended: the audio's (the hours of the
+ * progress line) and the features' frame size. */
+void
+Runner::read_formats ()
+{
+  counts_.bytes_per_second = counts_.rate = 0;
+  GstElement *caps = gst_bin_get_by_name (GST_BIN (pipe_), "afetx_caps");
+  if (caps) {
+    GstPad *pad = gst_element_get_static_pad (caps, "src");
+    GstCaps *c = gst_pad_get_current_caps (pad);
+    GstAudioInfo ai;
+    if (c && gst_audio_info_from_caps (&ai, c)) {
+      counts_.bytes_per_second = GST_AUDIO_INFO_BPF (&ai) * ai.rate;
+      counts_.rate = ai.rate;
+    }
+    if (c)
+      gst_caps_unref (c);
+    gst_object_unref (pad);
+    gst_object_unref (caps);
+  }
+  counts_.frame_bytes = 0;
+  if (enc_) {
+    GstPad *pad = gst_element_get_static_pad (enc_, "sink");
+    GstCaps *c = gst_pad_get_current_caps (pad);
+    AfetFeaturesInfo fi;
+    if (c && afet_features_info_from_caps (&fi, c))
+      counts_.frame_bytes = (int) AFET_FEATURES_INFO_FRAME_BYTES (&fi);
+    if (c)
+      gst_caps_unref (c);
+    gst_object_unref (pad);
+  }
+}
+
 /* Waits for EOS or an error (or a signal that stops the run); the error's
  * text in *why.  Leaves the pipeline in READY and its bus empty. */
 bool
@@ -416,33 +456,7 @@ Runner::wait (std::string * why, int child_fd, GPid child)
       ok = false;
     }
   }
-  /* the caps of the audio, for the hours of the progress line */
-  counts_.bytes_per_second = counts_.rate = 0;
-  GstElement *caps = gst_bin_get_by_name (GST_BIN (pipe_), "afetx_caps");
-  if (caps) {
-    GstPad *pad = gst_element_get_static_pad (caps, "src");
-    GstCaps *c = gst_pad_get_current_caps (pad);
-    GstAudioInfo ai;
-    if (c && gst_audio_info_from_caps (&ai, c)) {
-      counts_.bytes_per_second = GST_AUDIO_INFO_BPF (&ai) * ai.rate;
-      counts_.rate = ai.rate;
-    }
-    if (c)
-      gst_caps_unref (c);
-    gst_object_unref (pad);
-    gst_object_unref (caps);
-  }
-  counts_.frame_bytes = 0;
-  if (enc_) {
-    GstPad *pad = gst_element_get_static_pad (enc_, "sink");
-    GstCaps *c = gst_pad_get_current_caps (pad);
-    AfetFeaturesInfo fi;
-    if (c && afet_features_info_from_caps (&fi, c))
-      counts_.frame_bytes = (int) AFET_FEATURES_INFO_FRAME_BYTES (&fi);
-    if (c)
-      gst_caps_unref (c);
-    gst_object_unref (pad);
-  }
+  read_formats ();
   gst_element_set_state (pipe_, GST_STATE_READY);
   /* In READY every message of this run is on the bus (the streaming
    * threads have stopped, and a state change still under way has finished
@@ -613,7 +627,7 @@ Runner::end (bool ok, int out_fd, std::string * entry,
 {
   *audio_s = counts_.bytes_per_second ?
       (double) counts_.audio_bytes / counts_.bytes_per_second : 0;
-  if (out_fd < 0)
+  if (out_fd < 0 && sink_)
     *entry = drain_appsink (sink_);
   if (ok && counts_.feature_bytes == 0) {
     *why = counts_.audio_bytes ? "too short for one frame (" +
@@ -708,21 +722,144 @@ feed_wav (GstAppSrc * src, guint length, gpointer user)
   }
 }
 
+/* "capsfilter ! CHAIN ! afetenc" with our pads at its ends, playing, when
+ * every element of the chain resets on a flush (resets_on_flush); else
+ * nothing is built and *direct is false.  AFET_EXTRACT_DIRECT=0 in the
+ * environment keeps every input's state changes (appsrc and fdsink), as
+ * before the direct pads. */
+bool
+Runner::build_direct (bool to_memory, bool *direct, std::string * why)
+{
+  *direct = false;
+  const gchar *env = g_getenv ("AFET_EXTRACT_DIRECT");
+  if (env && g_strcmp0 (env, "0") == 0)
+    return true;
+  if (!build ("capsfilter name=afetx_caps ! " + opt_.chain + " ! " +
+          encoder_only (opt_, to_memory), why))
+    return false;
+  if (!resets_on_flush (GST_BIN (pipe_))) {
+    drop ();
+    return true;
+  }
+  GstElement *caps = gst_bin_get_by_name (GST_BIN (pipe_), "afetx_caps");
+  GstPad *first = gst_element_get_static_pad (caps, "sink");
+  GstPad *last = gst_element_get_static_pad (enc_, "src");
+  bool ok = direct_.attach (first, last, why);
+  gst_object_unref (first);
+  gst_object_unref (last);
+  gst_object_unref (caps);
+  if (ok && gst_element_set_state (pipe_, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE) {
+    *why = "the pipeline did not start";
+    ok = false;
+  }
+  if (!ok) {
+    drop ();
+    return false;
+  }
+  *direct = true;
+  return true;
+}
+
+/* One input through the direct pads: pushed in this thread, buffer after
+ * buffer, to EOS; then a flush readies the chain for the next input. */
+bool
+Runner::run_direct (GstCaps * caps, GstBuffer * buf, guint64 duration,
+    PlainWav * wav, const std::string & key, int out_fd,
+    std::string * entry, double *audio_s, std::string * why)
+{
+  input_.clear ();
+  g_object_set (enc_, "key", key.c_str (), nullptr);
+  {
+    std::lock_guard < std::mutex > l (key_tag_.lock);
+    key_tag_.key = key;
+    key_tag_.pending = !key.empty ();
+  }
+  counts_.audio_bytes = 0;
+  counts_.feature_bytes = 0;
+  direct_.begin_output (out_fd);
+  bool ok = direct_.start_stream (caps, duration);
+  bool stopped = false;
+  std::string read_error;
+  GstFlowReturn flow = GST_FLOW_OK;
+  if (ok && buf) {
+    flow = direct_.push (buf);
+  } else if (ok) {
+    for (;;) {
+      if (interrupted ()) {
+        stopped = true;
+        break;
+      }
+      GstBuffer *b = nullptr;
+      if (!read_wav_block (wav, &b, &read_error)) {
+        if (b)
+          gst_buffer_unref (b);
+        break;
+      }
+      if (!b)
+        break;
+      if ((flow = direct_.push (b)) != GST_FLOW_OK)
+        break;
+    }
+  } else if (buf) {
+    gst_buffer_unref (buf);
+  }
+  ok = ok && !stopped && read_error.empty () && flow == GST_FLOW_OK &&
+      direct_.end_stream ();
+  /* an element's error is on the bus (posted before its flow returned) */
+  GstBus *bus = gst_element_get_bus (pipe_);
+  std::string posted;
+  while (GstMessage * m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR)) {
+    if (posted.empty ())
+      posted = error_text (m);
+    gst_message_unref (m);
+  }
+  gst_object_unref (bus);
+  if (stopped)
+    *why = stopped_text ();
+  else if (!read_error.empty ())
+    *why = "cannot read the file: " + read_error;
+  else if (!direct_.output_error ().empty ())
+    *why = direct_.output_error ();
+  else if (!posted.empty ())
+    *why = posted;
+  else if (!ok)
+    *why = std::string ("the chain stopped (") + (flow != GST_FLOW_OK ?
+        gst_flow_get_name (flow) : "it did not take the end of the stream") +
+        ")";
+  ok = ok && posted.empty ();
+  read_formats ();
+  if (out_fd < 0)
+    *entry = direct_.take_memory ();
+  if (ok)
+    direct_.reset ();
+  return end (ok, out_fd, entry, audio_s, why);
+}
+
 bool
 Runner::run_buffer (GstCaps * caps, GstBuffer * buf, guint64 duration,
     PlainWav * wav, const std::string & key, int out_fd,
     std::string * entry, double *audio_s, std::string * why)
 {
   if (!pipe_) {
+    bool direct = false;
+    if (!build_direct (out_fd < 0, &direct, why)) {
+      if (buf)
+        gst_buffer_unref (buf);
+      return false;
+    }
     std::string text = "appsrc name=afetx_src format=time ! capsfilter "
         "name=afetx_caps ! " + opt_.chain + " ! " + encoder_text (opt_,
         out_fd < 0);
-    if (!build (text, why)) {
+    if (!direct && !build (text, why)) {
       if (buf)
         gst_buffer_unref (buf);
       return false;
     }
   }
+  if (direct_.attached ())
+    return run_direct (caps, buf, duration, wav, key, out_fd, entry,
+        audio_s, why);
   /* the duration sizes the elements' batches (max-batch 0) */
   g_object_set (src_, "caps", caps, "duration", duration, nullptr);
   if (wav) {

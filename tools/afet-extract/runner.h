@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "direct.h"
 #include "extract.h"
 #include "wavreader.h"
 
@@ -107,7 +108,12 @@ private:
   bool run_buffer (GstCaps * caps, GstBuffer * buf, guint64 duration,
       PlainWav * wav, const std::string & key, int out_fd,
       std::string * entry, double *audio_s, std::string * why);
+  bool build_direct (bool to_memory, bool *direct, std::string * why);
+  bool run_direct (GstCaps * caps, GstBuffer * buf, guint64 duration,
+      PlainWav * wav, const std::string & key, int out_fd,
+      std::string * entry, double *audio_s, std::string * why);
   void drop ();
+  void read_formats ();
   bool wait (std::string * why, int child_fd, GPid child);
   void set_devices ();
 
@@ -116,6 +122,9 @@ private:
   GstElement *pipe_ = nullptr;
   GstElement *src_ = nullptr, *enc_ = nullptr, *sink_ = nullptr;
   Counters counts_;
+  /* the chain's ends when it runs its inputs without state changes
+   * (build_direct) */
+  DirectPads direct_;
   std::string input_;           /* the file of this run, if any */
 
 public:

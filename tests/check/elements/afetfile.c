@@ -2216,6 +2216,124 @@ run_messages (const gchar * launch, gchar ** error, gchar ** warning)
   gst_object_unref (pipe);
 }
 
+
+/* A stream that starts after an EOS is a new output: afetenc writes it from
+ * byte 0 with its own header, so that a sink that puts each stream in a
+ * file of its own (afet-extract keeps its pipelines playing this way) gets
+ * what each stream gives alone.  Loop: the format, and whether a flush
+ * comes between the streams. */
+static const gchar *new_output_cases[] = { "format=htk", "format=npy",
+  "format=kaldi key=x", "format=raw", "format=htk flush",
+  "format=kaldi key=x flush"
+};
+
+static GByteArray *
+enc_streams (const gchar * props, gint streams, gboolean flush)
+{
+  const gint d = 13, lengths[] = { 37, 5, 120 };
+  gchar *launch = g_strdup_printf ("afetenc %s", props);
+  GstHarness *h = gst_harness_new_parse (launch);
+  gst_harness_set_src_caps_str (h, "application/x-afet-features, "
+      "format=F32LE, kind=mfcc, dims=13, rate=16000, frame-length=400, "
+      "frame-shift=160, framerate=100/1, statics=13, energy-index=-1, "
+      "c0-index=12, delta-order=0");
+  for (gint s = 0; s < streams; s++) {
+    const gint T = lengths[s % 3];
+    if (s > 0) {
+      if (flush) {
+        gst_harness_push_event (h, gst_event_new_flush_start ());
+        gst_harness_push_event (h, gst_event_new_flush_stop (TRUE));
+      }
+      gchar *id = g_strdup_printf ("stream-%d", s);
+      fail_unless (gst_harness_push_event (h,
+              gst_event_new_stream_start (id)));
+      g_free (id);
+      GstSegment seg;
+      gst_segment_init (&seg, GST_FORMAT_TIME);
+      fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+    }
+    gfloat *f = g_new (gfloat, (gsize) T * d);
+    for (gint i = 0; i < T * d; i++)
+      f[i] = (gfloat) sin (0.1 * i + s) * (s + 1);
+    const gint sizes[] = { 7, 1, 30 };
+    afetcheck_push_frames (h, f, T, d, sizes, G_N_ELEMENTS (sizes), 0);
+    g_free (f);
+    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  }
+  GByteArray *out = g_byte_array_new ();
+  GstBuffer *b;
+  while ((b = gst_harness_try_pull (h))) {
+    GstMapInfo map;
+    fail_unless (gst_buffer_map (b, &map, GST_MAP_READ));
+    g_byte_array_append (out, map.data, map.size);
+    gst_buffer_unmap (b, &map);
+    gst_buffer_unref (b);
+  }
+  gst_harness_teardown (h);
+  g_free (launch);
+  return out;
+}
+
+GST_START_TEST (test_new_output_after_eos)
+{
+  const gchar *c = new_output_cases[__i__];
+  const gboolean flush = strstr (c, " flush") != NULL;
+  gchar *props = g_strdup (c);
+  if (flush)
+    *strstr (props, " flush") = '\0';
+  /* each stream alone: the first of a run of 1, 2 and 3 streams */
+  GByteArray *one = enc_streams (props, 1, flush);
+  GByteArray *two = enc_streams (props, 2, flush);
+  GByteArray *three = enc_streams (props, 3, flush);
+  fail_unless (one->len > 0);
+  fail_unless (two->len > one->len && three->len > two->len);
+  fail_unless (memcmp (two->data, one->data, one->len) == 0, "%s", c);
+  /* the second stream's bytes are a whole output of their own: the same as
+   * the third's, which has the second's length (37, 5, 120 frames: the
+   * third stream is 120, so compare the 2nd of a run of 2 with a lone 5) */
+  GByteArray *alone5 = NULL;
+  {
+    /* a lone stream of 5 frames: the second stream's values (s = 1) */
+    const gint d = 13, T = 5;
+    gchar *launch = g_strdup_printf ("afetenc %s", props);
+    GstHarness *h = gst_harness_new_parse (launch);
+    gst_harness_set_src_caps_str (h, "application/x-afet-features, "
+        "format=F32LE, kind=mfcc, dims=13, rate=16000, frame-length=400, "
+        "frame-shift=160, framerate=100/1, statics=13, energy-index=-1, "
+        "c0-index=12, delta-order=0");
+    gfloat *f = g_new (gfloat, (gsize) T * d);
+    for (gint i = 0; i < T * d; i++)
+      f[i] = (gfloat) sin (0.1 * i + 1) * 2;
+    const gint sizes[] = { 7, 1, 30 };
+    afetcheck_push_frames (h, f, T, d, sizes, G_N_ELEMENTS (sizes), 0);
+    g_free (f);
+    gst_harness_push_event (h, gst_event_new_eos ());
+    alone5 = g_byte_array_new ();
+    GstBuffer *b;
+    while ((b = gst_harness_try_pull (h))) {
+      GstMapInfo map;
+      gst_buffer_map (b, &map, GST_MAP_READ);
+      g_byte_array_append (alone5, map.data, map.size);
+      gst_buffer_unmap (b, &map);
+      gst_buffer_unref (b);
+    }
+    gst_harness_teardown (h);
+    g_free (launch);
+  }
+  fail_unless (two->len == one->len + alone5->len &&
+      memcmp (two->data + one->len, alone5->data, alone5->len) == 0,
+      "%s: the second stream's %u bytes are not what it gives alone (%u)",
+      c, two->len - one->len, alone5->len);
+  fail_unless (memcmp (three->data, two->data, two->len) == 0, "%s", c);
+  g_byte_array_unref (alone5);
+  g_byte_array_unref (one);
+  g_byte_array_unref (two);
+  g_byte_array_unref (three);
+  g_free (props);
+}
+
+GST_END_TEST;
+
 /* An 8-bit mono WAV whose data chunk has an odd length, and its pad byte
  * (as sox writes them): GStreamer 1.22's wavparse, pulling from filesrc,
  * sends caps and EOS and none of the audio, and cannot tell the duration.
@@ -2481,6 +2599,8 @@ main (int argc, char **argv)
   tcase_add_test (tc, test_htk_period_refused);
   tcase_add_test (tc, test_npy_not_2d);
   tcase_add_test (tc, test_no_frames);
+  tcase_add_loop_test (tc, test_new_output_after_eos, 0,
+      G_N_ELEMENTS (new_output_cases));
   tcase_add_test (tc, test_parse_error_once);
   tcase_add_loop_test (tc, test_parse_error_every_run, 0,
       G_N_ELEMENTS (bad_inputs));
