@@ -12,7 +12,10 @@
 # compared with afet-extract run on that input alone, and with the state
 # changes kept (AFET_EXTRACT_DIRECT=0).  Chains: utterance CMVN (a chain that
 # did not reset would normalise an input by the one before), sliding CMVN
-# into a Kaldi archive (entries in memory), and MFCC_0_D_A_Z into HTK files.
+# into a Kaldi archive (entries in memory), MFCC_0_D_A_Z into HTK files, and
+# a chain with audioresample (which takes the state changes).  A short input
+# first and longer ones after get larger batches; afetcmvn write-stats= is
+# refused; --segments over a recording that is not audio fails, not hangs.
 # Then a full disk (the shim fail-write.so: ENOSPC past a size) fails the
 # inputs it stops, leaves no file of theirs, and the others are whole.
 #
@@ -20,6 +23,7 @@
 import math
 import os
 import random
+import re
 import shutil
 import struct
 import subprocess
@@ -99,6 +103,10 @@ try:
          "afetmfcc preset=kaldi ! afetcmvn scope=sliding", ["--ark", None]),
         ("MFCC_0_D_A_Z, HTK files", "afetmfcc frame-length=20 ! afetdelta "
          "order=2 ! afetcmvn columns=htk", ["--format", "htk"]),
+        # audioresample keeps its phase through a flush (44.1 kHz inputs
+        # differed by up to 0.03 after another input): the state changes
+        ("resampled to 16 kHz, NPY files", "audioresample ! "
+         "audio/x-raw,rate=16000 ! afetmfcc", ["--format", "npy"]),
     ]
     for c, (what, chain, fmt) in enumerate(chains):
         def outputs(folder, env=None, which=None, **kw):
@@ -150,6 +158,46 @@ try:
                               one.get(name) is not None)
         check(all(alone_same), "%s: each output as the input alone gives "
               "it (%d of %d)" % (what, sum(alone_same), len(alone_same)))
+
+    # a short first input, then longer ones: the elements size their
+    # batches by the duration when they negotiate; the chain negotiates
+    # again for an input longer than all before it (as READY did)
+    scp("grow.scp", ["g16", "f16", "a16", "h16"])
+    e = dict(os.environ, GST_DEBUG="afetbase:4")
+    p = subprocess.run([X, "--wav-scp", "grow.scp", "-p", chains[2][1], "-j",
+                        "1", "-q", "-o", "grow"], capture_output=True,
+                       text=True, timeout=600, env=e)
+    sizes = [int(x) for x in re.findall(r"batches of (\d+) frames", p.stderr)]
+    # (the first sizes are the chain check's, on 0.1 s of noise)
+    job = sizes[sizes.index(min(sizes)):] if sizes else []
+    check(len(job) > 3 and max(job) > job[0],
+          "a longer input after a short one: larger batches (%s)" % sizes)
+    same = all(read("grow/%s.htk" % n) == read("c2-direct/%s.htk" % n)
+               for n in ["f16", "a16", "h16"])
+    check(same, "a longer input after a short one: the same bytes")
+
+    # afetcmvn write-stats= sums one stream: refused, with the way to do it
+    rc, err = run(["--wav-scp", "all.scp", "-p", "afetmfcc preset=kaldi ! "
+                   "afetcmvn mode=none write-stats=st.ark", "-q", "--ark",
+                   "ws.ark"])
+    check(rc != 0 and "afetparse" in err and not os.path.exists("st.ark"),
+          "write-stats refused (%s)" % err.strip()[-200:])
+
+    # --segments over a recording that is not audio: an error, not a hang
+    with open("junkrec.scp", "w") as f:
+        f.write("r %s\n" % os.path.abspath("w/k16.wav"))
+    with open("junk.seg", "w") as f:
+        f.write("j r 0 0.1\n")
+    try:
+        p = subprocess.run([X, "--wav-scp", "junkrec.scp", "--segments",
+                            "junk.seg", "--ark", "junk.ark", "-p",
+                            "afetmfcc", "-q"], capture_output=True,
+                           text=True, timeout=120)
+        check(p.returncode == 1 and "not audio" in p.stderr,
+              "segments of a non-audio recording: exit 1, said (%s)"
+              % p.stderr.strip()[-200:])
+    except subprocess.TimeoutExpired:
+        check(False, "segments of a non-audio recording: hung (120 s)")
 
     # a full disk: outputs past 12 kB fail, the others are whole
     chain = chains[2][1]

@@ -17,9 +17,10 @@ namespace afetx
 /* Whether every element of bin resets itself on a flush and computes in
  * the thread that pushes into it (no queue, no thread of its own), so that
  * DirectPads may run its inputs one after the other without a state
- * change: capsfilter, audioconvert, audioresample, identity, afet's
- * stream elements (GstAfetBase) and afetenc.  Others (afetpitch, afetpaste,
- * tee, queue, any element of another plugin) keep the state changes. */
+ * change: capsfilter, identity, afet's stream elements (GstAfetBase) and
+ * afetenc.  Others keep the state changes: afetpitch, afetpaste, tee,
+ * queue, audioconvert and audioresample (a flush keeps their dither and
+ * phase) and any element of another plugin. */
 bool resets_on_flush (GstBin * bin);
 
 /* The two pads and the output of the input under way.  All calls from
@@ -48,6 +49,14 @@ public:
   /* The next input's output: bytes written to fd (a file afet-extract
    * created: seekable), or kept in memory (fd < 0: an archive entry). */
   void begin_output (int fd);
+  /* Whether an input of these caps and duration needs the chain started
+   * again (READY, then PLAYING, then forget_caps ()): it is longer than
+   * every input since the caps were sent.  afet's elements size their
+   * batches by the duration upstream gives when they negotiate (max-batch
+   * 0), and equal caps do not negotiate again: without a restart a short
+   * first input would leave small batches for the whole job. */
+  bool outgrows (GstCaps * caps, GstClockTime duration);
+  void forget_caps ();
   /* stream-start, caps (when they are not those of the input before) and
    * a time segment; duration answers the chain's duration queries */
   bool start_stream (GstCaps * caps, GstClockTime duration);
@@ -78,6 +87,7 @@ private:
   GstPad *sink_ = nullptr;      /* ours, out of afetenc */
   GstPad *first_ = nullptr, *last_ = nullptr;
   GstCaps *caps_ = nullptr;     /* of the input before */
+  GstClockTime longest_ = GST_CLOCK_TIME_NONE;  /* since caps_ were sent */
   GstClockTime duration_ = GST_CLOCK_TIME_NONE;
   bool discont_ = true;
   guint streams_ = 0;

@@ -314,6 +314,40 @@ Runner::build (const std::string & text, std::string * why)
     g_clear_error (&err);
     return false;
   }
+  /* afetcmvn write-stats= sums the statistics of one stream and writes
+   * them at its end: here each input is a stream of its own and the jobs
+   * run at once, so the file would hold one input's or one job's sums
+   * (the last to end), never the corpus' */
+  {
+    GstIterator *it = gst_bin_iterate_recurse (GST_BIN (pipe_));
+    GValue v = G_VALUE_INIT;
+    bool stats = false;
+    while (!stats && gst_iterator_next (it, &v) == GST_ITERATOR_OK) {
+      GstElement *e = GST_ELEMENT (g_value_get_object (&v));
+      if (g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+              "write-stats")) {
+        gchar *path = nullptr;
+        g_object_get (e, "write-stats", &path, nullptr);
+        stats = path && *path;
+        g_free (path);
+      }
+      g_value_reset (&v);
+    }
+    g_value_unset (&v);
+    gst_iterator_free (it);
+    if (stats) {
+      *why = "afetcmvn write-stats= sums one stream's statistics, and "
+          "afet-extract runs every input as a stream of its own (jobs at "
+          "once): the file would hold one input's sums. Write the features "
+          "(--ark feats.ark), then compute the statistics from them in one "
+          "stream: gst-launch-1.0 filesrc location=feats.ark ! afetparse ! "
+          "afetcmvn mode=none write-stats=cmvn.ark [utt2spk=...] ! fakesink "
+          "(docs/kaldi-recipe.md)";
+      gst_object_unref (pipe_);
+      pipe_ = nullptr;
+      return false;
+    }
+  }
   /* Every other message (each element's state changes going to PLAYING
    * and back to READY, stream-start, latency, async-done: about twenty an
    * input) would be queued, wake the waiting worker through the bus's
@@ -667,10 +701,18 @@ Runner::decode (const std::string & input, bool command, GstCaps ** caps,
   /* pull everything (the appsink holds what we have not pulled); woken
    * every 100 ms to see whether a signal asked the run to stop (wait ()
    * then says so) */
+  GstBus *bus = gst_element_get_bus (pipe_);
   for (;;) {
     GstSample *s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink_),
         100 * GST_MSECOND);
-    if (!s && !gst_app_sink_is_eos (GST_APP_SINK (sink_)) && !interrupted ())
+    /* an error ends the decoding: no EOS comes after it (a recording that
+     * is not audio hung here); wait () takes it from the bus */
+    GstMessage *head = s ? nullptr : gst_bus_peek (bus);
+    const bool failed = head && GST_MESSAGE_TYPE (head) == GST_MESSAGE_ERROR;
+    if (head)
+      gst_message_unref (head);
+    if (!s && !failed && !gst_app_sink_is_eos (GST_APP_SINK (sink_)) &&
+        !interrupted ())
       continue;
     if (!s)
       break;
@@ -684,6 +726,7 @@ Runner::decode (const std::string & input, bool command, GstCaps ** caps,
     }
     gst_sample_unref (s);
   }
+  gst_object_unref (bus);
   bool ok = wait (why, fd, pid);
   /* appsink keeps its EOS through READY (GStreamer 1.22): the next
    * recording's samples would never be pulled and the run would hang.  NULL
@@ -778,7 +821,18 @@ Runner::run_direct (GstCaps * caps, GstBuffer * buf, guint64 duration,
   counts_.audio_bytes = 0;
   counts_.feature_bytes = 0;
   direct_.begin_output (out_fd);
-  bool ok = direct_.start_stream (caps, duration);
+  bool ok = true;
+  if (direct_.outgrows (caps, duration)) {
+    /* the longest input yet: negotiated again, as after READY */
+    gst_element_set_state (pipe_, GST_STATE_READY);
+    direct_.forget_caps ();
+    if (gst_element_set_state (pipe_, GST_STATE_PLAYING) ==
+        GST_STATE_CHANGE_FAILURE) {
+      *why = "the pipeline did not start again";
+      ok = false;
+    }
+  }
+  ok = ok && direct_.start_stream (caps, duration);
   bool stopped = false;
   std::string read_error;
   GstFlowReturn flow = GST_FLOW_OK;
@@ -823,7 +877,11 @@ Runner::run_direct (GstCaps * caps, GstBuffer * buf, guint64 duration,
     *why = direct_.output_error ();
   else if (!posted.empty ())
     *why = posted;
-  else if (!ok)
+  else if (!ok && flow == GST_FLOW_NOT_NEGOTIATED) {
+    gchar *c = gst_caps_to_string (caps);
+    *why = std::string ("the chain does not take this audio (") + c + ")";
+    g_free (c);
+  } else if (!ok)
     *why = std::string ("the chain stopped (") + (flow != GST_FLOW_OK ?
         gst_flow_get_name (flow) : "it did not take the end of the stream") +
         ")";
