@@ -8,6 +8,7 @@ Extractor, run, read, read_archive, file_pipeline."""
 import bisect
 import os
 import stat
+import struct
 import threading
 
 import numpy as np
@@ -67,6 +68,48 @@ def _check_regular(path):
                 "data use afet.stream() with a source, e.g. "
                 "afet.stream('filesrc location=%s ! decodebin', timeout=...)"
                 % (path, what, path), source=_SRC)
+
+
+def _check_wav_length(path):
+    """Refuses a WAV file shorter than its header says (a copy cut short,
+    a recorder killed before it closed the file): decodebin would read
+    what is there and say nothing.  A data chunk of length 0xFFFFFFFF (a
+    writer that could not seek back: "to the end") is not truncation."""
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            head = f.read(12)
+            if len(head) < 12 or head[:4] != b"RIFF" or head[8:] != b"WAVE":
+                return
+            at, per_s = 12, 0
+            while at + 8 <= size:
+                f.seek(at)
+                chunk = f.read(8)
+                if len(chunk) < 8:
+                    return
+                n = struct.unpack("<I", chunk[4:])[0]
+                if chunk[:4] == b"fmt ":
+                    fmt = f.read(16)
+                    if len(fmt) == 16:
+                        rate, align = struct.unpack("<I", fmt[4:8])[0], \
+                            struct.unpack("<H", fmt[12:14])[0]
+                        per_s = rate * align
+                elif chunk[:4] == b"data":
+                    held = size - (at + 8)
+                    if n == 0xFFFFFFFF or n <= held:
+                        return
+                    amount = ((lambda b: "%.3f s" % (b / per_s)) if per_s
+                              else (lambda b: "%d bytes" % b))
+                    raise Error(
+                        "%s is a truncated WAV file: its header gives %s of "
+                        "audio, the file holds %s (%d of %d bytes); copy it "
+                        "again, or read what it holds as an array (e.g. "
+                        "soundfile.read) and pass that" % (
+                            path, amount(n), amount(held), held, n),
+                        source=_SRC)
+                at += 8 + n + (n & 1)
+    except OSError:
+        return          # filesrc's error says what is wrong
 
 
 def _link_audio(dec, pad, conv):
@@ -213,6 +256,7 @@ class Extractor(_Closing):
         if isinstance(path, bytes):
             path = os.fsdecode(path)
         _check_regular(path)
+        _check_wav_length(path)
         # two threads on one pipeline got each other's frames: one call at
         # a time
         with self._lock:

@@ -399,16 +399,20 @@ cases = [  # name, file bytes' arguments, read directly
                     b"INFOx\x00" + b"junk" + struct.pack("<I", 2) + b"ab"),
      True),
     ("stereo", dict(samples=stereo, channels=2), False),
-    ("truncated", dict(samples=pcm[:len(pcm) // 2], data_len=len(pcm)), False),
+    # (a truncated file fails unless --keep-truncated: extract-inputs)
+    ("truncated", dict(samples=pcm[:len(pcm) // 2], data_len=len(pcm)), True,
+     ["--keep-truncated"]),
+    ("streamed", dict(samples=pcm, data_len=0xFFFFFFFF), False),
     ("rate", dict(samples=pcm, rate=22050), True),
 ]
 os.makedirs("wv", exist_ok=True)
-for name, kw, direct in cases:
+for name, kw, direct, *extra in cases:
+    extra = extra[0] if extra else []
     src = os.path.join("wv", name + ".wav")
     wav_bytes(src, **kw)
     with open("wv.scp", "w") as f:
         f.write("%s wv/%s.htk\n" % (src, name))
-    rc, _, err = run(["--scp", "wv.scp", "-p", CHAIN, "-j", "1"])
+    rc, _, err = run(["--scp", "wv.scp", "-p", CHAIN, "-j", "1"] + extra)
     said = "1 plain WAV read directly" in err
     ok = rc == 0 and said == direct
     ok = ok and reference(src, "wv/%s.ref" % name) and \
@@ -416,7 +420,7 @@ for name, kw, direct in cases:
     with open("wv.scp", "w") as f:
         f.write(src + "\n")
     rc2, _, err2 = run(["--scp", "wv.scp", "-p", CHAIN, "-j", "1",
-                        "--no-wav-reader", "-o", "wv2"])
+                        "--no-wav-reader", "-o", "wv2"] + extra)
     ok = ok and rc2 == 0 and "0 plain WAV read directly" in err2 and \
         read("wv2/%s.htk" % name) == read("wv/%s.htk" % name)
     check(ok, "plain WAV reader: %s %s, bytes as gst-launch-1.0's and "

@@ -102,6 +102,19 @@ for j in (1, 2):
           all(got[k] == ref[k] for k in ref),
           "segments at -j %d: every segment equals its recording cut alone"
           % j)
+# files and commands in one list: the decoder reused for a command after a
+# file kept filesrc (no fd property) and decoded the last file again
+with open("mixed.scp", "w") as f:
+    for i, w in enumerate(recs):
+        f.write("r%d %s\n" % (i, w) if i % 2 == 0 else
+                "r%d cat %s |\n" % (i, w))
+rc, _, err = run(["--wav-scp", "mixed.scp", "--segments", "segments",
+                  "--ark", "mixed/f.ark", "-p", CHAIN, "-j", "1"])
+got = ark_entries("mixed/f.ark") if rc == 0 else {}
+check(rc == 0 and sorted(got) == sorted(ref) and
+      all(got[k] == ref[k] for k in ref),
+      "segments of files and commands alternating in one job: every segment "
+      "equals its recording cut alone (%s)" % last(err))
 
 # 2. lines of white space only (\f, \v, \r\r, ...) are skipped in every
 # list; they once crashed --scp and added an input named "" with --ark
@@ -328,6 +341,67 @@ rc, _, err = run(["--wav-scp", "slow.scp", "--ark", "slow/a.ark", "-p",
 check(rc == 0 and keys("slow/a.ark") == ["u%02d" % i for i in range(10)],
       "--ark with -j's default: a slow first input does not hold back the "
       "inputs the writer's bound allows (%s)" % last(err))
+
+# 8. a WAV file shorter than its header says (a copy cut short) was read
+# to its end by decodebin with exit 0: it now fails with the seconds the
+# header gives and the file holds, whichever way it is read (the WAV
+# reader, --no-wav-reader, --segments), and the other inputs are whole;
+# --keep-truncated computes what it holds, with a warning, the bytes of a
+# file that holds just those samples.  A "to the end" length (0xFFFFFFFF,
+# from a writer that cannot seek back) is no truncation.
+with wave.open(w16[0], "rb") as w:
+    pcm = w.readframes(32000)          # 2 s
+wav16("t-whole.wav", pcm)
+wav16("t-held.wav", pcm[:31998])
+with open("t-whole.wav", "rb") as f:
+    data = f.read()
+with open("t-cut.wav", "wb") as f:
+    f.write(data[:44 + 31999])         # an odd byte: half a sample
+at = data.index(b"data") + 4
+with open("t-stream.wav", "wb") as f:
+    f.write(data[:at] + struct.pack("<I", 0xFFFFFFFF) + data[at + 4:])
+with open("t.scp", "w") as f:
+    f.write("cut %s\nwhole %s\nstream %s\nheld %s\n" % tuple(
+        os.path.abspath(n) for n in ("t-cut.wav", "t-whole.wav",
+                                     "t-stream.wav", "t-held.wav")))
+for extra in ([], ["--no-wav-reader"]):
+    d = "t" + "".join(extra)
+    rc, _, err = run(["--wav-scp", "t.scp", "-o", d, "-p", CHAIN] + extra)
+    line = [l for l in err.splitlines() if l.startswith("afet-extract: cut")]
+    check(rc == 1 and line and "truncated WAV file: its header gives 2.000 s"
+          " of audio, the file holds 1.000 s (31999 of 64000 bytes)" in
+          line[0] and "--keep-truncated" in line[0] and
+          sorted(os.listdir(d)) == ["held.htk", "stream.htk", "whole.htk"] and
+          read(d + "/stream.htk") == read(d + "/whole.htk"),
+          "%s: a truncated WAV fails with its numbers, the others are whole, "
+          "a 'to the end' length is read (%s)" % (extra, line[:1]))
+    rc, _, err = run(["--wav-scp", "t.scp", "-o", d + "k", "-p", CHAIN,
+                      "--keep-truncated"] + extra)
+    check(rc == 0 and "warning: cut" in err and err.count("warning") == 1 and
+          read(d + "k/cut.htk") == read(d + "/held.htk"),
+          "%s --keep-truncated: a warning, and the features of the samples "
+          "it holds (%s)" % (extra, last(err)))
+with open("t.segments", "w") as f:
+    f.write("cut-a cut 0 0.5\nwhole-a whole 0 0.5\n")
+rc, _, err = run(["--wav-scp", "t.scp", "--segments", "t.segments", "--ark",
+                  "ts/a.ark", "-p", CHAIN])
+check(rc == 1 and "cut-a (cut): truncated WAV file" in err and
+      keys("ts/a.ark") == ["whole-a"],
+      "--segments: the truncated recording's segments fail (%s)" % last(err))
+rc, _, err = run(["--wav-scp", "t.scp", "--segments", "t.segments", "--ark",
+                  "tsk/a.ark", "-p", CHAIN, "--keep-truncated"])
+check(rc == 0 and keys("tsk/a.ark") == ["cut-a", "whole-a"],
+      "--segments --keep-truncated (%s)" % last(err))
+
+# 9. an element that cannot start names its cause: a missing stats-archive
+# said only "the pipeline did not start"
+for env in ({}, {"AFET_EXTRACT_DIRECT": "0"}):
+    rc, _, err = run(["--wav-scp", "t.scp", "--ark", "sa/a.ark", "-p",
+                      "afetmfcc ! afetcmvn stats-archive=/no/such/cmvn.ark"],
+                     env=dict(os.environ, **env))
+    check(rc == 1 and "stats-archive: /no/such/cmvn.ark" in err and
+          "does not exist" in err,
+          "%s a missing stats-archive is named (%s)" % (env, last(err)))
 
 shutil.rmtree(tmp)
 print("%d failed" % len(failures))

@@ -337,6 +337,67 @@ rc, _, err, _ = run(["--wav-scp", "sig.scp", "--ark", "sig-ark/a.ark",
 check(rc == 0 and read("sig-ark/a.ark") == read("sig-ref/a.ark"),
       "--skip-existing finishes the archive into the clean run's bytes")
 
+# 8. a signal while a recording's segments run (--segments --ark): the
+#    segments finished before it are written (they were all dropped, so
+#    that a long recording started again from its first segment), the
+#    archive stays whole and in list order, and --skip-existing finishes it
+#    into the clean run's bytes.  r1's command touches a flag when all its
+#    audio is out (the segments begin just after); the signal follows at a
+#    delay, tried again shorter or longer until it lands among r1's 3000
+#    segments.
+import wave  # noqa: E402
+pcm = b""
+for w in wavs:
+    with wave.open(w, "rb") as f:
+        pcm += f.readframes(f.getnframes())
+with wave.open("long.wav", "wb") as f:
+    f.setnchannels(1)
+    f.setsampwidth(2)
+    f.setframerate(16000)
+    f.writeframes((pcm * (300 * 32000 // len(pcm) + 1))[:300 * 32000])
+flag = os.path.abspath("r1.out")
+with open("seg.scp", "w") as f:
+    f.write("r0 %s\nr1 cat %s; touch %s |\n" % (
+        wavs[0], os.path.abspath("long.wav"), flag))
+with open("seg.segments", "w") as f:
+    f.write("a-0000 r0 0 1.5\n")
+    for i in range(3000):
+        f.write("b-%04d r1 %.2f %.2f\n" % (i, i * 0.1, i * 0.1 + 0.5))
+SEG = ["--wav-scp", "seg.scp", "--segments", "seg.segments", "-j", "1", "-p",
+       "afetmfcc ! afetdelta ! afetcmvn"]
+rc, _, err, _ = run(SEG + ["--ark", "seg-ref/a.ark"])
+clean = ark_entries("seg-ref/a.ark")
+check(rc == 0 and len(clean) == 3001, "3001 segments, never stopped (%s)" %
+      err.strip()[-100:])
+landed = False
+for attempt, delay in enumerate((0.3, 0.1, 0.8, 0.03, 1.5, 0.0)):
+    out = "seg-sig%d" % attempt
+    if os.path.exists(flag):
+        os.unlink(flag)
+
+    def started():
+        if not os.path.exists(flag):
+            return False
+        subprocess.run(["sleep", str(delay)])
+        return True
+    rc, err = interrupted_run(SEG + ["--ark", out + "/a.ark"], signal.SIGTERM,
+                              started)
+    kept = ark_entries(out + "/a.ark")
+    of_r1 = len([e for e in kept if e[0].startswith("b-")])
+    check(rc in (0, 128 + signal.SIGTERM) and
+          index_agrees(out + "/a.ark", out + "/a.scp") and
+          [e[2] for e in kept] == [e[2] for e in clean[:len(kept)]],
+          "SIGTERM %.2f s after r1's audio: exit %d, %d of r1's 3000 "
+          "segments kept, whole and in order" % (delay, rc, of_r1))
+    rc, _, err, _ = run(SEG + ["--ark", out + "/a.ark", "--skip-existing"])
+    check(rc == 0 and read(out + "/a.ark") == read("seg-ref/a.ark"),
+          "--skip-existing finishes it into the clean run's bytes (%s)" %
+          err.strip()[-100:])
+    if 0 < of_r1 < 3000:
+        landed = True
+        break
+check(landed, "a signal among a recording's segments keeps those finished")
+
 shutil.rmtree(tmp, ignore_errors=True)
 print("%d failed" % len(failures))
 sys.exit(1 if failures else 0)

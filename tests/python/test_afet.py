@@ -427,6 +427,37 @@ class Robustness(unittest.TestCase):
             self.assertIn("regular file", line)
             self.assertIn("stream(", line)
 
+    def test_truncated_wav_refused(self):
+        # a WAV file shorter than its header says was read to its end by
+        # decodebin, silently; it is refused with the numbers and the way
+        # on; a "to the end" length (0xFFFFFFFF, a writer that cannot
+        # seek) is read as before
+        import struct
+        import wave
+        with wave.open(WAV, "rb") as w:
+            params = w.getparams()
+            pcm = w.readframes(w.getnframes())
+        whole = os.path.join(self.tmp, "whole.wav")
+        with wave.open(whole, "wb") as w:
+            w.setparams(params)
+            w.writeframes(pcm)
+        with open(whole, "rb") as f:
+            data = f.read()
+        cut = os.path.join(self.tmp, "cut.wav")
+        with open(cut, "wb") as f:
+            f.write(data[:len(data) // 2])
+        at = data.index(b"data") + 4
+        stream = os.path.join(self.tmp, "stream.wav")
+        with open(stream, "wb") as f:
+            f.write(data[:at] + struct.pack("<I", 0xFFFFFFFF) + data[at + 4:])
+        with self.assertRaises(afet.Error) as e:
+            afet.extract(cut)
+        self.assertIn("truncated WAV file", str(e.exception))
+        self.assertIn("copy it again", str(e.exception))
+        with afet.Extractor() as ex:
+            self.assertRaises(afet.Error, ex, cut)
+            self.assertEqual(ex(whole).data.shape, ex(stream).data.shape)
+
     def test_timeout_bounds_start(self):
         # a source that blocks in its state change (a FIFO without a
         # writer) ends with the timeout, not never

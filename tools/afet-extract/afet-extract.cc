@@ -151,7 +151,7 @@ main (int argc, char **argv)
   gint jobs = o.jobs, rate = 0, paste_tolerance = 2;
   gdouble max_overshoot = o.max_overshoot;
   gboolean skip = FALSE, quiet = FALSE, progress = FALSE, print = FALSE,
-      no_wav_reader = FALSE;
+      no_wav_reader = FALSE, keep_truncated = FALSE;
   GOptionEntry entries[] = {
     {"pipeline", 'p', 0, G_OPTION_ARG_STRING, &chain,
         "The afet elements to run, as in gst-launch-1.0 (default: afetmfcc)",
@@ -221,6 +221,10 @@ main (int argc, char **argv)
           "afet-extract reads plain mono 8-bit, 16-bit or float WAV files itself "
           "when no resampling is needed: the same samples, less work per "
           "file)", nullptr},
+    {"keep-truncated", 0, 0, G_OPTION_ARG_NONE, &keep_truncated,
+          "Compute what a truncated WAV file holds, with a warning (by "
+          "default such a file fails: its header gives more audio than the "
+          "file has, as when a copy was cut short)", nullptr},
     {"progress", 0, 0, G_OPTION_ARG_NONE, &progress,
         "Show the progress line even when stderr is not a terminal", nullptr},
     {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
@@ -384,6 +388,7 @@ main (int argc, char **argv)
   o.progress = !quiet && (progress || isatty (2));
   o.print_pipeline = print;
   o.wav_reader = !no_wav_reader;
+  o.keep_truncated = keep_truncated;
   {
     /* read once, before any thread: umask() can only be read by setting it */
     const mode_t mask = umask (022);
@@ -480,30 +485,43 @@ main (int argc, char **argv)
   size_t n_skipped = 0;
   std::vector<std::string> failures;
   std::string stopped;          /* why the run stopped early */
+  /* the results done, in list order from sh.written: their entries into
+   * the archive, their warnings and errors to stderr (under sh.lock, or
+   * after the workers are joined) */
+  bool halted = false;          /* an input cut by a signal was written */
+  auto write_done =[&]() {
+    while (!halted && sh.written < items.size () &&
+        sh.results[sh.written].done) {
+      Result & r = sh.results[sh.written];
+      for (const auto & e:r.entries)
+        if (stopped.empty () && !archive.write (e.first, e.second, &why))
+          stopped = why;
+      r.entries.clear ();
+      for (const auto & e:r.warnings)
+        g_printerr ("%safet-extract: warning: %s\n", o.progress ?
+            "\r\033[K" : "", e.c_str ());
+      /* an input cut by a signal is not a failure: --skip-existing does
+       * it again; nothing after it is written, so that the archive stays
+       * a prefix of the list */
+      for (const auto & e:r.errors) {
+        if (r.cut)
+          break;
+        g_printerr ("%safet-extract: %s\n", o.progress ? "\r\033[K" : "",
+            e.c_str ());
+        failures.push_back (e);
+      }
+      halted = r.cut;
+      n_skipped += r.skipped ? 1 : 0;
+      sh.written++;
+    }
+  };
   double last_draw = 0;
   for (;;) {
     std::unique_lock < std::mutex > l (sh.lock);
     sh.cond.wait_for (l, std::chrono::milliseconds (250), [&] {
           return sh.written < items.size () && sh.results[sh.written].done;
         });
-    /* after a signal nothing more is written: the archive stays a prefix
-     * of the list, which --skip-existing completes into a whole run's
-     * bytes (and the inputs abandoned in flight are not failures) */
-    while (sh.written < items.size () && sh.results[sh.written].done &&
-        !interrupted ()) {
-      Result & r = sh.results[sh.written];
-      for (const auto & e:r.entries)
-        if (stopped.empty () && !archive.write (e.first, e.second, &why))
-          stopped = why;
-      r.entries.clear ();
-      for (const auto & e:r.errors) {
-        g_printerr ("%safet-extract: %s\n", o.progress ? "\r\033[K" : "",
-            e.c_str ());
-        failures.push_back (e);
-      }
-      n_skipped += r.skipped ? 1 : 0;
-      sh.written++;
-    }
+    write_done ();
     if (!stopped.empty () || interrupted ())
       sh.stop = true;           /* the workers take no more inputs */
     const bool all_done = sh.written == items.size () || !stopped.empty () ||
@@ -525,6 +543,15 @@ main (int argc, char **argv)
   }
   for (auto & t:threads)
     t.join ();
+  /* after a signal: what the workers finished, the inputs they were on
+   * included (each stops at its next block; a recording's segments done
+   * before the signal are whole), still in list order: the archive stays
+   * a prefix of the list, which --skip-existing completes into a whole
+   * run's bytes */
+  if (interrupted () && stopped.empty ()) {
+    std::lock_guard < std::mutex > l (sh.lock);
+    write_done ();
+  }
   if (!o.ark.empty () && !archive.close (&why) && stopped.empty ())
     stopped = why;
   const int sig = interrupted ();

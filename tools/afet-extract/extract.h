@@ -36,6 +36,7 @@ struct Options
   bool progress = false;
   bool print_pipeline = false;
   bool wav_reader = true;       /* plain PCM WAV read by us (read_plain_wav) */
+  bool keep_truncated = false;  /* a truncated WAV file: computed, warned */
   mode_t file_mode = 0644;      /* of outputs: 0666 less the umask */
   /* --segments: an end past the recording by less is clipped, by more the
    * segment fails (Kaldi's extract-segments --max-overshoot) */
@@ -68,6 +69,11 @@ struct Result
   bool done = false;
   bool skipped = false;
   std::vector<std::string> errors;   /* "KEY: why" */
+  std::vector<std::string> warnings; /* "KEY: what" (--keep-truncated) */
+  /* finished while a signal was asking the run to stop: its errors are
+   * the signal's (the input is left to --skip-existing), its entries are
+   * whole */
+  bool cut = false;
   /* --ark: the entries, in segment order */
   std::vector<std::pair<std::string, std::string>> entries;
   double audio_s = 0;

@@ -422,6 +422,21 @@ error_text (GstMessage * m)
   return why;
 }
 
+/* why pipe did not start: the ERROR an element posted (a missing file a
+ * property names, a device that is not there), else what */
+static std::string
+start_error (GstElement * pipe, const char *what)
+{
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  gst_object_unref (bus);
+  if (!m)
+    return what;
+  std::string why = std::string (what) + ": " + error_text (m);
+  gst_message_unref (m);
+  return why;
+}
+
 /* The formats of the run that ended: the audio's (the hours of the
  * progress line) and the features' frame size. */
 void
@@ -566,16 +581,17 @@ bool
 Runner::set_source (const std::string & input, bool command, int *fd,
     GPid * pid, std::string * why)
 {
+  {
+    std::lock_guard < std::mutex > l (pads_.lock);
+    pads_.audio = false;
+    pads_.others.clear ();
+  }
+  input_.clear ();
   if (command) {
     if (!spawn_command (input, fd, pid, why))
       return false;
     g_object_set (src_, "fd", *fd, nullptr);
     return true;
-  }
-  {
-    std::lock_guard < std::mutex > l (pads_.lock);
-    pads_.audio = false;
-    pads_.others.clear ();
   }
   input_ = input;
   if (!g_file_test (input.c_str (), G_FILE_TEST_IS_REGULAR)) {
@@ -593,7 +609,10 @@ Runner::run (const std::string & input, bool command, const std::string & key,
     std::string * why)
 {
   const bool to_memory = out_fd < 0;
+  if (pipe_ && built_for_command_ != command)
+    drop ();                    /* fdsrc for a command, filesrc for a file */
   if (!pipe_) {
+    built_for_command_ = command;
     const char *src = command ? "fdsrc name=afetx_src" :
         "filesrc name=afetx_src";
     if (!build (pipeline_text (opt_, src, to_memory), why))
@@ -651,7 +670,7 @@ Runner::begin (const std::string & key, int out_fd,
   if (gst_element_set_state (pipe_, GST_STATE_PLAYING) !=
       GST_STATE_CHANGE_FAILURE)
     return true;
-  *why = "the pipeline did not start";
+  *why = start_error (pipe_, "the pipeline did not start");
   return false;
 }
 
@@ -684,8 +703,16 @@ Runner::decode (const std::string & input, bool command, GstCaps ** caps,
       "audioconvert name=afetx_conv ! audioresample ! capsfilter "
       "name=afetx_caps caps=\"" + audio_caps (opt_) + "\" ! "
       "appsink name=afetx_sink sync=false";
-  if (!pipe_ && !build (text, why))
-    return false;
+  /* a file after a command (or the other way round) needs the other
+   * source: the reused pipeline read the last file again for a command
+   * (filesrc has no fd) */
+  if (pipe_ && built_for_command_ != command)
+    drop ();
+  if (!pipe_) {
+    built_for_command_ = command;
+    if (!build (text, why))
+      return false;
+  }
   int fd = -1;
   GPid pid = 0;
   if (!set_source (input, command, &fd, &pid, why))
@@ -694,7 +721,7 @@ Runner::decode (const std::string & input, bool command, GstCaps ** caps,
   *caps = nullptr;
   if (gst_element_set_state (pipe_, GST_STATE_PLAYING) ==
       GST_STATE_CHANGE_FAILURE) {
-    *why = "the decoder did not start";
+    *why = start_error (pipe_, "the decoder did not start");
     drop ();
     return false;
   }
@@ -793,7 +820,7 @@ Runner::build_direct (bool to_memory, bool *direct, std::string * why)
   gst_object_unref (caps);
   if (ok && gst_element_set_state (pipe_, GST_STATE_PLAYING) ==
       GST_STATE_CHANGE_FAILURE) {
-    *why = "the pipeline did not start";
+    *why = start_error (pipe_, "the pipeline did not start");
     ok = false;
   }
   if (!ok) {
@@ -828,7 +855,7 @@ Runner::run_direct (GstCaps * caps, GstBuffer * buf, guint64 duration,
     direct_.forget_caps ();
     if (gst_element_set_state (pipe_, GST_STATE_PLAYING) ==
         GST_STATE_CHANGE_FAILURE) {
-      *why = "the pipeline did not start again";
+      *why = start_error (pipe_, "the pipeline did not start again");
       ok = false;
     }
   }

@@ -121,6 +121,8 @@ private:
   std::string device_;
   GstElement *pipe_ = nullptr;
   GstElement *src_ = nullptr, *enc_ = nullptr, *sink_ = nullptr;
+  /* src_ is fdsrc (a command's audio), not filesrc */
+  bool built_for_command_ = false;
   Counters counts_;
   /* the chain's ends when it runs its inputs without state changes
    * (build_direct) */

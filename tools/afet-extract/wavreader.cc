@@ -99,10 +99,21 @@ open_regular (const std::string & path, guint64 * size)
   return fd;
 }
 
+/* the length of a data chunk a writer that could not seek back left */
+constexpr guint32 kUnknownLength = 0xFFFFFFFFu;
+
+/* h's data chunk claims more than the file's size holds */
+bool
+is_truncated (const Header & h, guint64 size)
+{
+  return h.data_len != kUnknownLength && h.data_at + h.data_len > size;
+}
+
 }  /* namespace */
 
 bool
-read_plain_wav (const std::string & path, int want_rate, PlainWav * w)
+read_plain_wav (const std::string & path, int want_rate, bool keep_truncated,
+    PlainWav * w)
 {
   guint64 size = 0;
   int fd = open_regular (path, &size);
@@ -117,6 +128,10 @@ read_plain_wav (const std::string & path, int want_rate, PlainWav * w)
       h.align == 2 ? "S16LE" : h.tag == 3 && h.bits == 32 && h.align == 4 ?
       "F32LE" : h.tag == 1 && h.bits == 8 && h.align == 1 ? "S16LE" : nullptr;
   w->width = h.bits / 8;
+  /* truncated and kept: the whole samples the file holds */
+  if (w->format && keep_truncated && is_truncated (h, size) && h.data_len > 0)
+    h.data_len = (guint32) ((size - std::min (size, h.data_at)) / w->width *
+        w->width);
   /* a length that is not the file's (streamed, truncated) and odd sample
    * counts: decodebin's rules */
   if (!w->format || h.data_len == 0 || h.data_at + h.data_len > size ||
@@ -200,6 +215,37 @@ wav_data_chunk (const std::string & path, guint64 * len, int *bits)
   *len = h.data_len;
   *bits = h.bits;
   return ok;
+}
+
+bool
+wav_truncated (const std::string & path, std::string * why)
+{
+  guint64 size = 0;
+  int fd = open_regular (path, &size);
+  if (fd < 0)
+    return false;
+  Header h;
+  const bool ok = parse_header (fd, size, &h);
+  close (fd);
+  if (!ok || !is_truncated (h, size))
+    return false;
+  const guint64 held = size - std::min (size, h.data_at);
+  /* bytes a second, when the header makes sense; else bytes */
+  const guint64 per_s = h.rate > 0 && h.align > 0 ? (guint64) h.rate *
+      (guint64) h.align : 0;
+  auto amount =[&](guint64 bytes) {
+    if (!per_s)
+      return std::to_string (bytes) + " bytes";
+    char t[64];
+    g_snprintf (t, sizeof t, "%.3f s", (double) bytes / per_s);
+    return std::string (t);
+  };
+  *why = "truncated WAV file: its header gives " + amount (h.data_len) +
+      " of audio, the file holds " + amount (held) + " (" +
+      std::to_string (held) + " of " + std::to_string (h.data_len) +
+      " bytes); copy it again, or give --keep-truncated to compute what it "
+      "holds";
+  return true;
 }
 
 }  /* namespace afetx */

@@ -49,8 +49,11 @@ struct PlainWav
 constexpr size_t kWavBlockBytes = 1 << 20;
 
 /* false: not such a file, or unreadable (decodebin then says why); never
- * blocks: a FIFO, a directory or a device is not such a file */
-bool read_plain_wav (const std::string & path, int want_rate, PlainWav * w);
+ * blocks: a FIFO, a directory or a device is not such a file.  A truncated
+ * file (wav_truncated) is read to its last whole sample when
+ * keep_truncated, else it is not such a file. */
+bool read_plain_wav (const std::string & path, int want_rate,
+    bool keep_truncated, PlainWav * w);
 
 /* the next block of w's samples (PTS and duration set), or nullptr at the
  * end; false with *why when the file cannot be read */
@@ -59,5 +62,15 @@ bool read_wav_block (PlainWav * w, GstBuffer ** buf, std::string * why);
 /* the length of path's WAV data chunk and its sample width in bits, when
  * path is a RIFF WAV file; false otherwise */
 bool wav_data_chunk (const std::string & path, guint64 * len, int *bits);
+
+/* A WAV file shorter than its header says: the data chunk's length is
+ * more than the bytes after the chunk's start (a copy or a download cut
+ * short, a recorder killed before it closed the file).  decodebin reads
+ * such a file to its end and says nothing; afet-extract fails it unless
+ * --keep-truncated.  0xFFFFFFFF, the length a writer that cannot seek back
+ * leaves ("to the end of the file"), is not truncation.  True with the
+ * message for the user in *why (the seconds the header gives and the file
+ * holds); false for any other file, WAV or not. */
+bool wav_truncated (const std::string & path, std::string * why);
 
 }  /* namespace afetx */

@@ -155,6 +155,26 @@ make_parent (const std::string & path, std::string * why)
   return ok;
 }
 
+/* a WAV file shorter than its header says: true when it fails (its
+ * errors in r), else a warning in r with --keep-truncated */
+static bool
+fails_truncated (const Options & o, const Item & it, Result * r)
+{
+  std::string why;
+  if (it.command || !wav_truncated (it.input, &why))
+    return false;
+  if (!o.keep_truncated) {
+    if (it.segments.empty ())
+      r->errors.push_back (it.key + " (" + it.input + "): " + why);
+    for (const auto & s:it.segments)
+      r->errors.push_back (s.id + " (" + it.key + "): " + why);
+    return true;
+  }
+  r->warnings.push_back (it.key + " (" + it.input + "): " + why.substr (0,
+          why.find (';')) + "; computed what it holds (--keep-truncated)");
+  return false;
+}
+
 static void
 process_item (Shared * sh, Runner * files, Runner * commands,
     Runner * decoder, Runner * segs, Runner * wavs, const Item & it,
@@ -167,6 +187,8 @@ process_item (Shared * sh, Runner * files, Runner * commands,
       r->skipped = true;
       return;
     }
+    if (fails_truncated (o, it, r))
+      return;
     std::string why, entry;
     PartFile part;
     if (!it.out.empty () && (!make_parent (it.out, &why) ||
@@ -179,7 +201,7 @@ process_item (Shared * sh, Runner * files, Runner * commands,
     PlainWav wav;
     bool ok;
     if (!it.command && o.wav_reader && read_plain_wav (it.input, o.rate,
-            &wav)) {
+            o.keep_truncated, &wav)) {
       ok = wavs->run_wav (&wav, it.key, out, &entry, &secs, &why);
       sh->direct++;
     } else
@@ -195,6 +217,8 @@ process_item (Shared * sh, Runner * files, Runner * commands,
     return;
   }
   /* segments: decode once, then every segment alone */
+  if (fails_truncated (o, it, r))
+    return;
   GstCaps *caps = nullptr;
   std::vector<guint8> pcm;
   std::string why;
@@ -215,8 +239,12 @@ process_item (Shared * sh, Runner * files, Runner * commands,
     return;
   }
   for (const auto & s:it.segments) {
-    if (interrupted ())
-      break;                    /* the rest is left for --skip-existing */
+    if (interrupted ()) {
+      /* the rest is left for --skip-existing */
+      r->errors.push_back (s.id + " (" + it.key + "): stopped by a signal "
+          "before this segment");
+      continue;
+    }
     const std::string & out = s.out;
     if (o.skip_existing && !out.empty () &&
         g_file_test (out.c_str (), G_FILE_TEST_EXISTS))
@@ -298,6 +326,7 @@ worker (Shared * sh, int w)
     Result r;
     process_item (sh, &files, &commands, &decoder, &segs, &wavs,
         (*sh->items)[i], &r);
+    r.cut = interrupted () != 0 && !r.errors.empty ();
     sh->audio_us += (guint64) (r.audio_s * 1e6);
     {
       std::lock_guard < std::mutex > l (sh->lock);
