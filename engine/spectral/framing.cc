@@ -190,11 +190,16 @@ FramingKernel::enqueue_kernel (cl_command_queue q, const Samples &samples,
   /* where the kernel reads the batch */
   cl_mem source = slot.samples.get ();
   size_t origin = 0;
+  /* a run's first batch goes up on the stage's own queue: there is no
+   * kernel of the run yet to overlap it with, and an input of one batch
+   * (a short file) then waits for no other queue (a barrier, a marker and
+   * two flushes fewer on the driver's lock) */
+  const bool on_copy = copy_q_ && first_frame > 0;
   if (samples.device) {
     AFET_RETURN_IF_ERROR (check_device_source (samples, bytes));
     source = samples.device;
     origin = samples.first;
-  } else if (samples.page_locked && !copy_q_) {
+  } else if (samples.page_locked && !on_copy) {
     /* the device reads the caller's page-locked memory, which stays as
      * it is until the queue is done (Samples::pinned): no staging copy,
      * no wait */
@@ -213,7 +218,7 @@ FramingKernel::enqueue_kernel (cl_command_queue q, const Samples &samples,
     AFET_RETURN_IF_ERROR (slot.staging->wait ());
     copy_host (slot.staging->data (), samples.host, bytes);
     cl_event ev = nullptr;
-    AFET_RETURN_IF_ERROR (copy_q_ ? upload_on_copy_queue (q, slot,
+    AFET_RETURN_IF_ERROR (on_copy ? upload_on_copy_queue (q, slot,
             slot.staging->data (), bytes, stats, &ev) : upload (q,
             slot.samples.get (), 0, bytes, slot.staging->data (), false,
             stats, &ev));
@@ -237,8 +242,12 @@ FramingKernel::enqueue_kernel (cl_command_queue q, const Samples &samples,
   AFET_RETURN_IF_ERROR (a.status (name));
   AFET_RETURN_IF_ERROR (launch (q, k, groups, lsz, name));
   /* the slot's next upload on the copy queue waits for this kernel */
-  if (copy_q_ && !samples.device)
+  if (on_copy && !samples.device)
     return mark_queue (q, &slot.read);
+  /* (after an upload on q: that next upload marks q first, this kernel
+   * included) */
+  if (copy_q_ && !samples.device)
+    slot.read.reset ();
   return Status::Ok ();
 }
 

@@ -247,6 +247,22 @@ RowHistory::reset ()
   first_ = 0;
   rows_ = 0;
   received_ = 0;
+  adopted_ = nullptr;
+}
+
+void
+RowHistory::adopt (cl_mem rows, long long m)
+{
+  reset ();
+  adopted_ = rows;
+  rows_ = m;
+  received_ = m;
+}
+
+void
+RowHistory::unadopt ()
+{
+  reset ();
 }
 
 Status
@@ -268,6 +284,7 @@ RowHistory::grow (long long m)
         nullptr);
     if (err != CL_SUCCESS)
       return cl_fail ("clEnqueueCopyBuffer (growing the frame history)", err);
+    copies_++;
   }
   /* the old buffers are released only when the copy is done */
   clFinish (queue_);
@@ -304,6 +321,7 @@ RowHistory::append_device (cl_mem src, size_t src_row, long long m)
       0, nullptr, nullptr);
   if (err != CL_SUCCESS)
     return cl_fail ("clEnqueueCopyBuffer", err);
+  copies_++;
   commit (m);
   return Status::Ok ();
 }
@@ -322,7 +340,7 @@ ContextBlock
 RowHistory::block (bool drain) const
 {
   ContextBlock b;
-  b.rows = buf_[cur_].get ();
+  b.rows = adopted_ ? adopted_ : buf_[cur_].get ();
   b.row_stride = extent_.row_dims;
   b.first_row = first_;
   b.total = drain ? received_ : -1;
@@ -332,6 +350,9 @@ RowHistory::block (bool drain) const
 Status
 RowHistory::drop_done (unsigned long long frames_out)
 {
+  /* adopted rows stay where they are, all of them */
+  if (adopted_)
+    return Status::Ok ();
   /* whole-run statistics keep every row until the run ends */
   long long keep = extent_.start_need < 0 ? first_ :
       std::max (0LL, (long long) frames_out - extent_.back);
@@ -346,6 +367,7 @@ RowHistory::drop_done (unsigned long long frames_out)
         (size_t) left * row_bytes, 0, nullptr, nullptr);
     if (err != CL_SUCCESS)
       return cl_fail ("clEnqueueCopyBuffer", err);
+    copies_++;
     cur_ = 1 - cur_;
   }
   first_ = keep;

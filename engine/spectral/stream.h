@@ -15,6 +15,7 @@
 #include <CL/cl.h>
 
 #include <cstdint>
+#include <atomic>
 #include <vector>
 
 /* A run of frames ends at EOS, a DISCONT or a
@@ -185,10 +186,26 @@ public:
 
   long long received () const { return received_; }
 
+  /* A run's first rows read where they are: frames 0 .. m - 1 at rows
+   * 0 .. m - 1 of the caller's device buffer rows, without the copy into
+   * the history (a short input arrives as one buffer and drains at once).
+   * block () then reads rows; the caller keeps it alive and, before any
+   * other row comes, calls unadopt () and appends the rows the usual way.
+   * Only into an empty history. */
+  void adopt (cl_mem rows, long long m);
+  /* device-to-device copies of rows made so far (appended from a device
+   * buffer, kept rows moved, a grown history), over every run */
+  unsigned long long copies () const { return copies_.load (); }
+  bool adopted () const { return adopted_ != nullptr; }
+  /* back to the empty history, the adopted rows forgotten */
+  void unadopt ();
+
 private:
   cl_context context_ = nullptr;
   cl_command_queue queue_ = nullptr;
   Extent extent_;
+  cl_mem adopted_ = nullptr;    /* adopt (): the caller's buffer, not ours */
+  std::atomic<unsigned long long> copies_ { 0 };
   ClMem buf_[2];
   int cur_ = 0;
   long long cap_ = 0;           /* rows a buffer holds */

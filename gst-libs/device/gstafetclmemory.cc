@@ -36,6 +36,8 @@ struct AfetCLMemoryState
   bool host_valid = false;
   bool device_valid = true;
   cl_event write_event = nullptr;
+  /* the queue write_event is on, when set_write_event said */
+  cl_command_queue write_queue = nullptr;
   std::vector<cl_event> read_events;
   std::mutex lock;
 
@@ -60,6 +62,8 @@ struct AfetCLMemoryState
       if (buffer)
         clReleaseMemObject (buffer);
     }
+    if (write_queue)
+      clReleaseCommandQueue (write_queue);
     if (queue)
       clReleaseCommandQueue (queue);
     std::free (host);
@@ -339,10 +343,26 @@ gst_afet_cl_memory_sync (GstMemory * mem, cl_command_queue queue,
   AfetCLMemoryState *s = ((GstAfetCLMemory *) mem)->state;
   std::lock_guard<std::mutex> guard (s->lock);
   std::vector<cl_event> wait;
-  if (s->write_event)
+  /* a write enqueued on this in-order queue is before whatever comes */
+  if (s->write_event && s->write_queue != queue)
     wait.push_back (s->write_event);
-  if (for_write)
+  if (for_write) {
+    /* reads long done (a pool's buffer back from the input before) need
+     * no barrier: their events are dropped */
+    std::vector<cl_event> pending;
+    for (cl_event e : s->read_events) {
+      cl_int status = CL_QUEUED;
+      if (clGetEventInfo (e, CL_EVENT_COMMAND_EXECUTION_STATUS,
+              sizeof status, &status, nullptr) == CL_SUCCESS &&
+          status == CL_COMPLETE) {
+        clReleaseEvent (e);
+        continue;
+      }
+      pending.push_back (e);
+    }
+    s->read_events.swap (pending);
     wait.insert (wait.end (), s->read_events.begin (), s->read_events.end ());
+  }
   if (wait.empty ())
     return afet::Status::Ok ();
   cl_int err = clEnqueueBarrierWithWaitList (queue, (cl_uint) wait.size (),
@@ -361,13 +381,22 @@ gst_afet_cl_memory_sync (GstMemory * mem, cl_command_queue queue,
 }
 
 void
-gst_afet_cl_memory_set_write_event (GstMemory * mem, cl_event event)
+gst_afet_cl_memory_set_write_event (GstMemory * mem, cl_event event,
+    cl_command_queue queue)
 {
   AfetCLMemoryState *s = ((GstAfetCLMemory *) mem)->state;
   std::lock_guard<std::mutex> guard (s->lock);
   if (s->write_event)
     clReleaseEvent (s->write_event);
   s->write_event = event;
+  if (queue != s->write_queue) {
+    /* held, so that its address cannot name another queue later */
+    if (queue)
+      clRetainCommandQueue (queue);
+    if (s->write_queue)
+      clReleaseCommandQueue (s->write_queue);
+    s->write_queue = queue;
+  }
   s->device_valid = true;
   s->host_valid = false;
 }

@@ -76,8 +76,11 @@ afet::Status gst_afet_cl_memory_sync (GstMemory * mem, cl_command_queue queue,
     gboolean for_write);
 
 /* Records the completion event of device work that wrote the memory (the
- * host copy becomes stale) or read it. Takes ownership of event. */
-void gst_afet_cl_memory_set_write_event (GstMemory * mem, cl_event event);
+ * host copy becomes stale) or read it. Takes ownership of event.  queue:
+ * the (in-order) queue of that work, which a later sync on the same queue
+ * need not wait for. */
+void gst_afet_cl_memory_set_write_event (GstMemory * mem, cl_event event,
+    cl_command_queue queue);
 void gst_afet_cl_memory_add_read_event (GstMemory * mem, cl_event event);
 
 /* Pool of device-memory buffers of one size, for one element's output. */

@@ -184,7 +184,7 @@ afet_base_mark_completion (GstAfetBase * self, GstMemory * in_mem, GstMemory * o
     gst_afet_cl_memory_add_read_event (in_mem, ev);
   }
   if (out_mem)
-    gst_afet_cl_memory_set_write_event (out_mem, ev);
+    gst_afet_cl_memory_set_write_event (out_mem, ev, q);
   else
     clReleaseEvent (ev);
   return afet::Status::Ok ();
@@ -289,6 +289,9 @@ afet_base_compute (GstAfetBase * self, gint64 n, const GstAfetBatch * proto,
     }
   }
 
+  /* system output: each batch's blocking download returns once every
+   * command before it on q is done, the reads of the input included */
+  bool reads_done = !p->out_device;
   for (gint64 done = 0; ok && done < n;) {
     gint b = (gint) MIN (n - done, max_batch);
     GstAfetBatch batch = *proto;
@@ -306,6 +309,8 @@ afet_base_compute (GstAfetBase * self, gint64 n, const GstAfetBatch * proto,
     if (!p->out_device && batch.host && klass->process_host)
       ok = klass->process_host (self, &batch, b, (float *) (map.data +
               (gsize) done * dims * sizeof (float)), &handled, &why);
+    if (handled)
+      reads_done = false;       /* computed elsewhere, not downloaded here */
     if (ok && !handled)
       ok = klass->process (self, &batch, b, target, out_row, &why);
     if (ok && !handled && !p->out_device) {
@@ -319,8 +324,16 @@ afet_base_compute (GstAfetBase * self, gint64 n, const GstAfetBatch * proto,
     done += b;
   }
 
+  /* rows adopted from upstream's buffer (a context batch reading them):
+   * its read is marked with this launch's */
+  GstMemory *read_mem = in_cl ? in_mem : nullptr;
+  if (!read_mem && p->adopted && proto->block.rows &&
+      proto->block.rows == p->history.block (true).rows)
+    read_mem = gst_buffer_peek_memory (p->adopted, 0);
+  if (reads_done)
+    read_mem = nullptr;         /* nothing reads it any more: no event */
   if (ok) {
-    st = afet_base_mark_completion (self, in_cl ? in_mem : nullptr,
+    st = afet_base_mark_completion (self, read_mem,
         p->out_device ? out_mem : nullptr);
     if (!st.ok ()) {
       ok = FALSE;

@@ -157,6 +157,11 @@ struct GstAfetBaseState
   bool context_mode = false;
   afet::RowHistory::Extent extent;
   afet::RowHistory history;
+  /* the run's rows read from upstream's device buffer itself, not copied
+   * into the history (RowHistory::adopt): a buffer that makes no batch
+   * due before the run ends, as a short input's one buffer; given back
+   * (its rows copied the usual way) when more rows come */
+  GstBuffer *adopted = nullptr;
   /* live, rows in system memory: a lane of the process' combiner for the
    * stage instead (gstafetbase-lanes.cc) */
   const afet::ContextStage *lane_stage = nullptr;
@@ -336,4 +341,6 @@ GstFlowReturn afet_base_submit_device_buffer (GstAfetBase * self,
     GstBuffer * input);
 GstFlowReturn afet_base_process_pending (GstAfetBase * self, bool drain);
 GstFlowReturn afet_base_drain (GstAfetBase * self);
+/* drops an adopted buffer (context_unadopt) without computing from it */
+void afet_base_forget_adopted (GstAfetBase * self);
 void afet_base_finish_run (GstAfetBase * self, const char *why);

@@ -78,13 +78,64 @@ context_pre_process (GstAfetBase * self, gint64 n)
   return GST_FLOW_OK;
 }
 
+static GstFlowReturn context_push_rows (GstAfetBase * self,
+    const float *host, cl_mem dev, gint64 m, gint64 dev_row = 0);
+
+/* The rows of an adopted buffer (afet_base_submit_device_buffer) into the
+ * history the usual way, before any other rows: copied, their read
+ * marked, the buffer given back. */
+static GstFlowReturn
+context_unadopt (GstAfetBase * self)
+{
+  GstAfetBaseState *p = PRIV (self);
+  if (!p->adopted)
+    return GST_FLOW_OK;
+  GstBuffer *buf = p->adopted;
+  p->adopted = nullptr;
+  const gint64 m = (gint64) p->history.received ();
+  p->history.unadopt ();
+  GstMemory *mem = gst_buffer_peek_memory (buf, 0);
+  GstMapInfo map;
+  GstFlowReturn ret = GST_FLOW_ERROR;
+  afet::Status st = afet::Status (afet::Status::OPENCL,
+      "cannot map the input device memory");
+  if (gst_memory_map (mem, &map, (GstMapFlags) (GST_MAP_READ |
+              GST_MAP_AFET_CL))) {
+    ret = context_push_rows (self, nullptr, (cl_mem) map.data, m, 0);
+    st = ret == GST_FLOW_OK ? afet_base_mark_completion (self, mem, nullptr) :
+        afet::Status::Ok ();
+    gst_memory_unmap (mem, &map);
+  }
+  gst_buffer_unref (buf);
+  if (!st.ok ()) {
+    afet_base_post_engine_error (self, st.message ().c_str ());
+    return GST_FLOW_ERROR;
+  }
+  return ret;
+}
+
+void
+afet_base_forget_adopted (GstAfetBase * self)
+{
+  GstAfetBaseState *p = PRIV (self);
+  p->history.unadopt ();
+  if (p->adopted)
+    gst_buffer_unref (p->adopted);
+  p->adopted = nullptr;
+}
+
 /* Context elements: m input rows from the host, or from rows of a device
  * buffer (already synchronised), appended to the history. */
 static GstFlowReturn
 context_push_rows (GstAfetBase * self, const float *host, cl_mem dev,
-    gint64 m, gint64 dev_row = 0)
+    gint64 m, gint64 dev_row)
 {
   GstAfetBaseState *p = PRIV (self);
+  if (p->adopted) {
+    GstFlowReturn ret = context_unadopt (self);
+    if (ret != GST_FLOW_OK)
+      return ret;
+  }
   GST_LOG_OBJECT (self, "context: %" G_GINT64_FORMAT " rows in", m);
   const int row_dims = p->history.extent ().row_dims;
   gint64 src_row = 0;
@@ -138,6 +189,10 @@ context_emit (GstAfetBase * self, bool drain, bool force)
       return ret;
     afet_base_queue_output (self, buf, k);
     force = false;
+    /* at the run's end nothing is dropped: the next run starts afresh
+     * (afet_base_drain) */
+    if (drain)
+      continue;
     afet::Status st = p->history.drop_done (p->frames_out);
     if (!st.ok ()) {
       afet_base_post_engine_error (self, st.message ().c_str ());
@@ -216,6 +271,12 @@ afet_base_drain (GstAfetBase * self)
   if (ret == GST_FLOW_OK && p->context_mode)
     ret = p->combiner ? afet_base_lanes_push (self, nullptr, 0, true) :
         context_emit (self, true, false);
+  if (p->context_mode && !p->combiner) {
+    /* the run is over: its rows go (an adopted buffer back upstream, its
+     * read marked by the launch that computed from it) */
+    afet_base_forget_adopted (self);
+    p->history.reset ();
+  }
   if (ret != GST_FLOW_OK)
     return ret;
   p->stream.reset ();
@@ -616,6 +677,23 @@ afet_base_submit_device_buffer (GstAfetBase * self, GstBuffer * input)
     return ret;
   }
   st = gst_afet_cl_memory_sync (mem, p->queue.get (), FALSE);
+  if (st.ok () && p->context_mode && !p->live && !p->adopted &&
+      p->history.received () == 0 && p->stream.empty () &&
+      gst_afet_cl_memory_get_origin (mem) == 0 &&
+      afet::RowHistory::ready_of (p->history.extent (), n, 0, false) <
+      (gint64) p->in.max_batch) {
+    /* the run's first rows, of which no batch is due before more come or
+     * the run ends: read where they are (a short input's one buffer is
+     * computed at its end without a copy into the history) */
+    GstMapInfo map;
+    if (gst_memory_map (mem, &map, (GstMapFlags) (GST_MAP_READ |
+                GST_MAP_AFET_CL))) {
+      p->history.adopt ((cl_mem) map.data, n);
+      gst_memory_unmap (mem, &map);
+      p->adopted = input;
+      return GST_FLOW_OK;
+    }
+  }
   if (st.ok () && p->context_mode) {
     GstMapInfo map;
     if (gst_memory_map (mem, &map, (GstMapFlags) (GST_MAP_READ |

@@ -50,6 +50,7 @@ enum
   PROP_DOWNLOADS,
   PROP_DOWNLOAD_BYTES,
   PROP_ENGINE_BUILDS,
+  PROP_DEVICE_COPIES,
 };
 
 typedef struct
@@ -163,6 +164,14 @@ gst_afet_base_class_init (GstAfetBaseClass * klass)
           "inputs builds it again only when the caps, a property or the "
           "device change", 0, G_MAXUINT64, 0,
           (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+
+  g_object_class_install_property (gobject_class, PROP_DEVICE_COPIES,
+      g_param_spec_uint64 ("device-copies", "Device copies",
+          "Device-to-device copies of input rows this element made so far "
+          "(context elements: rows into its frame history, kept rows moved "
+          "there; an input that comes as one device buffer and ends before "
+          "a batch is due is read where it is, with none)", 0, G_MAXUINT64,
+          0, (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 
   GST_ELEMENT_CLASS (klass)->set_context =
       GST_DEBUG_FUNCPTR (gst_afet_base_set_context);
@@ -283,6 +292,9 @@ gst_afet_base_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_ENGINE_BUILDS:
       g_value_set_uint64 (value, p->engine_builds);
       break;
+    case PROP_DEVICE_COPIES:
+      g_value_set_uint64 (value, p->history.copies ());
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -318,6 +330,9 @@ reset_stream (GstAfetBaseState * p)
   p->stream.reset ();
   p->partial_sample.clear ();
   p->history.reset ();
+  if (p->adopted)
+    gst_buffer_unref (p->adopted);      /* a run ended without its drain */
+  p->adopted = nullptr;
   p->lane_rows = 0;
   p->t0 = GST_CLOCK_TIME_NONE;
   p->frames_out = 0;

@@ -259,6 +259,48 @@ GST_START_TEST (test_chains_same_output)
 
 GST_END_TEST;
 
+/* A short input's features come as one device buffer of which no batch is
+ * due before the end: afetdelta and afetcmvn read them where they are (no
+ * copy into their frame histories, none moved at the end); in smaller
+ * buffers they are copied in.  Either way the numbers are system
+ * memory's. */
+GST_START_TEST (test_history_copies)
+{
+  const gchar *chains[][2] = {
+    {"afetmfcc ! afetdelta name=d ! afetcmvn name=c",
+        "afetmfcc device-memory=false ! afetdelta device-memory=false ! "
+          "afetcmvn"},
+    {"afetmfcc max-batch=64 ! afetdelta name=d ! afetcmvn name=c",
+        "afetmfcc max-batch=64 device-memory=false ! afetdelta "
+          "device-memory=false ! afetcmvn"},
+    {"afetmfcc ! afetdelta name=d ! afetcmvn name=c scope=sliding",
+        "afetmfcc device-memory=false ! afetdelta device-memory=false ! "
+          "afetcmvn scope=sliding"},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (chains); i++) {
+    gsize na, nb;
+    GstElement *pipe = NULL;
+    gfloat *a = run_chain (chains[i][0], &na, &pipe);
+    gfloat *b = run_chain (chains[i][1], &nb, NULL);
+    fail_unless (na > 0 && na == nb, "%s: %" G_GSIZE_FORMAT " vs %"
+        G_GSIZE_FORMAT, chains[i][0], na, nb);
+    fail_unless (memcmp (a, b, na * sizeof (gfloat)) == 0, "%s differs",
+        chains[i][0]);
+    guint64 d = get_u64 (pipe, "d", "device-copies");
+    guint64 c = get_u64 (pipe, "c", "device-copies");
+    if (i == 1)
+      fail_unless (d > 0, "%s: afetdelta copied nothing", chains[i][0]);
+    else
+      fail_unless (d == 0 && c == 0, "%s: %" G_GUINT64_FORMAT " and %"
+          G_GUINT64_FORMAT " copies", chains[i][0], d, c);
+    gst_object_unref (pipe);
+    g_free (a);
+    g_free (b);
+  }
+}
+
+GST_END_TEST;
+
 /* A tee after a device-memory element feeds an afet element and a
  * filesink: both files are right. */
 GST_START_TEST (test_tee)
@@ -458,6 +500,7 @@ devicememory_suite (void)
   tcase_add_test (tc, test_transfer_counts);
   tcase_add_test (tc, test_transfer_counts_chain);
   tcase_add_test (tc, test_chains_same_output);
+  tcase_add_test (tc, test_history_copies);
   tcase_add_test (tc, test_tee);
   tcase_add_test (tc, test_shared_device);
   tcase_add_test (tc, test_device_precedence);
