@@ -251,7 +251,10 @@ void afet_base_explain_output_refusal (GstAfetBase * self, GstCaps * caps);
 
 /* gstafetbase-streaming.cc: max-batch 0 resolved for the device, the stream's
  * liveness and its duration (set_caps; 0: max-batch is set) */
-gint afet_base_wanted_batch (GstAfetBase * self, gint rate, gint S);
+/* known_live: 0 or 1 when the caller knows whether the input is live (no
+ * latency query), -1 to ask upstream */
+gint afet_base_wanted_batch (GstAfetBase * self, gint rate, gint S,
+    int known_live = -1);
 /* ... and clamped to what one device allocation holds */
 void afet_base_auto_batch (GstAfetBase * self, GstAfetInput * in,
     gint out_dims);

@@ -442,7 +442,8 @@ afet_base_check_live (GstAfetBase * self)
  * duration (a pipeline built for each short file allocates for its frames,
  * not for 16384). 0 when max-batch is set. */
 gint
-afet_base_wanted_batch (GstAfetBase * self, gint rate, gint S)
+afet_base_wanted_batch (GstAfetBase * self, gint rate, gint S,
+    int known_live)
 {
   GstAfetBaseState *p = PRIV (self);
   GST_OBJECT_LOCK (self);
@@ -453,11 +454,14 @@ afet_base_wanted_batch (GstAfetBase * self, gint rate, gint S)
   GstPad *sink = GST_BASE_TRANSFORM_SINK_PAD (self);
   gint size = AUTO_BATCH_CPU;
   if (p->device && !p->device->info ().is_cpu) {
-    GstQuery *q = gst_query_new_latency ();
-    gboolean live = TRUE;       /* unknown: as if live */
-    if (gst_pad_peer_query (sink, q))
-      gst_query_parse_latency (q, &live, nullptr, nullptr);
-    gst_query_unref (q);
+    gboolean live = known_live > 0;
+    if (known_live < 0) {
+      GstQuery *q = gst_query_new_latency ();
+      live = TRUE;              /* unknown: as if live */
+      if (gst_pad_peer_query (sink, q))
+        gst_query_parse_latency (q, &live, nullptr, nullptr);
+      gst_query_unref (q);
+    }
     if (!live)
       size = AUTO_BATCH_GPU;
   }

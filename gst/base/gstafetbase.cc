@@ -492,6 +492,37 @@ gst_afet_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   return TRUE;
 }
 
+/* A run's start, max-batch 0, input that is not live: a stream longer
+ * than the one the engine was sized for at set_caps (upstream's duration
+ * now asks for larger batches: a short file, then a long one, with a
+ * flush and no new caps between them) builds the engine again for it,
+ * as set_caps with a longer stream would.  FALSE when that failed (posted). */
+static gboolean
+afet_base_grow_batches (GstAfetBase * self)
+{
+  GstAfetBaseState *p = PRIV (self);
+  const gint most = p->device && !p->device->info ().is_cpu ?
+      AUTO_BATCH_GPU : AUTO_BATCH_CPU;
+  if (p->live || p->built_batch <= 0 || p->built_batch >= most ||
+      afet_base_wanted_batch (self, p->in.rate, p->in.S, 0) <=
+      p->built_batch)
+    return TRUE;
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GstCaps *in = gst_pad_get_current_caps (GST_BASE_TRANSFORM_SINK_PAD (trans));
+  GstCaps *out = gst_pad_get_current_caps (GST_BASE_TRANSFORM_SRC_PAD (trans));
+  gboolean ok = in && out;
+  if (ok) {
+    GST_DEBUG_OBJECT (self, "a longer stream than batches of %d frames "
+        "were built for: building again", p->built_batch);
+    ok = gst_afet_base_set_caps (trans, in, out);
+  }
+  if (in)
+    gst_caps_unref (in);
+  if (out)
+    gst_caps_unref (out);
+  return ok;
+}
+
 static gboolean
 gst_afet_base_decide_allocation (GstBaseTransform * trans, GstQuery * query)
 {
@@ -557,6 +588,9 @@ gst_afet_base_submit_input_buffer (GstBaseTransform * trans,
     }
     reset_stream (p);
   }
+  if (!GST_CLOCK_TIME_IS_VALID (p->t0) && ret == GST_FLOW_OK &&
+      !afet_base_grow_batches (self))
+    ret = GST_FLOW_ERROR;
   if (!GST_CLOCK_TIME_IS_VALID (p->t0)) {
     p->t0 = GST_BUFFER_PTS_IS_VALID (input) ? GST_BUFFER_PTS (input) :
         p->run_end;

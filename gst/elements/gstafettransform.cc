@@ -427,6 +427,9 @@ static void
 gst_afet_transform_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
+  /* the base class' (latency-budget) */
+  if (gst_afet_base_set_framing_property (object, prop_id, value))
+    return;
   GstAfetTransform *self = GST_AFET_TRANSFORM (object);
   GstAfetTransformPrivate *p = self->priv;
   const gchar *s = g_value_get_string (value);
@@ -452,6 +455,8 @@ static void
 gst_afet_transform_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
 {
+  if (gst_afet_base_get_framing_property (object, prop_id, value))
+    return;
   GstAfetTransform *self = GST_AFET_TRANSFORM (object);
   GstAfetTransformPrivate *p = self->priv;
   GST_OBJECT_LOCK (self);

@@ -160,8 +160,9 @@ try:
               "it (%d of %d)" % (what, sum(alone_same), len(alone_same)))
 
     # a short first input, then longer ones: the elements size their
-    # batches by the duration when they negotiate; the chain negotiates
-    # again for an input longer than all before it (as READY did)
+    # batches by upstream's duration; a run longer than the one they were
+    # built for builds larger batches at its start (GstAfetBase), with the
+    # flush between inputs and no new caps
     scp("grow.scp", ["g16", "f16", "a16", "h16"])
     e = dict(os.environ, GST_DEBUG="afetbase:4")
     p = subprocess.run([X, "--wav-scp", "grow.scp", "-p", chains[2][1], "-j",

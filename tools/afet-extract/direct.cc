@@ -99,7 +99,6 @@ DirectPads::detach ()
   gst_object_unref (last_);
   src_ = sink_ = first_ = last_ = nullptr;
   gst_clear_caps (&caps_);
-  longest_ = GST_CLOCK_TIME_NONE;
 }
 
 void
@@ -160,27 +159,6 @@ DirectPads::reset ()
   gst_pad_push_event (src_, gst_event_new_flush_stop (TRUE));
   /* a failed caps event is not sticky downstream: sent again next time */
   eos_ = false;
-}
-
-bool
-DirectPads::outgrows (GstCaps * caps, GstClockTime duration)
-{
-  if (!caps_ || !gst_caps_is_equal (caps, caps_)) {
-    /* start_stream sends these caps: the chain is sized for this input */
-    longest_ = duration;
-    return false;
-  }
-  if (!GST_CLOCK_TIME_IS_VALID (duration) ||
-      (GST_CLOCK_TIME_IS_VALID (longest_) && duration <= longest_))
-    return false;
-  longest_ = duration;
-  return true;
-}
-
-void
-DirectPads::forget_caps ()
-{
-  gst_clear_caps (&caps_);
 }
 
 std::string

@@ -49,14 +49,6 @@ public:
   /* The next input's output: bytes written to fd (a file afet-extract
    * created: seekable), or kept in memory (fd < 0: an archive entry). */
   void begin_output (int fd);
-  /* Whether an input of these caps and duration needs the chain started
-   * again (READY, then PLAYING, then forget_caps ()): it is longer than
-   * every input since the caps were sent.  afet's elements size their
-   * batches by the duration upstream gives when they negotiate (max-batch
-   * 0), and equal caps do not negotiate again: without a restart a short
-   * first input would leave small batches for the whole job. */
-  bool outgrows (GstCaps * caps, GstClockTime duration);
-  void forget_caps ();
   /* stream-start, caps (when they are not those of the input before) and
    * a time segment; duration answers the chain's duration queries */
   bool start_stream (GstCaps * caps, GstClockTime duration);
@@ -87,7 +79,6 @@ private:
   GstPad *sink_ = nullptr;      /* ours, out of afetenc */
   GstPad *first_ = nullptr, *last_ = nullptr;
   GstCaps *caps_ = nullptr;     /* of the input before */
-  GstClockTime longest_ = GST_CLOCK_TIME_NONE;  /* since caps_ were sent */
   GstClockTime duration_ = GST_CLOCK_TIME_NONE;
   bool discont_ = true;
   guint streams_ = 0;

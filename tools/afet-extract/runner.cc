@@ -848,18 +848,9 @@ Runner::run_direct (GstCaps * caps, GstBuffer * buf, guint64 duration,
   counts_.audio_bytes = 0;
   counts_.feature_bytes = 0;
   direct_.begin_output (out_fd);
-  bool ok = true;
-  if (direct_.outgrows (caps, duration)) {
-    /* the longest input yet: negotiated again, as after READY */
-    gst_element_set_state (pipe_, GST_STATE_READY);
-    direct_.forget_caps ();
-    if (gst_element_set_state (pipe_, GST_STATE_PLAYING) ==
-        GST_STATE_CHANGE_FAILURE) {
-      *why = start_error (pipe_, "the pipeline did not start again");
-      ok = false;
-    }
-  }
-  ok = ok && direct_.start_stream (caps, duration);
+  /* (a longer input than those before: the elements build larger
+   * batches at its start, from the duration the pads answer) */
+  bool ok = direct_.start_stream (caps, duration);
   bool stopped = false;
   std::string read_error;
   GstFlowReturn flow = GST_FLOW_OK;
