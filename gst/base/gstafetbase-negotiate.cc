@@ -23,6 +23,9 @@ parse_input (GstAfetBase * self, GstCaps * caps, GstAfetInput * in,
   GstAfetBaseClass *klass = GST_AFET_BASE_GET_CLASS (self);
   GstAfetBaseState *p = PRIV (self);
   GstStructure *s = gst_caps_get_structure (caps, 0);
+  /* defined for audio too: the subclasses' describe may read it before
+   * they look at in->audio (an optimised build did, under valgrind) */
+  afet_features_info_init (&in->features);
 
   if (gst_structure_has_name (s, "audio/x-raw") &&
       !afet_base_apply_htk_config (self, in, why))
