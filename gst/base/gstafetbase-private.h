@@ -281,6 +281,17 @@ void afet_base_park (GstAfetBase * self);
 /* start: what was kept for another device goes */
 void afet_base_keep_for (GstAfetBase * self,
     const std::shared_ptr<afet::Device> &device);
+/* GstBaseTransform's set_caps: the engine built (or kept) for these caps;
+ * FALSE with the refusal posted (gstafetbase-reuse.cc) */
+gboolean afet_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps);
+/* at a run's start: the engine built again for larger batches when
+ * upstream's duration asks for them (max-batch 0, not live); FALSE when
+ * that failed (posted) */
+gboolean afet_base_grow_batches (GstAfetBase * self);
+/* ends the current run's state (gstafetbase.cc) */
+void afet_base_reset_stream (GstAfetBaseState * p);
+
 /* set_caps: TRUE when the kept engine serves these caps */
 gboolean afet_base_reuse_engine (GstAfetBase * self, GstCaps * incaps,
     GstCaps * outcaps);

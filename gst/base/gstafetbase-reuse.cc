@@ -1,5 +1,6 @@
-/* GstAfetBase's engine reuse: an element's engine kept from run to run when
- * its pipeline is reused from input to input.
+/* GstAfetBase's engine: built from the caps (set_caps), built again for a
+ * longer run (afet_base_grow_batches), and kept from run to run when its
+ * pipeline is reused from input to input.
  * Copyright (C) 2026 the afet authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -155,4 +156,116 @@ afet_base_change_state (GstElement * element, GstStateChange transition)
   if (transition == GST_STATE_CHANGE_READY_TO_NULL)
     afet_base_release_all (GST_AFET_BASE (element));
   return ret;
+}
+
+gboolean
+afet_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstAfetBase *self = GST_AFET_BASE (trans);
+  GstAfetBaseClass *klass = GST_AFET_BASE_GET_CLASS (self);
+  GstAfetBaseState *p = PRIV (self);
+  GstAfetInput in;
+  AfetFeaturesInfo out;
+  gchar *why = nullptr;
+
+  GST_DEBUG_OBJECT (self, "in %" GST_PTR_FORMAT " out %" GST_PTR_FORMAT,
+      incaps, outcaps);
+  afet_base_reset_stream (p);
+  const guint settings = p->settings_changes.load ();
+  if (afet_base_reuse_engine (self, incaps, outcaps)) {
+    afet_base_engine_ready (self);
+    return TRUE;
+  }
+  afet_base_release_engine (self);
+
+  if (!afet_base_describe (self, incaps, &in, &out, &why)) {
+    gchar *msg = g_strdup_printf ("%s cannot take this input: %s",
+        GST_ELEMENT_NAME (self), why);
+    afet_base_post_refusal (self, incaps, msg);
+    g_free (msg);
+    g_free (why);
+    return FALSE;
+  }
+  AfetFeaturesInfo negotiated;
+  if (!afet_features_info_from_caps (&negotiated, outcaps) ||
+      !afet_features_info_is_equal (&negotiated, &out)) {
+    gchar *msg = g_strdup_printf ("%s: downstream refused the output format "
+        "%" GST_PTR_FORMAT, GST_ELEMENT_NAME (self), outcaps);
+    afet_base_post_refusal (self, incaps, msg);
+    g_free (msg);
+    return FALSE;
+  }
+  if (!p->device) {
+    GST_ELEMENT_ERROR (self, CORE, STATE_CHANGE, ("No OpenCL device"),
+        ("set_caps before start"));
+    return FALSE;
+  }
+  afet_base_auto_batch (self, &in, out.dims);
+  GstAfetEnv env;
+  env.device = p->device;
+  env.queue = p->queue.get ();
+  env.stats = p->stats.get ();
+  GstAfetNeeds needs;
+  const gboolean configured = klass->configure (self, &env, &in, &out,
+      &needs, &why);
+  afet_base_post_engine_warnings (self);
+  if (!configured) {
+    gchar *msg = g_strdup_printf ("%s cannot start on this input: %s",
+        GST_ELEMENT_NAME (self), why);
+    afet_base_post_refusal (self, incaps, msg);
+    g_free (msg);
+    g_free (why);
+    return FALSE;
+  }
+  p->context_mode = needs.context;
+  p->extent = needs.extent;
+  p->lane_stage = needs.stage;
+  p->in = in;
+  p->out = out;
+  p->in_device = afet_base_caps_have_cl_feature (incaps, 0);
+  p->out_device = afet_base_caps_have_cl_feature (outcaps, 0);
+
+  afet::Status st = afet_base_setup_output (self, outcaps);
+  if (!st.ok ()) {
+    afet_base_post_engine_error (self, st.message ().c_str ());
+    return FALSE;
+  }
+  p->configured = true;
+  afet_base_note_built (self, incaps, outcaps, settings);
+  afet_base_engine_ready (self);
+  GST_DEBUG_OBJECT (self, "input in %s memory, output in %s memory",
+      p->in_device ? "device" : "system", p->out_device ? "device" : "system");
+  return TRUE;
+}
+
+/* A run's start, max-batch 0, input that is not live: a stream longer
+ * than the one the engine was sized for at set_caps (upstream's duration
+ * now asks for larger batches: a short file, then a long one, with a
+ * flush and no new caps between them) builds the engine again for it,
+ * as set_caps with a longer stream would.  FALSE when that failed (posted). */
+gboolean
+afet_base_grow_batches (GstAfetBase * self)
+{
+  GstAfetBaseState *p = PRIV (self);
+  const gint most = p->device && !p->device->info ().is_cpu ?
+      AUTO_BATCH_GPU : AUTO_BATCH_CPU;
+  if (p->live || p->built_batch <= 0 || p->built_batch >= most ||
+      afet_base_wanted_batch (self, p->in.rate, p->in.S, 0) <=
+      p->built_batch)
+    return TRUE;
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GstCaps *in = gst_pad_get_current_caps (GST_BASE_TRANSFORM_SINK_PAD (trans));
+  GstCaps *out = gst_pad_get_current_caps (GST_BASE_TRANSFORM_SRC_PAD (trans));
+  gboolean ok = in && out;
+  if (ok) {
+    GST_DEBUG_OBJECT (self, "a longer stream than batches of %d frames "
+        "were built for: building again", p->built_batch);
+    ok = afet_base_set_caps (trans, in, out);
+  }
+  if (in)
+    gst_caps_unref (in);
+  if (out)
+    gst_caps_unref (out);
+  return ok;
 }

@@ -75,8 +75,6 @@ static void gst_afet_base_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec);
 static gboolean gst_afet_base_start (GstBaseTransform * trans);
 static gboolean gst_afet_base_stop (GstBaseTransform * trans);
-static gboolean gst_afet_base_set_caps (GstBaseTransform * trans,
-    GstCaps * incaps, GstCaps * outcaps);
 static gboolean gst_afet_base_sink_event (GstBaseTransform * trans,
     GstEvent * event);
 static gboolean gst_afet_base_query (GstBaseTransform * trans,
@@ -182,7 +180,7 @@ gst_afet_base_class_init (GstAfetBaseClass * klass)
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_afet_base_transform_caps);
   trans_class->fixate_caps = GST_DEBUG_FUNCPTR (gst_afet_base_fixate_caps);
-  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_afet_base_set_caps);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (afet_base_set_caps);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_afet_base_sink_event);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_afet_base_query);
   trans_class->submit_input_buffer =
@@ -316,8 +314,8 @@ gst_afet_needs_context (GstAfetNeeds * needs, gint back, gint ahead,
 
 /* Ends the current run's state. A run without timestamps after it starts
  * where this one's input ended. */
-static void
-reset_stream (GstAfetBaseState * p)
+void
+afet_base_reset_stream (GstAfetBaseState * p)
 {
   if (GST_CLOCK_TIME_IS_VALID (p->t0) && p->in.rate > 0) {
     guint64 samples = p->in.audio ? p->units_in :
@@ -382,7 +380,7 @@ gst_afet_base_start (GstBaseTransform * trans)
   p->device = device;
   p->device_name = device->info ().device_name;
   GST_OBJECT_UNLOCK (self);
-  reset_stream (p);
+  afet_base_reset_stream (p);
   p->run_end = 0;
   p->last_refusal.clear ();
   p->refusals = 0;
@@ -397,7 +395,7 @@ gst_afet_base_stop (GstBaseTransform * trans)
   GstAfetBaseState *p = PRIV (self);
 
   afet_base_clear_queue (p);
-  reset_stream (p);
+  afet_base_reset_stream (p);
   afet_base_drop_held_events (p);
   afet_base_park (self);
   GST_OBJECT_LOCK (self);
@@ -409,118 +407,6 @@ gst_afet_base_stop (GstBaseTransform * trans)
   if (shared)
     gst_object_unref (shared);
   return TRUE;
-}
-
-static gboolean
-gst_afet_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
-    GstCaps * outcaps)
-{
-  GstAfetBase *self = GST_AFET_BASE (trans);
-  GstAfetBaseClass *klass = GST_AFET_BASE_GET_CLASS (self);
-  GstAfetBaseState *p = PRIV (self);
-  GstAfetInput in;
-  AfetFeaturesInfo out;
-  gchar *why = nullptr;
-
-  GST_DEBUG_OBJECT (self, "in %" GST_PTR_FORMAT " out %" GST_PTR_FORMAT,
-      incaps, outcaps);
-  reset_stream (p);
-  const guint settings = p->settings_changes.load ();
-  if (afet_base_reuse_engine (self, incaps, outcaps)) {
-    afet_base_engine_ready (self);
-    return TRUE;
-  }
-  afet_base_release_engine (self);
-
-  if (!afet_base_describe (self, incaps, &in, &out, &why)) {
-    gchar *msg = g_strdup_printf ("%s cannot take this input: %s",
-        GST_ELEMENT_NAME (self), why);
-    afet_base_post_refusal (self, incaps, msg);
-    g_free (msg);
-    g_free (why);
-    return FALSE;
-  }
-  AfetFeaturesInfo negotiated;
-  if (!afet_features_info_from_caps (&negotiated, outcaps) ||
-      !afet_features_info_is_equal (&negotiated, &out)) {
-    gchar *msg = g_strdup_printf ("%s: downstream refused the output format "
-        "%" GST_PTR_FORMAT, GST_ELEMENT_NAME (self), outcaps);
-    afet_base_post_refusal (self, incaps, msg);
-    g_free (msg);
-    return FALSE;
-  }
-  if (!p->device) {
-    GST_ELEMENT_ERROR (self, CORE, STATE_CHANGE, ("No OpenCL device"),
-        ("set_caps before start"));
-    return FALSE;
-  }
-  afet_base_auto_batch (self, &in, out.dims);
-  GstAfetEnv env;
-  env.device = p->device;
-  env.queue = p->queue.get ();
-  env.stats = p->stats.get ();
-  GstAfetNeeds needs;
-  const gboolean configured = klass->configure (self, &env, &in, &out,
-      &needs, &why);
-  afet_base_post_engine_warnings (self);
-  if (!configured) {
-    gchar *msg = g_strdup_printf ("%s cannot start on this input: %s",
-        GST_ELEMENT_NAME (self), why);
-    afet_base_post_refusal (self, incaps, msg);
-    g_free (msg);
-    g_free (why);
-    return FALSE;
-  }
-  p->context_mode = needs.context;
-  p->extent = needs.extent;
-  p->lane_stage = needs.stage;
-  p->in = in;
-  p->out = out;
-  p->in_device = afet_base_caps_have_cl_feature (incaps, 0);
-  p->out_device = afet_base_caps_have_cl_feature (outcaps, 0);
-
-  afet::Status st = afet_base_setup_output (self, outcaps);
-  if (!st.ok ()) {
-    afet_base_post_engine_error (self, st.message ().c_str ());
-    return FALSE;
-  }
-  p->configured = true;
-  afet_base_note_built (self, incaps, outcaps, settings);
-  afet_base_engine_ready (self);
-  GST_DEBUG_OBJECT (self, "input in %s memory, output in %s memory",
-      p->in_device ? "device" : "system", p->out_device ? "device" : "system");
-  return TRUE;
-}
-
-/* A run's start, max-batch 0, input that is not live: a stream longer
- * than the one the engine was sized for at set_caps (upstream's duration
- * now asks for larger batches: a short file, then a long one, with a
- * flush and no new caps between them) builds the engine again for it,
- * as set_caps with a longer stream would.  FALSE when that failed (posted). */
-static gboolean
-afet_base_grow_batches (GstAfetBase * self)
-{
-  GstAfetBaseState *p = PRIV (self);
-  const gint most = p->device && !p->device->info ().is_cpu ?
-      AUTO_BATCH_GPU : AUTO_BATCH_CPU;
-  if (p->live || p->built_batch <= 0 || p->built_batch >= most ||
-      afet_base_wanted_batch (self, p->in.rate, p->in.S, 0) <=
-      p->built_batch)
-    return TRUE;
-  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
-  GstCaps *in = gst_pad_get_current_caps (GST_BASE_TRANSFORM_SINK_PAD (trans));
-  GstCaps *out = gst_pad_get_current_caps (GST_BASE_TRANSFORM_SRC_PAD (trans));
-  gboolean ok = in && out;
-  if (ok) {
-    GST_DEBUG_OBJECT (self, "a longer stream than batches of %d frames "
-        "were built for: building again", p->built_batch);
-    ok = gst_afet_base_set_caps (trans, in, out);
-  }
-  if (in)
-    gst_caps_unref (in);
-  if (out)
-    gst_caps_unref (out);
-  return ok;
 }
 
 static gboolean
@@ -586,7 +472,7 @@ gst_afet_base_submit_input_buffer (GstBaseTransform * trans,
       else
         afet_base_clear_queue (p);
     }
-    reset_stream (p);
+    afet_base_reset_stream (p);
   }
   if (!GST_CLOCK_TIME_IS_VALID (p->t0) && ret == GST_FLOW_OK &&
       !afet_base_grow_batches (self))
@@ -642,14 +528,14 @@ gst_afet_base_sink_event (GstBaseTransform * trans, GstEvent * event)
     case GST_EVENT_EOS:
       GST_DEBUG_OBJECT (self, "EOS: draining");
       afet_base_finish_run (self, "EOS");
-      reset_stream (p);
+      afet_base_reset_stream (p);
       afet_base_release_events (self, true);
       if (GST_AFET_BASE_GET_CLASS (self)->stream_end)
         GST_AFET_BASE_GET_CLASS (self)->stream_end (self);
       break;
     case GST_EVENT_FLUSH_STOP:
       afet_base_clear_queue (p);
-      reset_stream (p);
+      afet_base_reset_stream (p);
       /* what they came among is gone; sticky ones stay on the sink pad */
       afet_base_drop_held_events (p);
       break;

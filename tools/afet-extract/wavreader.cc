@@ -202,16 +202,25 @@ read_wav_block (PlainWav * w, GstBuffer ** buf, std::string * why)
   return true;
 }
 
+/* path's header and size, when it is a regular RIFF WAV file with a data
+ * chunk */
+static bool
+header_of (const std::string & path, Header * h, guint64 * size)
+{
+  int fd = open_regular (path, size);
+  if (fd < 0)
+    return false;
+  const bool ok = parse_header (fd, *size, h);
+  close (fd);
+  return ok;
+}
+
 bool
 wav_data_chunk (const std::string & path, guint64 * len, int *bits)
 {
   guint64 size = 0;
-  int fd = open_regular (path, &size);
-  if (fd < 0)
-    return false;
   Header h;
-  const bool ok = parse_header (fd, size, &h);
-  close (fd);
+  const bool ok = header_of (path, &h, &size);
   *len = h.data_len;
   *bits = h.bits;
   return ok;
@@ -221,13 +230,8 @@ bool
 wav_truncated (const std::string & path, std::string * why)
 {
   guint64 size = 0;
-  int fd = open_regular (path, &size);
-  if (fd < 0)
-    return false;
   Header h;
-  const bool ok = parse_header (fd, size, &h);
-  close (fd);
-  if (!ok || !is_truncated (h, size))
+  if (!header_of (path, &h, &size) || !is_truncated (h, size))
     return false;
   const guint64 held = size - std::min (size, h.data_at);
   /* bytes a second, when the header makes sense; else bytes */
