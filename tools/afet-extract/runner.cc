@@ -603,21 +603,31 @@ Runner::set_source (const std::string & input, bool command, int *fd,
   return true;
 }
 
+/* The pipeline for a file (filesrc) or a command (fdsrc): the one kept,
+ * unless it was built for the other kind (a reused decoder read the last
+ * file again for a command: filesrc has no fd), else built from text */
+bool
+Runner::source_ready (bool command, const std::string & text,
+    std::string * why)
+{
+  if (pipe_ && built_for_command_ != command)
+    drop ();
+  if (pipe_)
+    return true;
+  built_for_command_ = command;
+  return build (text, why);
+}
+
 bool
 Runner::run (const std::string & input, bool command, const std::string & key,
     int out_fd, std::string * entry, double *audio_s,
     std::string * why)
 {
   const bool to_memory = out_fd < 0;
-  if (pipe_ && built_for_command_ != command)
-    drop ();                    /* fdsrc for a command, filesrc for a file */
-  if (!pipe_) {
-    built_for_command_ = command;
-    const char *src = command ? "fdsrc name=afetx_src" :
-        "filesrc name=afetx_src";
-    if (!build (pipeline_text (opt_, src, to_memory), why))
-      return false;
-  }
+  if (!source_ready (command, pipeline_text (opt_, command ?
+              "fdsrc name=afetx_src" : "filesrc name=afetx_src", to_memory),
+          why))
+    return false;
   int fd = -1;
   GPid pid = 0;
   if (!set_source (input, command, &fd, &pid, why))
@@ -703,16 +713,8 @@ Runner::decode (const std::string & input, bool command, GstCaps ** caps,
       "audioconvert name=afetx_conv ! audioresample ! capsfilter "
       "name=afetx_caps caps=\"" + audio_caps (opt_) + "\" ! "
       "appsink name=afetx_sink sync=false";
-  /* a file after a command (or the other way round) needs the other
-   * source: the reused pipeline read the last file again for a command
-   * (filesrc has no fd) */
-  if (pipe_ && built_for_command_ != command)
-    drop ();
-  if (!pipe_) {
-    built_for_command_ = command;
-    if (!build (text, why))
-      return false;
-  }
+  if (!source_ready (command, text, why))
+    return false;
   int fd = -1;
   GPid pid = 0;
   if (!set_source (input, command, &fd, &pid, why))

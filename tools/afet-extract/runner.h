@@ -96,6 +96,8 @@ public:
 
 private:
   bool build (const std::string & text, std::string * why);
+  bool source_ready (bool command, const std::string & text,
+      std::string * why);
   /* A run: begin (the key, the output file, the counters, PLAYING), then
    * end (ok from wait (); the entry, the audio's seconds and the checks
    * every input gets; a fresh pipeline after a failure). */
