@@ -5,9 +5,11 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 #   test_kaldi_recipe.py AFET_EXTRACT DATA_DIR
+import atexit
 import os
 import subprocess
 import sys
+import shutil
 import tempfile
 
 import kaldiio
@@ -55,6 +57,7 @@ def same_numbers(out, ref, what, tol=1e-5):
 
 
 tmp = tempfile.mkdtemp(prefix="afet-recipe-")
+atexit.register(shutil.rmtree, tmp, ignore_errors=True)
 wav_scp = os.path.join(tmp, "wav.scp")
 with open(wav_scp, "w") as f:
     for k in KEYS:

@@ -5,9 +5,11 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 #   test_mfcc_pitch.py AFET_EXTRACT DATA_DIR
+import atexit
 import os
 import subprocess
 import sys
+import shutil
 import tempfile
 
 import kaldiio
@@ -50,6 +52,7 @@ def same_numbers(out, what, tol=1e-4):
 
 
 tmp = tempfile.mkdtemp(prefix="afet-mfcc-pitch-")
+atexit.register(shutil.rmtree, tmp, ignore_errors=True)
 wav_scp = os.path.join(tmp, "wav.scp")
 with open(wav_scp, "w") as f:
     for k in KEYS:

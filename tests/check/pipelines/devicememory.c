@@ -50,6 +50,16 @@ tmp_path (const gchar * name)
   return p;
 }
 
+/* Removes a file made under tmp_path and the folder made for it. */
+static void
+remove_tmp (const gchar * path)
+{
+  g_unlink (path);
+  gchar *dir = g_path_get_dirname (path);
+  g_rmdir (dir);
+  g_free (dir);
+}
+
 static gfloat *
 read_floats (const gchar * path, gsize * n)
 {
@@ -73,7 +83,7 @@ run_chain (const gchar * chain, gsize * n, GstElement ** keep)
   run_to_eos (pipe);
   gst_element_set_state (pipe, GST_STATE_NULL);
   gfloat *data = read_floats (out, n);
-  g_unlink (out);
+  remove_tmp (out);
   if (keep)
     *keep = pipe;
   else
@@ -354,8 +364,8 @@ GST_START_TEST (test_tee)
   g_free (fr);
   g_free (mf);
   g_free (x);
-  g_unlink (frames_out);
-  g_unlink (mfcc_out);
+  remove_tmp (frames_out);
+  remove_tmp (mfcc_out);
   gst_object_unref (pipe);
   g_free (launch);
   g_free (frames_out);
