@@ -22,6 +22,7 @@
 #define AFET_LSZ 64
 #endif
 
+#if !defined (AFET_ONLY) || defined (AFET_ONLY_afet_row_max)
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
 void
 afet_row_max (__global const float *rows, uint row_stride, long first_row,
@@ -45,7 +46,9 @@ afet_row_max (__global const float *rows, uint row_stride, long first_row,
   if (lid == 0)
     rowmax[t] = part[0];
 }
+#endif
 
+#if !defined (AFET_ONLY) || defined (AFET_ONLY_afet_running_max)
 __kernel void
 afet_running_max (__global float *rowmax, uint n, __global float *state,
     int reset)
@@ -59,7 +62,9 @@ afet_running_max (__global float *rowmax, uint n, __global float *state,
   }
   state[0] = m;
 }
+#endif
 
+#if !defined (AFET_ONLY) || defined (AFET_ONLY_afet_clamp)
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
 void
 afet_clamp (__global const float *rows, uint row_stride, long first_row,
@@ -77,3 +82,4 @@ afet_clamp (__global const float *rows, uint row_stride, long first_row,
   out[out_offset + (size_t) t * dims + c] = (fmax (x, bound) + offset) *
       scale;
 }
+#endif

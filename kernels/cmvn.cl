@@ -42,6 +42,7 @@ afet_normalise (float x, int mode, acc_t mean, acc_t var, float mn, float mx)
 
 /* Utterance statistics: one work-group per column over rows [0, rows);
  * writes mean, variance, min, max (4 floats) per column. */
+#if !defined (AFET_ONLY) || defined (AFET_ONLY_afet_cmvn_stats)
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
 void
 afet_cmvn_stats (__global const float *block, uint row_stride, uint rows,
@@ -84,10 +85,12 @@ afet_cmvn_stats (__global const float *block, uint row_stride, uint rows,
     stats[4 * c + 3] = hi[0];
   }
 }
+#endif
 
 /* Applies utterance statistics to rows out_first .. out_first + n - 1;
  * with enorm, HTK's energy normalisation of column eidx: floor at
  * Emax - floor_db ln(10) / 10, then 1 - (Emax - E) scale. */
+#if !defined (AFET_ONLY) || defined (AFET_ONLY_afet_cmvn_apply)
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
 void
 afet_cmvn_apply (__global const float *block, uint row_stride, long first_row,
@@ -113,6 +116,7 @@ afet_cmvn_apply (__global const float *block, uint row_stride, long first_row,
   }
   out[out_offset + (size_t) t * dims + c] = y;
 }
+#endif
 
 /* Kaldi's sliding span (apply-cmvn-sliding, cmn_window frames): frame g
  * uses the frames [start, end) (total < 0: the end is not known yet; the
@@ -258,6 +262,7 @@ afet_sliding_run (__global const float *rows, uint row_stride, afet_view v,
 
 /* state: per stream (block: this one; lanes: per lane) dims x 2 doubles of
  * sums, then in win dims x 3 longs (afet_sliding_run) */
+#if !defined (AFET_ONLY) || defined (AFET_ONLY_afet_cmvn_sliding)
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
 void
 afet_cmvn_sliding (__global const float *block, uint row_stride,
@@ -286,10 +291,12 @@ afet_cmvn_sliding (__global const float *block, uint row_stride,
       row_stride, v, out_first + t, c, mask, mode, cmn_window, center,
       min_window);
 }
+#endif
 
 /* the same over lanes (rows.cl): output row t is frame desc[3 t] of the
  * lane at row desc[3 t + 2]; a lane's rows are consecutive frames, and the
  * work-item of the first computes them all */
+#if !defined (AFET_ONLY) || defined (AFET_ONLY_afet_cmvn_sliding_lanes)
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
 void
 afet_cmvn_sliding_lanes (__global const float *lanes, uint row_stride,
@@ -322,10 +329,12 @@ afet_cmvn_sliding_lanes (__global const float *lanes, uint row_stride,
   out[(size_t) t * dims + c] = afet_sliding_value (lanes, row_stride, v, g, c,
       mask, mode, cmn_window, center, min_window);
 }
+#endif
 
 /* Running statistics from the start (plus initial ones): one work-item per
  * column, rows in order; state per column: count, sum, sum of squares, min,
  * max (acc_t x 3, then float x 2 in minmax). */
+#if !defined (AFET_ONLY) || defined (AFET_ONLY_afet_cmvn_running)
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
 void
 afet_cmvn_running (__global const float *block, uint row_stride,
@@ -359,11 +368,13 @@ afet_cmvn_running (__global const float *block, uint row_stride,
   minmax[2 * c] = mn;
   minmax[2 * c + 1] = mx;
 }
+#endif
 
 /* Given statistics (Kaldi's apply-cmvn, scope=archive): y = x scale +
  * offset per column (affine: dims scales, then dims offsets, from Kaldi's
  * ApplyCmvn in its floats), in two roundings as Kaldi's MulColsVec then
  * AddVecToRows (no fused multiply-add); columns off the mask pass. */
+#if !defined (AFET_ONLY) || defined (AFET_ONLY_afet_cmvn_affine)
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
 void
 afet_cmvn_affine (__global const float *block, uint row_stride,
@@ -385,12 +396,14 @@ afet_cmvn_affine (__global const float *block, uint row_stride,
   }
   out[out_offset + (size_t) t * dims + c] = x;
 }
+#endif
 
 #ifdef cl_khr_fp64
 /* Kaldi's AccCmvnStats (compute-cmvn-stats) over rows out_first .. + n - 1:
  * one work-item per column, frames in order, the value and its square
  * (taken in float, as Kaldi's float product) added in double: the same
  * sums, bit for bit. acc: dims sums, then dims sums of squares. */
+#if !defined (AFET_ONLY) || defined (AFET_ONLY_afet_cmvn_accumulate)
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
 void
 afet_cmvn_accumulate (__global const float *block, uint row_stride,
@@ -412,4 +425,5 @@ afet_cmvn_accumulate (__global const float *block, uint row_stride,
   acc[c] = a;
   acc[dims + c] = b;
 }
+#endif
 #endif

@@ -127,6 +127,86 @@ afet_delta_frame (__global const float *b, uint rs, afet_view v, long g,
     o[3 * statics + c] = afet_d3 (b, rs, v, g, c, nd, dnorm, na, anorm);
 }
 
+#ifdef AFET_DELTA_FRAMES
+/* CPU devices (engine/temporal/delta.cc): a work-item per output frame,
+ * built for one configuration (AFET_DS static columns, order AFET_DO,
+ * windows AFET_DND and AFET_DNA), so that the loops unroll, each input
+ * value is loaded once and the columns' loop is vectorised; the float
+ * operations are afet_d1/2/3's in the same order, so the values are the
+ * same bit for bit. A frame within the window of the stream's ends takes
+ * the clamped path. */
+#define AFET_DW (AFET_DND + (AFET_DO - 1) * AFET_DNA)
+
+static float
+afet_fd1 (__global const float *restrict x, uint rs, uint c, int u,
+    float dnorm)
+{
+  float acc = 0.0f;
+#pragma unroll
+  for (int k = 1; k <= AFET_DND; k++)
+    acc += k * (x[(long) (u + k) * rs + c] - x[(long) (u - k) * rs + c]);
+  return acc / dnorm;
+}
+
+static float
+afet_fd2 (__global const float *restrict x, uint rs, uint c, int u,
+    float dnorm, float anorm)
+{
+  float acc = 0.0f;
+#pragma unroll
+  for (int k = 1; k <= AFET_DNA; k++)
+    acc += k * (afet_fd1 (x, rs, c, u + k, dnorm) -
+        afet_fd1 (x, rs, c, u - k, dnorm));
+  return acc / anorm;
+}
+
+static float
+afet_fd3 (__global const float *restrict x, uint rs, uint c, float dnorm,
+    float anorm)
+{
+  float acc = 0.0f;
+#pragma unroll
+  for (int k = 1; k <= AFET_DNA; k++)
+    acc += k * (afet_fd2 (x, rs, c, k, dnorm, anorm) -
+        afet_fd2 (x, rs, c, -k, dnorm, anorm));
+  return acc / anorm;
+}
+
+#if !defined (AFET_ONLY) || defined (AFET_ONLY_afet_delta)
+__kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
+void
+afet_delta (__global const float *restrict block, uint row_stride,
+    long first_row, long total, long out_first, uint n, uint statics,
+    int order, int nd, float dnorm, int na, float anorm,
+    __global float *restrict out, uint out_offset)
+{
+  uint t = get_global_id (0);
+  if (t >= n)
+    return;
+  long g = out_first + t;
+  __global float *o = out + out_offset + (size_t) t * (AFET_DS * (AFET_DO + 1));
+  if (g - AFET_DW < 0 || (total >= 0 && g + AFET_DW > total - 1)) {
+    afet_view v = afet_block_view (first_row, total);
+    for (uint c = 0; c < AFET_DS; c++)
+      afet_delta_frame (block, row_stride, v, g, c, AFET_DS, AFET_DO,
+          AFET_DND, dnorm, AFET_DNA, anorm, o);
+    return;
+  }
+  __global const float *x = block + (size_t) (g - first_row) * row_stride;
+  for (uint c = 0; c < AFET_DS; c++) {
+    o[c] = x[c];
+    o[AFET_DS + c] = afet_fd1 (x, row_stride, c, 0, dnorm);
+#if AFET_DO >= 2
+    o[2 * AFET_DS + c] = afet_fd2 (x, row_stride, c, 0, dnorm, anorm);
+#endif
+#if AFET_DO >= 3
+    o[3 * AFET_DS + c] = afet_fd3 (x, row_stride, c, dnorm, anorm);
+#endif
+  }
+}
+#endif
+#else
+#if !defined (AFET_ONLY) || defined (AFET_ONLY_afet_delta)
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
 void
 afet_delta (__global const float *block, uint row_stride, long first_row,
@@ -143,9 +223,12 @@ afet_delta (__global const float *block, uint row_stride, long first_row,
       out_first + t, c, statics, order, nd, dnorm, na, anorm,
       out + out_offset + (size_t) t * dims);
 }
+#endif
+#endif
 
 /* the same over lanes: output row t is frame desc[3 t] of the lane at row
  * desc[3 t + 2] (see rows.cl) */
+#if !defined (AFET_ONLY) || defined (AFET_ONLY_afet_delta_lanes)
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
 void
 afet_delta_lanes (__global const float *lanes, uint row_stride, uint ring,
@@ -163,6 +246,7 @@ afet_delta_lanes (__global const float *lanes, uint row_stride, uint ring,
   afet_delta_frame (lanes, row_stride, v, g, c, statics, order, nd, dnorm,
       na, anorm, out + (size_t) t * dims);
 }
+#endif
 
 /* Kaldi's add-deltas: block o of output frame g is sum_j s_o[j] x(g + j)
  * for j = -o N .. o N, indices clamped; s holds the filters of orders 0..
@@ -186,6 +270,7 @@ afet_kaldi_delta_value (__global const float *b, uint rs, afet_view v,
   return acc;
 }
 
+#if !defined (AFET_ONLY) || defined (AFET_ONLY_afet_kaldi_delta)
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
 void
 afet_kaldi_delta (__global const float *block, uint row_stride,
@@ -203,7 +288,9 @@ afet_kaldi_delta (__global const float *block, uint row_stride,
       row_stride, afet_block_view (first_row, total), out_first + t, r,
       statics, N, s);
 }
+#endif
 
+#if !defined (AFET_ONLY) || defined (AFET_ONLY_afet_kaldi_delta_lanes)
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
 void
 afet_kaldi_delta_lanes (__global const float *lanes, uint row_stride,
@@ -221,10 +308,12 @@ afet_kaldi_delta_lanes (__global const float *lanes, uint row_stride,
   out[(size_t) t * dims + r] = afet_kaldi_delta_value (lanes, row_stride, v,
       g, r, statics, N, s);
 }
+#endif
 
 /* Splicing (Kaldi's splice-feats, nnet3's Append of Offsets): block k of
  * output frame g is input frame g + off[k] (clamped: the edge frame
  * repeats), dims columns each, blocks in the list's order. */
+#if !defined (AFET_ONLY) || defined (AFET_ONLY_afet_splice)
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
 void
 afet_splice (__global const float *block, uint row_stride, long first_row,
@@ -242,7 +331,9 @@ afet_splice (__global const float *block, uint row_stride, long first_row,
       afet_block_view (first_row, total), out_first + t + off[k],
       r - k * dims);
 }
+#endif
 
+#if !defined (AFET_ONLY) || defined (AFET_ONLY_afet_splice_lanes)
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
 void
 afet_splice_lanes (__global const float *lanes, uint row_stride, uint ring,
@@ -261,6 +352,7 @@ afet_splice_lanes (__global const float *lanes, uint row_stride, uint ring,
   out[(size_t) t * per_frame + r] = afet_in (lanes, row_stride, v,
       g + off[k], r - k * dims);
 }
+#endif
 
 /* LC-RC TRAPS: for band b and half h (0 left: t-H+1..t, 1 right:
  * t..t+H-1, H = (length + 1) / 2), coefficient k is
@@ -282,6 +374,7 @@ afet_traps_value (__global const float *b, uint rs, afet_view v, long g,
   return acc;
 }
 
+#if !defined (AFET_ONLY) || defined (AFET_ONLY_afet_traps)
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
 void
 afet_traps (__global const float *block, uint row_stride, long first_row,
@@ -298,7 +391,9 @@ afet_traps (__global const float *block, uint row_stride, long first_row,
       row_stride, afet_block_view (first_row, total), out_first + t, r, hlen,
       K, w);
 }
+#endif
 
+#if !defined (AFET_ONLY) || defined (AFET_ONLY_afet_traps_lanes)
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
 void
 afet_traps_lanes (__global const float *lanes, uint row_stride, uint ring,
@@ -316,11 +411,13 @@ afet_traps_lanes (__global const float *lanes, uint row_stride, uint ring,
   out[(size_t) t * per_frame + r] = afet_traps_value (lanes, row_stride, v, g,
       r, hlen, K, w);
 }
+#endif
 
 /* New rows of many lanes (from the host: from the launch's desc buffer,
  * read as floats; from the device: an afet element's output before, one
  * buffer a launch): row i, from float desc[at + 2 i] of src, goes
  * to row desc[at + 2 i + 1] of lanes. */
+#if !defined (AFET_ONLY) || defined (AFET_ONLY_afet_lane_gather)
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
 void
 afet_lane_gather (__global const float *src, __global const long *desc,
@@ -334,3 +431,4 @@ afet_lane_gather (__global const float *src, __global const long *desc,
   lanes[(size_t) desc[at + 2 * i + 1] * row_stride + c] =
       src[(size_t) desc[at + 2 * i] + c];
 }
+#endif

@@ -35,6 +35,7 @@
 #include "sample.cl"
 #include "group.cl"
 
+#if !defined (AFET_ONLY) || defined (AFET_ONLY_afet_frame)
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
 void
 afet_frame (__global const afet_sample *samples, ulong origin, uint W,
@@ -76,7 +77,9 @@ afet_frame (__global const afet_sample *samples, ulong origin, uint W,
           afet_log_energy (e, energy_mode, log_energy_floor);
   }
 }
+#endif
 
+#if !defined (AFET_ONLY) || defined (AFET_ONLY_afet_pad_frames)
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
 void
 afet_pad_frames (__global const float *in, uint in_offset, uint in_stride,
@@ -95,3 +98,4 @@ afet_pad_frames (__global const float *in, uint in_offset, uint in_stride,
   if (energy && lid == 0)
     energy_buf[energy_offset + t * energy_stride] = x[W];
 }
+#endif

@@ -392,6 +392,7 @@ afet_g_mfcc (__local float *re, __local const float *im,
     (void) part
 
 #if !defined (AFET_GGIVEN) && !defined (AFET_GMFCC)
+#if !defined (AFET_ONLY) || defined (AFET_ONLY_afet_gframe_spectra)
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
 void
 afet_gframe_spectra (AFET_AUDIO_ARGS, AFET_SPECTRA_ARGS)
@@ -400,7 +401,9 @@ afet_gframe_spectra (AFET_AUDIO_ARGS, AFET_SPECTRA_ARGS)
   AFET_AUDIO_FRAME;
   AFET_SPECTRA;
 }
+#endif
 #elif defined (AFET_GGIVEN) && !defined (AFET_GMFCC)
+#if !defined (AFET_ONLY) || defined (AFET_ONLY_afet_gpad_spectra)
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
 void
 afet_gpad_spectra (AFET_GIVEN_ARGS, AFET_SPECTRA_ARGS)
@@ -409,7 +412,9 @@ afet_gpad_spectra (AFET_GIVEN_ARGS, AFET_SPECTRA_ARGS)
   AFET_GIVEN_FRAME;
   AFET_SPECTRA;
 }
+#endif
 #elif !defined (AFET_GGIVEN)
+#if !defined (AFET_ONLY) || defined (AFET_ONLY_afet_gframe_mfcc)
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
 void
 afet_gframe_mfcc (AFET_AUDIO_ARGS, AFET_MFCC_ARGS)
@@ -418,7 +423,9 @@ afet_gframe_mfcc (AFET_AUDIO_ARGS, AFET_MFCC_ARGS)
   AFET_AUDIO_FRAME;
   AFET_MFCC;
 }
+#endif
 #else
+#if !defined (AFET_ONLY) || defined (AFET_ONLY_afet_gpad_mfcc)
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
 void
 afet_gpad_mfcc (AFET_GIVEN_ARGS, AFET_MFCC_ARGS)
@@ -427,4 +434,5 @@ afet_gpad_mfcc (AFET_GIVEN_ARGS, AFET_MFCC_ARGS)
   AFET_GIVEN_FRAME;
   AFET_MFCC;
 }
+#endif
 #endif

@@ -35,6 +35,7 @@ afet_filter (__global const float *row, __global const int *first,
           weights, c, use_power), floor_v, log_mul);
 }
 
+#if !defined (AFET_ONLY) || defined (AFET_ONLY_afet_melbank)
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
 void
 afet_melbank (__global const float *spec, uint spec_stride,
@@ -52,7 +53,9 @@ afet_melbank (__global const float *spec, uint spec_stride,
       (size_t) t * spec_stride, first, count, offset, weights, c, use_power,
       floor_v, log_mul);
 }
+#endif
 
+#if !defined (AFET_ONLY) || defined (AFET_ONLY_afet_melbank_dct)
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
 void
 afet_melbank_dct (__global const float *spec, uint spec_stride,
@@ -78,3 +81,4 @@ afet_melbank_dct (__global const float *spec, uint spec_stride,
     out[out_offset + (size_t) t * out_stride + j] = afet_dct_value (dct +
         (size_t) j * M, 1, M, fb);
 }
+#endif

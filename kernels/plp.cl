@@ -54,6 +54,7 @@
  * weights[offset[c] + i]), is floored at floor_v (HTK: 1.0), multiplied by
  * its equal-loudness weight eql[c] and raised to the power compression:
  * out[t * (M + 2) + j]. No barrier, so the range check may return. */
+#if !defined (AFET_ONLY) || defined (AFET_ONLY_afet_plp_bank)
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
 void
 afet_plp_bank (__global const float *spec, uint spec_stride,
@@ -75,6 +76,7 @@ afet_plp_bank (__global const float *spec, uint spec_stride,
   out[(size_t) t * width + j] = pow (fmax (sum, floor_v) * eql[c],
       compression);
 }
+#endif
 
 /* Durbin's recursion and the LPC -> cepstrum recursion, one work-item per
  * frame. r holds the autocorrelation frame-interleaved, r[i * r_ld + t]
@@ -101,6 +103,7 @@ afet_plp_bank (__global const float *spec, uint spec_stride,
  * t * out_stride + col] together (adjacent work-items, adjacent words);
  * other columns (the energy) are left alone.
  * Launched with ceil(n / AFET_LSZ) groups: no return before the barrier. */
+#if !defined (AFET_ONLY) || defined (AFET_ONLY_afet_plp_lpc)
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
 void
 afet_plp_lpc (__global const float *r, uint r_ld, __constant float *lift,
@@ -182,3 +185,4 @@ afet_plp_lpc (__global const float *r, uint r_ld, __constant float *lift,
     out[out_offset + (size_t) (t0 + tt) * out_stride + col] = stage[idx];
   }
 }
+#endif

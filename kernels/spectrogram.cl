@@ -15,6 +15,7 @@
 #define AFET_LSZ 64
 #endif
 
+#if !defined (AFET_ONLY) || defined (AFET_ONLY_afet_spectrogram)
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
 void
 afet_spectrogram (__global const float *spec, uint spec_stride, uint nyq,
@@ -30,3 +31,4 @@ afet_spectrogram (__global const float *spec, uint spec_stride, uint nyq,
     y[k] = log (fmax (re * re + im * im, FLT_EPSILON));
   }
 }
+#endif

@@ -24,6 +24,7 @@
 #define AFET_LSZ 64
 #endif
 
+#if !defined (AFET_ONLY) || defined (AFET_ONLY_afet_transform)
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
 void
 afet_transform (__global const float *in, uint in_stride, uint in_offset,
@@ -43,7 +44,9 @@ afet_transform (__global const float *in, uint in_stride, uint in_offset,
     s += m[dims];
   out[out_offset + g] = s;
 }
+#endif
 
+#if !defined (AFET_ONLY) || defined (AFET_ONLY_afet_transform_bias)
 __kernel __attribute__ ((reqd_work_group_size (AFET_LSZ, 1, 1)))
 void
 afet_transform_bias (uint n, uint dims, __global const float *mat,
@@ -56,3 +59,4 @@ afet_transform_bias (uint n, uint dims, __global const float *mat,
   const uint r = (uint) (g % out_dims);
   out[out_offset + g] = mat[mat_offset + (size_t) r * cols + dims];
 }
+#endif

@@ -60,8 +60,16 @@ make_kernel (Device &device, const char *prog_name, const char *source,
     ClKernel *out)
 {
   cl_program prog = nullptr;
-  AFET_RETURN_IF_ERROR (device.program (prog_name, source, options, &prog,
-          sha256));
+  /* PoCL: a program of this kernel alone, from the files that guard their
+   * kernels with AFET_ONLY (Device::stores_programs) */
+  std::string only = std::string ("AFET_ONLY_") + kernel_name;
+  if (device.one_kernel_programs () && std::strstr (source, only.c_str ())) {
+    AFET_RETURN_IF_ERROR (device.program (prog_name, source, options +
+            " -DAFET_ONLY -D" + only, &prog, sha256));
+  } else {
+    AFET_RETURN_IF_ERROR (device.program (prog_name, source, options, &prog,
+            sha256));
+  }
   cl_int err = CL_SUCCESS;
   cl_kernel k = clCreateKernel (prog, kernel_name, &err);
   if (err != CL_SUCCESS)

@@ -509,16 +509,26 @@ Device::note_binary_format (const std::vector<unsigned char> &bin)
 }
 
 bool
-Device::stores_programs () const
+Device::one_kernel_programs () const
+{
+  return info_.platform_name.find ("Portable Computing Language") !=
+      std::string::npos;
+}
+
+bool
+Device::stores_programs (cl_program built) const
 {
   const char *env = std::getenv ("AFET_CACHE_PROGRAMS");
   if (env && std::strcmp (env, "always") == 0)
     return true;
-  if (info_.platform_name.find ("Portable Computing Language") ==
-      std::string::npos)
+  if (!one_kernel_programs ())
     return true;
   const char *pocl = std::getenv ("POCL_KERNEL_CACHE");
-  return pocl && std::strcmp (pocl, "0") == 0;
+  if (pocl && std::strcmp (pocl, "0") == 0)
+    return true;
+  size_t kernels = 0;
+  return clGetProgramInfo (built, CL_PROGRAM_NUM_KERNELS, sizeof kernels,
+      &kernels, nullptr) == CL_SUCCESS && kernels == 1;
 }
 
 Status
@@ -559,7 +569,7 @@ Device::program (const char *name, const char *source,
 
   if (!prog) {
     AFET_RETURN_IF_ERROR (build_from_source (name, source, opts, &prog));
-    if (cache->enabled () && stores_programs ()) {
+    if (cache->enabled () && stores_programs (prog.get ())) {
       count_cache_event (CacheEvent::PROGRAM_MISS);
       std::vector<unsigned char> bin = program_binary (prog.get ());
       if (bin.empty ()) {

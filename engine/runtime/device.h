@@ -81,15 +81,23 @@ public:
       const std::string &options, cl_program *out,
       const char *source_sha256 = nullptr);
 
-  /* Whether programs built from source go to afet's on-disk cache: not
-   * where the driver keeps a persistent cache of its own (PoCL, unless
-   * POCL_KERNEL_CACHE=0): there the next process gets a program built from
-   * source from the driver's cache as fast as from ours, while taking the
-   * binary out costs PoCL a compilation of every kernel of the program
-   * (0.3-0.4 s each on the 2-core machine), most of a cold start.
-   * AFET_CACHE_PROGRAMS=always stores them anyway (tests/engine/test_cache).
+  /* Whether a program built from source goes to afet's on-disk cache. On
+   * PoCL, taking the binary out makes PoCL compile every kernel of the
+   * program (0.3-0.4 s each on the 2-core machine), so there a program is
+   * stored only when it holds one kernel (make_kernel builds one kernel a
+   * program there: one_kernel_programs), or when PoCL keeps no cache of
+   * its own (POCL_KERNEL_CACHE=0). Loading a stored binary spares PoCL
+   * its preprocessing of the source to find its own cache entry
+   * (afet-extract's start-up on the 2-core machine: 0.09-0.16 s, 0.05 s
+   * from afet's cache).
+   * AFET_CACHE_PROGRAMS=always stores every program (tests/engine/test_cache).
    * Cached entries are loaded on every device. */
-  bool stores_programs () const;
+  bool stores_programs (cl_program built) const;
+
+  /* Whether make_kernel builds a program of the one kernel it makes, from
+   * the kernels' files whose kernels are guarded by AFET_ONLY (PoCL: see
+   * stores_programs). */
+  bool one_kernel_programs () const;
 
   /* What a compiled binary depends on besides its source and options:
    * platform, device, driver, their vendors and versions, one "field:

@@ -31,7 +31,7 @@ ContextStage::enqueue (const ContextBlock &in, long long out_first, int n,
   kernel_args (a);
   a (out) ((cl_uint) (out_row * out_dims ()));
   AFET_RETURN_IF_ERROR (a.status (name_.c_str ()));
-  size_t groups = ((size_t) n * items_per_frame () + lsz_ - 1) / lsz_;
+  size_t groups = ((size_t) n * block_items_per_frame () + lsz_ - 1) / lsz_;
   return launch (queue_, kernel_.get (), groups, lsz_, name_.c_str ());
 }
 

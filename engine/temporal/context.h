@@ -88,6 +88,9 @@ protected:
   /* floats an output row; work-items an output frame */
   virtual int out_dims () const { return 0; }
   virtual int items_per_frame () const { return out_dims (); }
+  /* work-items an output frame of the block kernel (enqueue), where it
+   * differs from the lanes kernel's */
+  virtual int block_items_per_frame () const { return items_per_frame (); }
 
   std::shared_ptr<Device> device_;
   ClKernel kernel_, lanes_kernel_;

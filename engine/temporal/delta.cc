@@ -69,10 +69,19 @@ DeltaStage::init_kernels ()
     return make_kernels ("context", kernels::context,
         kernels::context_sha256, "afet_kaldi_delta");
   }
-  /* a frame's values read once into registers on CPU devices
-   * (kernels/context.cl: AFET_DELTA_REGISTERS) */
-  if (device_->info ().is_cpu)
+  /* CPU devices: a frame's values read once into registers
+   * (kernels/context.cl: AFET_DELTA_REGISTERS), and the block kernel a
+   * work-item per frame, built for this configuration (AFET_DELTA_FRAMES) */
+  if (device_->info ().is_cpu) {
+    frames_ = cfg_.delta_window <= 8 && cfg_.accel_window <= 8;
     extra_options_ = " -DAFET_DELTA_REGISTERS";
+    if (frames_)
+      extra_options_ += " -DAFET_DELTA_FRAMES -DAFET_DS=" +
+          std::to_string (cfg_.statics) + " -DAFET_DO=" +
+          std::to_string (cfg_.order) + " -DAFET_DND=" +
+          std::to_string (cfg_.delta_window) + " -DAFET_DNA=" +
+          std::to_string (cfg_.accel_window);
+  }
   return make_kernels ("context", kernels::context, kernels::context_sha256,
       "afet_delta");
 }

@@ -48,7 +48,7 @@ struct DeltaConfig
 std::vector<float> kaldi_delta_scales (int order, int window);
 
 /* kernels afet_delta and afet_delta_lanes (HTK's: a work-item per static
- * column), afet_kaldi_delta and afet_kaldi_delta_lanes (a work-item per
+ * column; on CPU devices afet_delta a work-item per frame), afet_kaldi_delta and afet_kaldi_delta_lanes (a work-item per
  * output value) */
 class DeltaStage : public ContextStageOf<DeltaConfig, DeltaStage>
 {
@@ -59,8 +59,13 @@ class DeltaStage : public ContextStageOf<DeltaConfig, DeltaStage>
   {
     return cfg_.kaldi ? cfg_.dims () : cfg_.statics;
   }
+  int block_items_per_frame () const override
+  {
+    return frames_ ? 1 : items_per_frame ();
+  }
 
   ClMem scales_;
+  bool frames_ = false;         /* afet_delta a work-item per frame (CPU) */
 };
 
 }  /* namespace afet */

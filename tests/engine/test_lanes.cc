@@ -314,6 +314,22 @@ main ()
             0, 13 }, d.dims () });
   }
   {
+    /* third order, unequal windows, rows wider than the statics: on CPU
+     * devices the block kernel a work-item per frame (AFET_DELTA_FRAMES)
+     * against the lanes' a work-item per column */
+    afet::DeltaConfig d;
+    d.statics = 12;
+    d.row_stride = 14;
+    d.order = 3;
+    d.delta_window = 1;
+    d.accel_window = 3;
+    auto s = std::make_unique<afet::DeltaStage> ();
+    st = s->init (device, d);
+    check (st.ok (), "delta stage, third order");
+    kinds.push_back ({ "deltas D_A_T", std::move (s), { d.ahead (),
+            d.ahead (), 0, 14 }, d.dims () });
+  }
+  {
     afet::TrapsConfig t;
     t.bands = 6;
     t.row_stride = 6;
