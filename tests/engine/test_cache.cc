@@ -10,6 +10,7 @@
  * counters and the FFT output to files the parent compares.
  */
 #include "cache.h"
+#include "clutil.h"
 #include "enginecheck.h"
 #include "device.h"
 #include "fft.h"
@@ -172,6 +173,17 @@ child_main (const std::string &mode, const std::string &dir,
       return 5;
     }
     clReleaseKernel (kern);
+  }
+  /* "kernel": one kernel through make_kernel, as the stages build them (on
+   * PoCL a program of that kernel alone) */
+  if (mode == "kernel") {
+    afet::ClKernel one;
+    st = afet::make_kernel (*dev, "framing", afet::kernels::framing,
+        afet::kernels::framing_sha256, opts, "afet_frame", &one);
+    if (!st.ok () || !one) {
+      std::printf ("make_kernel: %s\n", st.message ().c_str ());
+      return 5;
+    }
   }
 
   /* FFT plans and FFTs of known data */
@@ -772,8 +784,22 @@ main (int argc, char **argv)
     const size_t want = pocl ? 0 : 2;
     check (list_files (own, "program-").size () == want &&
         dflt.stats.program_misses == want && dflt.fft == cold.fft,
-        std::string ("default: ") + (pocl ? "PoCL keeps the programs in "
-            "its own cache, afet stores none" : "both programs stored"));
+        std::string ("default: ") + (pocl ? "PoCL: programs of two "
+            "kernels are not stored" : "both programs stored"));
+    /* a stage's kernel through make_kernel: on PoCL a program of one
+     * kernel, stored, and loaded by the next process */
+    const std::string one = work + "/one";
+    setenv ("AFET_CACHE_DIR", one.c_str (), 1);
+    Run k1 = run_child ("kernel", one, "default: make_kernel, cold");
+    Run k2 = run_child ("kernel", one, "default: make_kernel, warm");
+    const size_t files = pocl ? 1 : 2;
+    if (k1.ok && k2.ok)
+      check (list_files (one, "program-").size () == files &&
+          k1.stats.program_misses == files && k2.stats.program_hits ==
+          files && k2.stats.program_misses == 0 && k2.fft == cold.fft,
+          std::string ("default: ") + (pocl ? "PoCL: make_kernel's program "
+              "of one kernel stored and loaded" : "make_kernel shares the "
+              "stored program"));
   }
 
   /* the FFT itself is right (not merely the same twice): bins of a few rows
