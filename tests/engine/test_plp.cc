@@ -675,7 +675,8 @@ main (int argc, char **argv)
 {
   const char *env = g_getenv ("AFET_REFDATA");
   refdata_dir = env && *env ? env : AFET_SOURCE_DIR "/../shared/refdata";
-  testdata_dir = AFET_SOURCE_DIR "/tests/data";
+  const char *data = g_getenv ("AFET_TESTDATA");
+  testdata_dir = data && *data ? data : AFET_SOURCE_DIR "/tests/data";
 
   /* the reference first: it needs no device */
   const char *synthetic[] = { "s01_8k", "s02_8k", "s03_8k", "s01_16k",

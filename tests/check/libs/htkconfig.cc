@@ -16,6 +16,7 @@
 
 #include <clocale>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -424,8 +425,10 @@ test_roles ()
 int
 main (int argc, char **argv)
 {
+  const char *data = std::getenv ("AFET_TESTDATA");
   const std::string dir = argc > 1 ? argv[1] :
-      std::string (AFET_SOURCE_DIR) + "/tests/data/htk/configs";
+      (data && *data ? std::string (data) : std::string (AFET_SOURCE_DIR) +
+      "/tests/data") + "/htk/configs";
   test_reference_configs (dir);
   test_defaults ();
   test_syntax ();

@@ -746,8 +746,7 @@ run_to (GstElement * pipe, GstState after, gsize * n)
 static gchar *
 audio_file (const gchar * name)
 {
-  return g_build_filename (AFET_SOURCE_DIR, "tests", "data", "audio", name,
-      NULL);
+  return g_build_filename (afetcheck_testdata_dir (), "audio", name, NULL);
 }
 
 /* A pipeline set to READY between inputs (afet-extract's way) builds its
