@@ -11,9 +11,10 @@
  *
  * run in this process at real speed, after one warm-up pipeline of the same
  * chain (1 s of audio); the process' CPU time (user + sys, getrusage) from
- * the switch to PLAYING to the last EOS is measured, then the same with
- * identity as CHAIN; the difference per stream and second of audio is the
- * chain's cost, in % of one core. Real time: every stream reaches EOS
+ * the switch to PLAYING to the last EOS is measured, and the same with
+ * identity as CHAIN in the same round; the difference per stream and second
+ * of audio, the median over R rounds, is the chain's cost, in % of one
+ * core. Real time: every stream reaches EOS
  * within SECONDS + 2 s of the switch to PLAYING. Prints one line a chain;
  * exit status 1 when a pipeline fails or falls behind.
  *
@@ -128,6 +129,13 @@ run_chain (const gchar * chain, gint n, gdouble seconds, gdouble * late)
   return run.failed ? -1.0 : cpu;
 }
 
+static int
+cmp_double (const void *a, const void *b)
+{
+  gdouble x = *(const gdouble *) a, y = *(const gdouble *) b;
+  return x < y ? -1 : x > y;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -139,7 +147,7 @@ main (int argc, char **argv)
     {"seconds", 's', 0, G_OPTION_ARG_DOUBLE, &seconds,
         "Seconds of audio each stream carries (default 30)", "S"},
     {"repeats", 'r', 0, G_OPTION_ARG_INT, &repeats,
-        "Runs of each chain; the least CPU is reported (default 1)", "R"},
+        "Rounds of identity and every chain; the median is reported (default 1)", "R"},
     {NULL}
   };
   GError *err = NULL;
@@ -156,37 +164,56 @@ main (int argc, char **argv)
   }
   g_option_context_free (ctx);
 
+  /* rounds: identity, then every chain, R times; a chain's cost is the
+   * median over the rounds of its CPU less the same round's identity, so
+   * that drifts of the machine's load fall on both */
+  const gint n = argc;          /* identity and argc - 1 chains */
+  gdouble *cpu = g_new0 (gdouble, (gsize) (guint) n * (guint) repeats);
+  gdouble *late = g_new0 (gdouble, (guint) n);
   gboolean ok = TRUE;
-  gdouble base = -1.0, late = 0.0;
   g_print ("%d live 16 kHz streams x %.0f s, 10 ms buffers; CPU of one core "
-      "per stream, less identity's\n", streams, seconds);
-  for (gint c = 0; c <= argc - 1; c++) {
-    const gchar *chain = c == 0 ? "identity" : argv[c];
-    gdouble best = -1.0, worst_late = 0.0;
-    run_chain (chain, 1, 1.0, &late);   /* warm-up */
-    for (gint r = 0; r < repeats; r++) {
-      gdouble cpu = run_chain (chain, streams, seconds, &late);
-      if (cpu < 0) {
-        ok = FALSE;
-        break;
-      }
-      if (best < 0 || cpu < best)
-        best = cpu;
-      worst_late = MAX (worst_late, late);
-    }
-    if (best < 0)
-      continue;
-    gboolean rt = worst_late <= seconds + 2.0;
-    ok = ok && rt;
-    if (c == 0) {
-      base = best;
-      g_print ("  %-60s %7.2f s CPU, last EOS at %.2f s\n", chain, best,
-          worst_late);
-      continue;
-    }
-    g_print ("  %-60s %7.2f s CPU, last EOS at %.2f s%s: %.2f %% of a core "
-        "per stream\n", chain, best, worst_late, rt ? "" :
-        " (behind real time)", 100.0 * (best - base) / (seconds * streams));
+      "per stream, less identity's (median of %d rounds, identity in each)\n",
+      streams, seconds, repeats);
+  for (gint c = 0; c < n; c++) {
+    gdouble l = 0.0;
+    run_chain (c == 0 ? "identity" : argv[c], 1, 1.0, &l);      /* warm-up */
   }
+  for (gint r = 0; r < repeats && ok; r++) {
+    for (gint c = 0; c < n && ok; c++) {
+      gdouble l = 0.0;
+      gdouble v = run_chain (c == 0 ? "identity" : argv[c], streams, seconds,
+          &l);
+      if (v < 0)
+        ok = FALSE;
+      cpu[c * repeats + r] = v;
+      late[c] = MAX (late[c], l);
+    }
+  }
+  if (!ok) {
+    g_printerr ("a pipeline failed\n");
+    return 1;
+  }
+  gdouble *d = g_new (gdouble, (guint) repeats);
+  for (gint c = 0; c < n; c++) {
+    const gchar *chain = c == 0 ? "identity" : argv[c];
+    for (gint r = 0; r < repeats; r++)
+      d[r] = c == 0 ? cpu[r] : cpu[c * repeats + r] - cpu[r];
+    qsort (d, (size_t) repeats, sizeof (gdouble), cmp_double);
+    gdouble med = repeats % 2 ? d[repeats / 2] :
+        (d[repeats / 2 - 1] + d[repeats / 2]) / 2;
+    gboolean rt = late[c] <= seconds + 2.0;
+    ok = ok && rt;
+    const gdouble k = 100.0 / (seconds * streams);
+    if (c == 0)
+      g_print ("  %-60s %7.2f s CPU (median), last EOS at %.2f s\n", chain,
+          med, late[c]);
+    else
+      g_print ("  %-60s last EOS at %.2f s%s: %.2f %% of a core per stream "
+          "(rounds %.2f .. %.2f)\n", chain, late[c], rt ? "" :
+          " (behind real time)", k * med, k * d[0], k * d[repeats - 1]);
+  }
+  g_free (d);
+  g_free (cpu);
+  g_free (late);
   return ok ? 0 : 1;
 }

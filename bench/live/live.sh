@@ -10,6 +10,7 @@
 # 10 ms chunks (knf_live.py: its C++ through the Python package), for
 # 1, 8 and 64 streams; optionally an older afet build first, for before /
 # after. Default environment and properties (the automatic latency budget);
+# REPEATS rounds of identity and the chains (default 3), their median;
 # CHAINS="A;B" measures other chains, and SOAK=1 adds each chain's added
 # latency (p50/p99/max) from bench/soak/afet-soak at real speed.
 #   bash bench/live/live.sh [SECONDS] [STREAMS...]
@@ -29,7 +30,7 @@ fi
 
 run_afet () {  # run_afet BUILD N
   GST_PLUGIN_PATH=$1/gst "$build/bench/live/afet-live-cpu" --streams "$2" \
-    --seconds "$secs" "${chains[@]}"
+    --seconds "$secs" --repeats "${REPEATS:-3}" "${chains[@]}"
   if [ -n "${SOAK:-}" ]; then
     for c in "${chains[@]}"; do
       echo "soak: $c"
