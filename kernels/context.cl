@@ -10,7 +10,10 @@
  * count, or -1 while the end is not known (then only the start clamps; the
  * caller guarantees the look-ahead is in the block). The *_lanes kernels
  * compute the same values for many live streams at once, from their lanes
- * (rows.cl). One work-item per output value, 1-D, AFET_LSZ a group.
+ * (rows.cl). One work-item per output value (HTK's deltas: per static
+ * column; on CPU devices afet_delta per frame), 1-D, AFET_LSZ a group.
+ * With AFET_ONLY defined (PoCL, make_kernel) only the kernel named by
+ * AFET_ONLY_<name> is compiled.
  */
 
 #ifndef AFET_LSZ

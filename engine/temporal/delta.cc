@@ -61,6 +61,8 @@ kaldi_delta_scales (int order, int window)
 Status
 DeltaStage::init_kernels ()
 {
+  frames_ = false;
+  extra_options_.clear ();
   if (cfg_.kaldi) {
     std::vector<float> s = kaldi_delta_scales (cfg_.order, cfg_.delta_window);
     AFET_RETURN_IF_ERROR (make_buffer (device_->context (),

@@ -48,8 +48,9 @@ struct DeltaConfig
 std::vector<float> kaldi_delta_scales (int order, int window);
 
 /* kernels afet_delta and afet_delta_lanes (HTK's: a work-item per static
- * column; on CPU devices afet_delta a work-item per frame), afet_kaldi_delta and afet_kaldi_delta_lanes (a work-item per
- * output value) */
+ * column; on CPU devices afet_delta a work-item per frame),
+ * afet_kaldi_delta and afet_kaldi_delta_lanes (a work-item per output
+ * value) */
 class DeltaStage : public ContextStageOf<DeltaConfig, DeltaStage>
 {
   Status init_kernels () override;
