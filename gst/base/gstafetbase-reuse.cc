@@ -158,6 +158,19 @@ afet_base_change_state (GstElement * element, GstStateChange transition)
   return ret;
 }
 
+/* Posts "<element> <what>: <why>" as the caps' refusal (and frees why);
+ * FALSE, for set_caps to return. */
+static gboolean
+refuse (GstAfetBase * self, GstCaps * incaps, const gchar * what, gchar * why)
+{
+  gchar *msg = g_strdup_printf ("%s %s: %s", GST_ELEMENT_NAME (self), what,
+      why);
+  afet_base_post_refusal (self, incaps, msg);
+  g_free (msg);
+  g_free (why);
+  return FALSE;
+}
+
 gboolean
 afet_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     GstCaps * outcaps)
@@ -179,14 +192,8 @@ afet_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   }
   afet_base_release_engine (self);
 
-  if (!afet_base_describe (self, incaps, &in, &out, &why)) {
-    gchar *msg = g_strdup_printf ("%s cannot take this input: %s",
-        GST_ELEMENT_NAME (self), why);
-    afet_base_post_refusal (self, incaps, msg);
-    g_free (msg);
-    g_free (why);
-    return FALSE;
-  }
+  if (!afet_base_describe (self, incaps, &in, &out, &why))
+    return refuse (self, incaps, "cannot take this input", why);
   AfetFeaturesInfo negotiated;
   if (!afet_features_info_from_caps (&negotiated, outcaps) ||
       !afet_features_info_is_equal (&negotiated, &out)) {
@@ -210,14 +217,8 @@ afet_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   const gboolean configured = klass->configure (self, &env, &in, &out,
       &needs, &why);
   afet_base_post_engine_warnings (self);
-  if (!configured) {
-    gchar *msg = g_strdup_printf ("%s cannot start on this input: %s",
-        GST_ELEMENT_NAME (self), why);
-    afet_base_post_refusal (self, incaps, msg);
-    g_free (msg);
-    g_free (why);
-    return FALSE;
-  }
+  if (!configured)
+    return refuse (self, incaps, "cannot start on this input", why);
   p->context_mode = needs.context;
   p->extent = needs.extent;
   p->lane_stage = needs.stage;

@@ -294,6 +294,24 @@ test_block_pool ()
       std::to_string (pool->reused ()) + ")");
 }
 
+/* A delta stage of these sizes and windows among the kinds. */
+static void
+add_delta (std::vector<Kind> &kinds, const char *name, int statics,
+    int row_stride, int order, int delta_window, int accel_window)
+{
+  afet::DeltaConfig d;
+  d.statics = statics;
+  d.row_stride = row_stride;
+  d.order = order;
+  d.delta_window = delta_window;
+  d.accel_window = accel_window;
+  auto s = std::make_unique<afet::DeltaStage> ();
+  afet::Status st = s->init (device, d);
+  check (st.ok (), std::string (name) + ": delta stage");
+  kinds.push_back ({ name, std::move (s), { d.ahead (), d.ahead (), 0,
+          row_stride }, d.dims () });
+}
+
 int
 main ()
 {
@@ -303,32 +321,11 @@ main ()
   test_block_pool ();
 
   std::vector<Kind> kinds;
-  {
-    afet::DeltaConfig d;
-    d.statics = 13;
-    d.row_stride = 13;
-    auto s = std::make_unique<afet::DeltaStage> ();
-    st = s->init (device, d);
-    check (st.ok (), "delta stage");
-    kinds.push_back ({ "deltas D_A", std::move (s), { d.ahead (), d.ahead (),
-            0, 13 }, d.dims () });
-  }
-  {
-    /* third order, unequal windows, rows wider than the statics: on CPU
-     * devices the block kernel a work-item per frame (AFET_DELTA_FRAMES)
-     * against the lanes' a work-item per column */
-    afet::DeltaConfig d;
-    d.statics = 12;
-    d.row_stride = 14;
-    d.order = 3;
-    d.delta_window = 1;
-    d.accel_window = 3;
-    auto s = std::make_unique<afet::DeltaStage> ();
-    st = s->init (device, d);
-    check (st.ok (), "delta stage, third order");
-    kinds.push_back ({ "deltas D_A_T", std::move (s), { d.ahead (),
-            d.ahead (), 0, 14 }, d.dims () });
-  }
+  add_delta (kinds, "deltas D_A", 13, 13, 2, 2, 2);
+  /* third order, unequal windows, rows wider than the statics: on CPU
+   * devices the block kernel a work-item per frame (AFET_DELTA_FRAMES)
+   * against the lanes' a work-item per column */
+  add_delta (kinds, "deltas D_A_T", 12, 14, 3, 1, 3);
   {
     afet::TrapsConfig t;
     t.bands = 6;
