@@ -42,7 +42,7 @@ for n in $counts; do
     /usr/bin/time -f "wall %e s, cpu %U user %S sys" \
       "$build/bench/soak/afet-soak" --streams "$n" --hours "$hours" \
       --speed 1 --brief --chain "$chain" 2>&1 |
-      grep -E "^(clock|source pacing|added latency|cpu|result|wall|ERROR)" | head -12
+      grep -E "^(clock|start-up|source pacing|added latency|cpu|result|wall|ERROR)" | head -13
     # (the identity chain gives no feature frames: its "result" is FAIL)
   done
 done

@@ -84,6 +84,9 @@ typedef struct
   gboolean eos, error, done;
   guint n_warnings;
   gint64 done_wall_us;
+  /* wall time (from t0_us) of the first source buffer and of the first
+   * output; -1 before (under lock) */
+  gint64 first_src_us, first_out_us;
 } Stream;
 
 typedef struct
@@ -108,7 +111,8 @@ typedef struct
   guint n_done;
   guint sigint_count;
   gboolean interrupted;
-  gint64 t0_us;                 /* all pipelines PLAYING */
+  gint64 t0_us;                 /* before the first set_state (PLAYING) */
+  gint64 playing_us;            /* the last set_state returned (from t0) */
   GstClockTime clock_t0;
   gint64 prev_wall_us;
   GstClockTime prev_clock;
@@ -207,6 +211,8 @@ src_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
     lag = GST_CLOCK_DIFF (end, now - base);
   }
   g_mutex_lock (&s->lock);
+  if (s->first_src_us < 0)
+    s->first_src_us = g_get_monotonic_time () - soak.t0_us;
   s->src_samples += n;
   s->src_buffers++;
   s->src_lag = lag;
@@ -257,6 +263,8 @@ on_new_sample (GstAppSink * sink, gpointer user_data)
   }
 
   g_mutex_lock (&s->lock);
+  if (s->first_out_us < 0)
+    s->first_out_us = g_get_monotonic_time () - soak.t0_us;
   if (caps && (s->dims <= 0 || s->buffers == 0))
     read_caps (s, caps);
   if (s->ahead < 0 && s->frame_shift > 0 && s->rate > 0) {
@@ -542,6 +550,7 @@ make_stream (Stream * s, guint idx)
   s->idx = idx;
   g_mutex_init (&s->lock);
   s->first_pts = s->last_pts = GST_CLOCK_TIME_NONE;
+  s->first_src_us = s->first_out_us = -1;
   s->ahead = -1;
   s->lat_hist = g_new0 (guint64, LAT_BINS);
 
@@ -669,6 +678,25 @@ summary (void)
       src_buffers ? 100.0 * late / src_buffers : 0.0,
       1e3 * SAMPLES_PER_BUFFER / SRC_RATE, soak.lag_max / 1e6,
       soak.lag_max / 1e6 / soak.speed, warm_lag);
+
+  {
+    /* start-up: what the slowest stream's real time includes */
+    gint64 src_last = -1, out_last = -1, out_gap = 0;
+    for (gint i = 0; i < soak.n_streams; i++) {
+      Stream *s = &soak.streams[i];
+      g_mutex_lock (&s->lock);
+      src_last = MAX (src_last, s->first_src_us);
+      out_last = MAX (out_last, s->first_out_us);
+      if (s->first_src_us >= 0 && s->first_out_us >= 0)
+        out_gap = MAX (out_gap, s->first_out_us - s->first_src_us);
+      g_mutex_unlock (&s->lock);
+    }
+    printf ("start-up (wall s from the first set_state): every pipeline set "
+        "PLAYING by %.2f, every source's first buffer by %.2f, every "
+        "stream's first output by %.2f (largest wait from a stream's first "
+        "buffer to its first output %.3f)\n", soak.playing_us / 1e6,
+        src_last / 1e6, out_last / 1e6, out_gap / 1e6);
+  }
 
   {
     /* the added latency over all streams */
@@ -844,6 +872,7 @@ main (int argc, char **argv)
       /* the bus has the ERROR; on_bus marks the stream done */
     }
   }
+  soak.playing_us = g_get_monotonic_time () - soak.t0_us;
   guint timer = g_timeout_add ((guint) MAX (soak.interval * 1000.0, 1.0),
       on_interval, NULL);
   if (soak.n_done < (guint) soak.n_streams)

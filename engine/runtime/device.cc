@@ -387,6 +387,25 @@ Device::create_queue (ClQueue *out) const
   return Status::Ok ();
 }
 
+Status
+Device::element_queue (ClQueue *out)
+{
+  std::lock_guard<std::mutex> guard (element_queues_lock_);
+  if (element_queues_.size () < kElementQueues) {
+    ClQueue q;
+    AFET_RETURN_IF_ERROR (create_queue (&q));
+    clRetainCommandQueue (q.get ());
+    out->reset (q.get ());
+    element_queues_.push_back (std::move (q));
+    return Status::Ok ();
+  }
+  cl_command_queue q = element_queues_[element_next_++ %
+      element_queues_.size ()].get ();
+  clRetainCommandQueue (q);
+  out->reset (q);
+  return Status::Ok ();
+}
+
 std::string
 Device::cache_identity () const
 {

@@ -53,8 +53,8 @@ struct DeviceInfo
 /* One OpenCL device (with its cl_context), shared by every element and
  * pipeline of the process (see acquire_device()). It also keeps the
  * compiled programs, so that a second element does not compile the same
- * source again. Queues, kernels and FFT plans are not shared: each user
- * creates its own. */
+ * source again. Kernels and FFT plans are not shared: each user creates its
+ * own; elements' queues are shared beyond kElementQueues (element_queue). */
 class Device
 {
 public:
@@ -67,6 +67,20 @@ public:
 
   /* A new in-order command queue on this device (owned by the caller). */
   Status create_queue (ClQueue *out) const;
+
+  /* An element's in-order queue: the first kElementQueues calls make a
+   * queue each, later calls share those, one after the other (out holds a
+   * reference of its own). A GPU driver makes a queue under a lock of the
+   * whole context that every launch in flight holds (NVIDIA's OpenCL: a
+   * 2500th live pipeline waited milliseconds for its three queues while
+   * the others ran), so thousands of live streams, which compute through
+   * the combiners' queues and use their own for little more than setting
+   * up, do not each make one; a few dozen offline pipelines (afet-extract
+   * -j 8: 24 elements) still get one each. Commands of one element keep
+   * their order on a shared queue; a clFinish or blocking read there also
+   * waits for the other sharers' earlier commands. */
+  Status element_queue (ClQueue *out);
+  static constexpr size_t kElementQueues = 64;
 
   /* Builds (or returns the already built) program for one embedded kernel
    * source with the given build options. Thread-safe. The returned program
@@ -142,6 +156,9 @@ private:
   std::map<std::string, ClProgram> programs_;
   std::atomic<int> binaries_text_ { -1 };
   /* after context_: freed before it */
+  std::mutex element_queues_lock_;
+  std::vector<ClQueue> element_queues_;
+  size_t element_next_ = 0;
   std::mutex pinned_lock_;
   std::multimap<size_t, std::unique_ptr<PinnedHost>> pinned_;
   size_t pinned_bytes_ = 0;

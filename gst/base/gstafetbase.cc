@@ -368,12 +368,7 @@ gst_afet_base_start (GstBaseTransform * trans)
   std::shared_ptr<afet::Device> device =
       gst_afet_device_get_device (p->shared_device);
   afet_base_keep_for (self, device);
-  afet::Status st = p->queue ? afet::Status::Ok () :
-      device->create_queue (&p->queue);
-  if (!st.ok ()) {
-    afet_base_post_engine_error (self, st.message ().c_str ());
-    return FALSE;
-  }
+  /* (the element's queue is made with its first caps: set_caps) */
   GST_DEBUG_OBJECT (self, "running on %s", device->info ().describe ().
       c_str ());
   GST_OBJECT_LOCK (self);

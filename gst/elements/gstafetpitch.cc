@@ -689,7 +689,7 @@ pitch_start (GstAfetPitch * self)
     return FALSE;
   p->device = gst_afet_device_get_device (p->shared_device);
   if (!p->queue) {
-    afet::Status st = p->device->create_queue (&p->queue);
+    afet::Status st = p->device->element_queue (&p->queue);
     if (!st.ok ()) {
       GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Cannot make a queue on "
               "%s: %s", p->device->info ().device_name.c_str (),

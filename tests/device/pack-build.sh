@@ -1,8 +1,10 @@
 #!/bin/bash
 # The carried build for the GPU machine: the plugin, the features library, the
-# test, benchmark and tool programs of a build folder (ELF files only,
-# stripped, same paths) in .devbuild (git-ignored), small enough for the
-# device tool's 64 MiB. Then, there:
+# test, benchmark and tool programs of a build folder (ELF files only, same
+# paths) in .devbuild (git-ignored), small enough for the device tool's
+# 64 MiB: without debug information, but with their symbol tables, so that
+# perf on the GPU machine names afet's functions (a tenth more bytes). Then,
+# there:
 #   . .devrt/env.sh; BUILD=.devbuild bash tests/device/run-tests.sh
 #   bash tests/device/pack-build.sh [BUILD] [OUT]
 set -euo pipefail
@@ -17,7 +19,7 @@ mkdir -p "$out"
 while read -r f; do
   case "$(head -c 4 "$src/$f" | od -An -c | tr -d ' ')" in
     177ELF) mkdir -p "$out/$(dirname "$f")"; cp -P "$src/$f" "$out/$f"
-      strip --strip-unneeded "$out/$f" 2>/dev/null || true ;;
+      strip --strip-debug "$out/$f" 2>/dev/null || true ;;
   esac
 done
 # the library's versioned links

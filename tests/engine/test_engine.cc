@@ -568,6 +568,47 @@ device_cases ()
   unsetenv ("AFET_DEVICE");
 }
 
+/* Elements' queues: the first kElementQueues are made one each, the next
+ * ones are those again in turn (thousands of live pipelines do not each make
+ * queues under the driver's context lock); a shared queue keeps working for
+ * its other holders when one lets its reference go. Nothing in this program
+ * took an element queue before. */
+static void
+element_queue_cases ()
+{
+  const size_t k = afet::Device::kElementQueues;
+  std::vector<afet::ClQueue> q (k + 3);
+  bool ok = true;
+  for (auto &h : q)
+    ok = ok && device->element_queue (&h).ok () && h.get ();
+  std::vector<cl_command_queue> first;
+  for (size_t i = 0; i < k; i++)
+    first.push_back (q[i].get ());
+  std::sort (first.begin (), first.end ());
+  const size_t distinct = std::unique (first.begin (), first.end ()) -
+      first.begin ();
+  check (ok && distinct == k, "the first " + std::to_string (k) +
+      " element queues are distinct (" + std::to_string (distinct) + ")");
+  check (q[k].get () == q[0].get () && q[k + 1].get () == q[1].get () &&
+      q[k + 2].get () == q[2].get (), "element queues beyond " +
+      std::to_string (k) + " share the first ones in turn");
+  /* q[0] and q[k] hold one queue: let q[0] go, q[k] still runs commands */
+  cl_command_queue shared = q[k].get ();
+  q[0].reset ();
+  cl_int err = CL_SUCCESS;
+  afet::ClMem m (clCreateBuffer (device->context (), CL_MEM_READ_WRITE,
+          64 * sizeof (float), nullptr, &err));
+  std::vector<float> in (64), out (64, 0.0f);
+  for (int i = 0; i < 64; i++)
+    in[i] = 0.5f * (float) i;
+  err = err ? err : clEnqueueWriteBuffer (shared, m.get (), CL_FALSE, 0,
+      in.size () * sizeof (float), in.data (), 0, nullptr, nullptr);
+  err = err ? err : clEnqueueReadBuffer (shared, m.get (), CL_TRUE, 0,
+      out.size () * sizeof (float), out.data (), 0, nullptr, nullptr);
+  check (err == CL_SUCCESS && out == in, "a shared element queue runs "
+      "commands after another holder released it");
+}
+
 /* the first acquisitions of a device, from 8 threads at once: one Device
  * made (each device's context is made under its own lock), the same one
  * for every thread. The OpenCL platforms are listed in the main thread
@@ -615,6 +656,7 @@ main (int argc, char **argv)
   copy_host_cases ();
   pinned_pool_cases ();
   device_cases ();
+  element_queue_cases ();
   sample_format_cases ();
   for (auto w : { std::make_pair (afet::Window::HAMMING, AFETREF_WINDOW_HAMMING),
           std::make_pair (afet::Window::HANN, AFETREF_WINDOW_HANN),
