@@ -682,9 +682,12 @@ summary (void)
   {
     /* start-up: what the slowest stream's real time includes */
     gint64 src_last = -1, out_last = -1, out_gap = 0;
+    gint no_src = 0, no_out = 0;
     for (gint i = 0; i < soak.n_streams; i++) {
       Stream *s = &soak.streams[i];
       g_mutex_lock (&s->lock);
+      no_src += s->first_src_us < 0;
+      no_out += s->first_out_us < 0;
       src_last = MAX (src_last, s->first_src_us);
       out_last = MAX (out_last, s->first_out_us);
       if (s->first_src_us >= 0 && s->first_out_us >= 0)
@@ -696,6 +699,10 @@ summary (void)
         "stream's first output by %.2f (largest wait from a stream's first "
         "buffer to its first output %.3f)\n", soak.playing_us / 1e6,
         src_last / 1e6, out_last / 1e6, out_gap / 1e6);
+    if (no_src || no_out)
+      printf ("start-up: %d of %d sources pushed no buffer, %d streams gave "
+          "no output (left out of the line above)\n", no_src,
+          soak.n_streams, no_out);
   }
 
   {

@@ -387,20 +387,59 @@ Device::create_queue (ClQueue *out) const
   return Status::Ok ();
 }
 
+/* holders of a pooled queue: its references less the pool's own (a
+ * driver's count, only a hint for the choice; 0 when it cannot say) */
+static cl_uint
+queue_holders (cl_command_queue q)
+{
+  cl_uint refs = 0;
+  if (clGetCommandQueueInfo (q, CL_QUEUE_REFERENCE_COUNT, sizeof refs, &refs,
+          nullptr) != CL_SUCCESS || refs == 0)
+    return 0;
+  return refs - 1;
+}
+
 Status
 Device::element_queue (ClQueue *out)
 {
-  std::lock_guard<std::mutex> guard (element_queues_lock_);
-  if (element_queues_.size () < kElementQueues) {
-    ClQueue q;
-    AFET_RETURN_IF_ERROR (create_queue (&q));
-    clRetainCommandQueue (q.get ());
-    out->reset (q.get ());
-    element_queues_.push_back (std::move (q));
-    return Status::Ok ();
+  std::unique_lock<std::mutex> lock (element_queues_lock_);
+  /* the pooled queue with the fewest holders, the first of them on a tie */
+  auto least_held = [this] (cl_uint *holders) {
+    cl_command_queue best = nullptr;
+    cl_uint fewest = 0;
+    for (const ClQueue &q : element_queues_) {
+      const cl_uint h = queue_holders (q.get ());
+      if (!best || h < fewest) {
+        best = q.get ();
+        fewest = h;
+      }
+    }
+    *holders = fewest;
+    return best;
+  };
+  cl_uint holders = 0;
+  cl_command_queue q = least_held (&holders);
+  if ((!q || holders > 0) && element_queues_.size () +
+      element_creating_ < kElementQueues) {
+    /* made outside the lock: a caller that would share waits for no
+     * driver lock */
+    element_creating_++;
+    lock.unlock ();
+    ClQueue made;
+    Status st = create_queue (&made);
+    lock.lock ();
+    element_creating_--;
+    if (st.ok ()) {
+      clRetainCommandQueue (made.get ());
+      out->reset (made.get ());
+      element_queues_.push_back (std::move (made));
+      return Status::Ok ();
+    }
+    q = least_held (&holders);
+    if (!q)
+      return st;
+    /* the driver made no more: share one */
   }
-  cl_command_queue q = element_queues_[element_next_++ %
-      element_queues_.size ()].get ();
   clRetainCommandQueue (q);
   out->reset (q);
   return Status::Ok ();

@@ -68,17 +68,21 @@ public:
   /* A new in-order command queue on this device (owned by the caller). */
   Status create_queue (ClQueue *out) const;
 
-  /* An element's in-order queue: the first kElementQueues calls make a
-   * queue each, later calls share those, one after the other (out holds a
-   * reference of its own). A GPU driver makes a queue under a lock of the
-   * whole context that every launch in flight holds (NVIDIA's OpenCL: a
-   * 2500th live pipeline waited milliseconds for its three queues while
-   * the others ran), so thousands of live streams, which compute through
-   * the combiners' queues and use their own for little more than setting
-   * up, do not each make one; a few dozen offline pipelines (afet-extract
-   * -j 8: 24 elements) still get one each. Commands of one element keep
-   * their order on a shared queue; a clFinish or blocking read there also
-   * waits for the other sharers' earlier commands. */
+  /* An element's in-order queue (out holds a reference of its own): a
+   * pooled queue no element holds, else a new one while the pool has fewer
+   * than kElementQueues, else the pooled queue with the fewest holders
+   * (its reference count less the pool's). A GPU driver makes a queue
+   * under a lock of the whole context that every launch in flight holds
+   * (NVIDIA's OpenCL: the thread starting 2500 live pipelines waited there
+   * most of its time while the others ran), so thousands of live streams,
+   * which compute through the combiners' queues and use their own for
+   * little more than setting up, do not each make one; a few dozen
+   * pipelines at once (afet-extract -j 8: 24 elements) still get one each,
+   * and a pipeline built again takes a queue another let go. Commands of
+   * one element keep their order on a shared queue; a clFinish or
+   * blocking read there also waits for the other holders' earlier
+   * commands (live streams beyond 64 elements that do not combine, as
+   * combine-streams=false, wait for each other's). */
   Status element_queue (ClQueue *out);
   static constexpr size_t kElementQueues = 64;
 
@@ -158,7 +162,7 @@ private:
   /* after context_: freed before it */
   std::mutex element_queues_lock_;
   std::vector<ClQueue> element_queues_;
-  size_t element_next_ = 0;
+  size_t element_creating_ = 0;  /* made outside the lock just now */
   std::mutex pinned_lock_;
   std::multimap<size_t, std::unique_ptr<PinnedHost>> pinned_;
   size_t pinned_bytes_ = 0;

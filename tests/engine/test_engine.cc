@@ -568,11 +568,22 @@ device_cases ()
   unsetenv ("AFET_DEVICE");
 }
 
-/* Elements' queues: the first kElementQueues are made one each, the next
- * ones are those again in turn (thousands of live pipelines do not each make
- * queues under the driver's context lock); a shared queue keeps working for
- * its other holders when one lets its reference go. Nothing in this program
- * took an element queue before. */
+/* Elements' queues: with every pooled queue held, the first kElementQueues
+ * are made one each and the next ones are the least held of those (the
+ * first ones, in turn), so thousands of live pipelines do not each make
+ * queues under the driver's context lock; a holder's reference is its own
+ * (the queue keeps working for the others when it lets go); a queue no
+ * element holds any more is taken again before any other. Nothing in this
+ * program took an element queue before. */
+static cl_uint
+refs_of (cl_command_queue q)
+{
+  cl_uint refs = 0;
+  clGetCommandQueueInfo (q, CL_QUEUE_REFERENCE_COUNT, sizeof refs, &refs,
+      nullptr);
+  return refs;
+}
+
 static void
 element_queue_cases ()
 {
@@ -591,10 +602,13 @@ element_queue_cases ()
       " element queues are distinct (" + std::to_string (distinct) + ")");
   check (q[k].get () == q[0].get () && q[k + 1].get () == q[1].get () &&
       q[k + 2].get () == q[2].get (), "element queues beyond " +
-      std::to_string (k) + " share the first ones in turn");
-  /* q[0] and q[k] hold one queue: let q[0] go, q[k] still runs commands */
+      std::to_string (k) + " share the least held ones, in turn");
+  /* q[0] and q[k] hold one queue with the pool: three references, two
+   * once q[0] lets go; q[k] still runs commands on it */
   cl_command_queue shared = q[k].get ();
+  const cl_uint refs3 = refs_of (shared);
   q[0].reset ();
+  const cl_uint refs2 = refs_of (shared);
   cl_int err = CL_SUCCESS;
   afet::ClMem m (clCreateBuffer (device->context (), CL_MEM_READ_WRITE,
           64 * sizeof (float), nullptr, &err));
@@ -605,8 +619,18 @@ element_queue_cases ()
       in.size () * sizeof (float), in.data (), 0, nullptr, nullptr);
   err = err ? err : clEnqueueReadBuffer (shared, m.get (), CL_TRUE, 0,
       out.size () * sizeof (float), out.data (), 0, nullptr, nullptr);
-  check (err == CL_SUCCESS && out == in, "a shared element queue runs "
-      "commands after another holder released it");
+  check (refs3 == 3 && refs2 == 2 && err == CL_SUCCESS && out == in,
+      "a shared element queue holds a reference for each holder (" +
+      std::to_string (refs3) + ", then " + std::to_string (refs2) +
+      ") and runs commands after one let go");
+  /* q[5]'s queue is held by nobody once q[5] lets go: the next element
+   * takes it, not a queue others hold */
+  cl_command_queue idle = q[5].get ();
+  q[5].reset ();
+  afet::ClQueue again;
+  device->element_queue (&again);
+  check (again.get () == idle && refs_of (idle) == 2, "a queue no element "
+      "holds is taken again first");
 }
 
 /* the first acquisitions of a device, from 8 threads at once: one Device
