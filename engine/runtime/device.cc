@@ -412,6 +412,8 @@ Device::element_queue (ClQueue *out)
       if (!best || h < fewest) {
         best = q.get ();
         fewest = h;
+        if (h == 0)
+          break;                /* none can be held less */
       }
     }
     *holders = fewest;

@@ -138,7 +138,8 @@ struct GstAfetBaseState
   /* from start to stop (kept after it with the engine) */
   std::shared_ptr<afet::Device> device;
   std::string device_name;
-  afet::ClQueue queue;               /* this element's own queue (made at
+  afet::ClQueue queue;               /* the element's queue
+                                      * (Device::element_queue, taken at
                                       * the first caps, kept with the
                                       * engine) */
   std::shared_ptr<afet::TransferStats> stats =

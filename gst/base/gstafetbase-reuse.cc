@@ -208,12 +208,9 @@ afet_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
         ("set_caps before start"));
     return FALSE;
   }
-  /* The element's queue, taken here (the streaming thread) rather than at
-   * start, and shared beyond a few dozen elements (Device::element_queue):
-   * a GPU driver makes a queue under a lock of the whole context that
-   * every launch in flight holds (NVIDIA's OpenCL: 65 % of the thread
-   * starting 2000 live pipelines one after the other waited there while
-   * the pipelines started before ran, 0.6 ms a pipeline on an H200). */
+  /* the element's queue, taken here in the streaming thread rather than in
+   * start, where live pipelines are started one after the other (why:
+   * Device::element_queue) */
   if (!p->queue) {
     afet::Status qs = p->device->element_queue (&p->queue);
     if (!qs.ok ()) {

@@ -368,7 +368,7 @@ gst_afet_base_start (GstBaseTransform * trans)
   std::shared_ptr<afet::Device> device =
       gst_afet_device_get_device (p->shared_device);
   afet_base_keep_for (self, device);
-  /* (the element's queue is made with its first caps: set_caps) */
+  /* (the element's queue is taken with its first caps: set_caps) */
   GST_DEBUG_OBJECT (self, "running on %s", device->info ().describe ().
       c_str ());
   GST_OBJECT_LOCK (self);
