@@ -15,16 +15,22 @@
 namespace afet {
 
 Status
-Combiner::submit (Slot *r, const Run &run, bool *combined)
+Combiner::submit_all (Slot *const *rs, size_t n, const Run &run,
+    bool *combined)
 {
+  Slot *r = rs[0];
   std::unique_lock<std::mutex> l (lock_);
-  pending_.push_back (r);
+  /* one caller's requests are contiguous in pending_ and so in one run */
+  for (size_t i = 0; i < n; i++) {
+    rs[i]->owner = r;
+    pending_.push_back (rs[i]);
+  }
   while (!r->done) {
     if (busy_) {
       r->wake.wait (l);
       continue;
     }
-    /* this caller runs what is waiting now, itself included */
+    /* this caller runs what is waiting now, its own requests included */
     busy_ = true;
     running_.clear ();
     running_.swap (pending_);
@@ -37,12 +43,15 @@ Combiner::submit (Slot *r, const Run &run, bool *combined)
      * a caller and launch) */
     static thread_local std::vector<Slot *> woken;
     woken.clear ();
-    const bool many = running_.size () > 1;
+    bool many = false;
+    for (Slot *s : running_)
+      many = many || s->owner != r;
     for (Slot *s : running_) {
       s->status = st;
       s->combined = many;
       s->done = true;
-      if (s != r) {
+      /* a caller sleeps on its first request's condition only */
+      if (s->owner != r && s->owner == s) {
         s->signalling.store (true, std::memory_order_relaxed);
         woken.push_back (s);
       }
@@ -130,6 +139,30 @@ SpectralCombiner::compute (const void *frames, int n, float *out,
   self.device = device;
   return combiner_.submit (&self, [this] (const std::vector<Combiner::
               Slot *> &batch) { return run (batch); }, combined);
+}
+
+Status
+SpectralCombiner::compute_all (const Part *parts, size_t k)
+{
+  std::unique_ptr<Request[]> reqs (new Request[k]);
+  std::vector<Combiner::Slot *> slots;
+  slots.reserve (k);
+  for (size_t i = 0; i < k; i++) {
+    if (parts[i].n <= 0)
+      continue;
+    Request &r = reqs[i];
+    r.frames = parts[i].frames;
+    r.n = parts[i].n;
+    r.out = parts[i].out;
+    r.device = parts[i].device;
+    slots.push_back (&r);
+  }
+  if (slots.empty ())
+    return Status::Ok ();
+  return combiner_.submit_all (slots.data (), slots.size (),
+      [this] (const std::vector<Combiner::Slot *> &batch) {
+        return run (batch);
+      }, nullptr);
 }
 
 /* Runs in the leader: in_ and out_ are its own. */

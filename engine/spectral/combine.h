@@ -52,6 +52,8 @@ public:
     bool done = false;
     bool combined = false;      /* the run served other requests too */
     Status status;
+    /* the first request of its caller's submit_all (itself when alone) */
+    const Slot *owner = nullptr;
     std::condition_variable wake;
     /* set while the leader may still signal wake after releasing the
      * lock: the caller does not return (and free the slot) before */
@@ -61,7 +63,15 @@ public:
 
   /* Blocks until r has run (in this thread or another); its status.
    * combined (if not null): whether the run served other requests too. */
-  Status submit (Slot *r, const Run &run, bool *combined);
+  Status submit (Slot *r, const Run &run, bool *combined)
+  {
+    return submit_all (&r, 1, run, combined);
+  }
+  /* The same for n requests of one caller, which always run together (in
+   * one run): a chain's leader hands a whole launch's streams to the next
+   * stage this way (chain.h). combined: the run served other callers. */
+  Status submit_all (Slot *const *rs, size_t n, const Run &run,
+      bool *combined);
 
 private:
   std::mutex lock_;
@@ -109,6 +119,16 @@ public:
    * too. */
   Status compute (const void *frames, int n, float *out, bool *combined,
       DeviceRows *device = nullptr);
+  /* The same for k callers' frames at once, in one launch (a chain's
+   * leader, chain.h); parts with no frames are skipped. */
+  struct Part
+  {
+    const void *frames = nullptr;
+    int n = 0;
+    float *out = nullptr;
+    DeviceRows *device = nullptr;
+  };
+  Status compute_all (const Part *parts, size_t k);
 
   int dims () const { return dims_; }
 

@@ -99,9 +99,8 @@ ContextCombiner::leave (int lane)
 }
 
 Status
-ContextCombiner::compute (int lane, const float *rows, int m,
-    long long first_row, long long out_first, int n, long long total,
-    float *out, bool *combined, DeviceIo *io)
+ContextCombiner::check (int m, long long first_row, long long out_first,
+    int n) const
 {
   if (m < 0 || m > kMaxRows || n < 0 || out_first + n > first_row + m ||
       first_row + m - std::max (0LL, out_first - extent_.back) > ring_)
@@ -110,6 +109,15 @@ ContextCombiner::compute (int lane, const float *rows, int m,
         " new rows from " + std::to_string (first_row) + " and outputs " +
         std::to_string (out_first) + "+" + std::to_string (n) +
         " do not fit (a bug: please report it)");
+  return Status::Ok ();
+}
+
+Status
+ContextCombiner::compute (int lane, const float *rows, int m,
+    long long first_row, long long out_first, int n, long long total,
+    float *out, bool *combined, DeviceIo *io)
+{
+  AFET_RETURN_IF_ERROR (check (m, first_row, out_first, n));
   if (m == 0 && n == 0)
     return Status::Ok ();
   Request self;
@@ -124,6 +132,37 @@ ContextCombiner::compute (int lane, const float *rows, int m,
   self.io = io;
   return combiner_.submit (&self, [this] (const std::vector<Combiner::
               Slot *> &batch) { return run (batch); }, combined);
+}
+
+Status
+ContextCombiner::compute_all (const Part *parts, size_t k)
+{
+  std::unique_ptr<Request[]> reqs (new Request[k]);
+  std::vector<Combiner::Slot *> slots;
+  slots.reserve (k);
+  for (size_t i = 0; i < k; i++) {
+    const Part &c = parts[i];
+    AFET_RETURN_IF_ERROR (check (c.m, c.first_row, c.out_first, c.n));
+    if (c.m == 0 && c.n == 0)
+      continue;
+    Request &r = reqs[i];
+    r.lane = c.lane;
+    r.rows = c.rows;
+    r.m = c.m;
+    r.first_row = c.first_row;
+    r.out_first = c.out_first;
+    r.n = c.n;
+    r.total = c.total;
+    r.out = c.out;
+    r.io = c.io;
+    slots.push_back (&r);
+  }
+  if (slots.empty ())
+    return Status::Ok ();
+  return combiner_.submit_all (slots.data (), slots.size (),
+      [this] (const std::vector<Combiner::Slot *> &batch) {
+        return run (batch);
+      }, nullptr);
 }
 
 /* Device buffers for this many lanes, desc entries (and the host's rows:

@@ -80,6 +80,27 @@ public:
       long long out_first, int n, long long total, float *out,
       bool *combined, DeviceIo *io = nullptr);
 
+  /* The same for k calls at once (of other lanes), run together: a
+   * chain's leader (chain.h). Calls with no rows and no outputs are
+   * skipped. */
+  struct Part
+  {
+    int lane = -1;
+    const float *rows = nullptr;
+    int m = 0;
+    long long first_row = 0;
+    long long out_first = 0;
+    int n = 0;
+    long long total = -1;
+    float *out = nullptr;
+    DeviceIo *io = nullptr;
+  };
+  Status compute_all (const Part *parts, size_t k);
+  /* Whether a call of m new rows from first_row and outputs out_first ..
+   * out_first + n - 1 fits a lane (compute () refuses it otherwise). */
+  Status check (int m, long long first_row, long long out_first, int n)
+      const;
+
   int dims () const { return dims_; }
   const RowHistory::Extent &extent () const { return extent_; }
   /* rows a lane holds */

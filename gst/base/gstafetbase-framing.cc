@@ -463,6 +463,9 @@ gst_afet_base_get_framing_property (GObject * object, guint prop_id,
     case PROP_MERGED_BATCHES:
       g_value_set_uint64 (value, p->merged_batches);
       break;
+    case PROP_CHAINED_BATCHES:
+      g_value_set_uint64 (value, p->chained_batches);
+      break;
     case PROP_LATENCY_BUDGET:
       g_value_set_int64 (value, p->latency_budget);
       break;

@@ -38,6 +38,14 @@ gst_afet_base_class_install_combine (GObjectClass * klass)
           "Batches of this element computed in one launch with other "
           "streams' frames so far", 0, G_MAXUINT64, 0,
           (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+  g_object_class_install_property (klass, PROP_CHAINED_BATCHES,
+      g_param_spec_uint64 ("chained-batches", "Chained batches",
+          "Live input: batches of this element computed in one pass with "
+          "the afet elements next to it in the chain (afetmfcc ! afetdelta "
+          "! afetcmvn scope=sliding: each round of a stream waits once, "
+          "its rows between the elements stay on the device) so far", 0,
+          G_MAXUINT64, 0,
+          (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 }
 
 void
@@ -53,6 +61,14 @@ gst_afet_base_combine_streams (GstAfetBase * self)
   gboolean on = PRIV (self)->combine_streams;
   GST_OBJECT_UNLOCK (self);
   return on;
+}
+
+void
+afet_base_count_chained (GstAfetBase * self)
+{
+  GST_OBJECT_LOCK (self);
+  PRIV (self)->chained_batches++;
+  GST_OBJECT_UNLOCK (self);
 }
 
 void

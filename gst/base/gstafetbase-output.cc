@@ -212,6 +212,14 @@ afet_base_compute (GstAfetBase * self, gint64 n, const GstAfetBatch * proto,
   gchar *why = nullptr;
   gboolean ok = TRUE;
 
+  if (proto->host && !in_mem && p->live && klass->combined_front) {
+    /* a live chain after this element, in the same pass */
+    gboolean handled = FALSE;
+    GstFlowReturn ret = afet_base_chain_compute (self, proto, n, out,
+        &handled);
+    if (ret != GST_FLOW_OK || handled)
+      return ret;
+  }
   if (p->out_device && proto->host && !in_mem && n <= max_batch &&
       klass->process_host_device) {
     /* rows of a combined launch, left on the device: a region of its

@@ -16,6 +16,7 @@
 #include "gstafetbase.h"
 #include "gstafetdevice.h"
 
+#include "chain.h"
 #include "clhandle.h"
 #include "lanes.h"
 #include "presets.h"
@@ -77,6 +78,7 @@ enum
   /* the elements that combine live streams (gstafetbase-lanes.cc) */
   PROP_COMBINE_STREAMS,
   PROP_MERGED_BATCHES,
+  PROP_CHAINED_BATCHES,
   /* every element (gst_afet_base_class_set_element) */
   PROP_LATENCY_BUDGET,
 };
@@ -109,6 +111,7 @@ struct GstAfetBaseState
   std::string htk_config;            /* an HCopy configuration file */
   gboolean combine_streams = DEFAULT_COMBINE_STREAMS;
   guint64 merged_batches = 0;
+  guint64 chained_batches = 0;
   gint64 latency_budget = DEFAULT_LATENCY_BUDGET;
 
   /* the engine built for these caps, kept from run to run while no
@@ -172,6 +175,12 @@ struct GstAfetBaseState
   int lane = -1;
   gint64 lane_rows = 0;              /* rows of the run sent to the lane */
   bool lanes_checked = false;
+  /* a live spectral element: the context elements after it, each the
+   * one before's direct peer, that compute in its combined launch's pass
+   * (gstafetbase-chain.cc; references), and that pass */
+  std::vector<GstAfetBase *> chain_links;
+  std::shared_ptr<afet::ChainCombiner> chain;
+  bool chain_checked = false;        /* the chain asked for this run */
 
   /* streaming state */
   afet::FrameStream stream;          /* input not yet computed */
@@ -336,6 +345,22 @@ GstFlowReturn afet_base_lanes_push (GstAfetBase * self, const float *rows,
  * lane */
 GstFlowReturn afet_base_lanes_push_device (GstAfetBase * self,
     GstMemory * in, gint64 m);
+
+/* gstafetbase-chain.cc */
+/* The live chain after a spectral element, computed with its batch in one
+ * pass: *handled set and *out the element's own buffer when it was. */
+GstFlowReturn afet_base_chain_compute (GstAfetBase * self,
+    const GstAfetBatch * proto, gint64 n, GstBuffer ** out,
+    gboolean * handled);
+/* A context element's input buffer whose output rows the chain computed:
+ * taken (TRUE) as if computed here, its rows queued. */
+bool afet_base_chain_accept (GstAfetBase * self, GstBuffer * input);
+/* The chain query on the sink pad (TRUE: answered, this element joined). */
+bool afet_base_chain_is_query (GstQuery * query);
+gboolean afet_base_chain_answer (GstAfetBase * self, GstQuery * query);
+void afet_base_chain_release (GstAfetBaseState * p);
+/* chained-batches (gstafetbase-lanes.cc) */
+void afet_base_count_chained (GstAfetBase * self);
 
 /* gstafetbase-streaming.cc */
 void afet_base_check_live (GstAfetBase * self);

@@ -70,6 +70,7 @@ afet_base_release_engine (GstAfetBase * self)
   p->context_mode = false;
   p->history.release ();
   afet_base_lanes_release (p);
+  afet_base_chain_release (p);
   gst_clear_caps (&p->built_in);
   gst_clear_caps (&p->built_out);
 }

@@ -332,6 +332,7 @@ afet_base_reset_stream (GstAfetBaseState * p)
     gst_buffer_unref (p->adopted);      /* a run ended without its drain */
   p->adopted = nullptr;
   p->lane_rows = 0;
+  afet_base_chain_release (p);
   p->t0 = GST_CLOCK_TIME_NONE;
   p->frames_out = 0;
   p->have_data = false;
@@ -490,6 +491,11 @@ gst_afet_base_submit_input_buffer (GstBaseTransform * trans,
   if (gst_buffer_get_size (input) > 0)
     p->have_data = true;
 
+  if (afet_base_chain_accept (self, input)) {
+    /* computed in a live chain's pass (gstafetbase-chain.cc) */
+    gst_buffer_unref (input);
+    return GST_FLOW_OK;
+  }
   if (afet_base_take_on_device (self, input))
     return afet_base_submit_device_buffer (self, input);
 
@@ -617,6 +623,10 @@ gst_afet_base_query (GstBaseTransform * trans, GstPadDirection direction,
         afet_base_explain_refusal (self, caps);
       return ret;
     }
+    case GST_QUERY_CUSTOM:
+      if (direction == GST_PAD_SINK && afet_base_chain_is_query (query))
+        return afet_base_chain_answer (self, query);
+      break;
     default:
       break;
   }

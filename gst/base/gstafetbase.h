@@ -162,6 +162,15 @@ struct _GstAfetBaseClass
   gboolean (*process_host_device) (GstAfetBase * self,
       const GstAfetBatch * in, gint n, afet::DeviceRows * out,
       gboolean * handled, gchar ** why);
+  /* optional, live audio: the process' combiner that computes this
+   * element's small host batches with other streams' (*front), and the n
+   * frames of in laid out for it (*frames: whole frames one after the
+   * other, *bytes of them), so that a live chain after the element can be
+   * computed in the same pass (gstafetbase-chain.cc); FALSE when the
+   * element does not combine this batch */
+  gboolean (*combined_front) (GstAfetBase * self, const GstAfetBatch * in,
+      gint n, std::shared_ptr<afet::SpectralCombiner> * front,
+      const void **frames, gsize * bytes);
 
   /* optional: writes the analysis fields (AFET_FEATURES_ANALYSIS_FIELDS)
    * this element's own settings decide for an input into its output

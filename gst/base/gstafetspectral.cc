@@ -438,6 +438,21 @@ gst_afet_spectral_process (GstAfetBase * base, const GstAfetBatch * in,
  * launch for the frames of every stream of this configuration that is
  * waiting at the moment; their rows into out, or left on the device
  * (device). */
+/* The n frames of a host batch, whole, one after the other (the
+ * combiner's layout: S = W), into p->frames; their bytes. */
+static size_t
+pack_frames (GstAfetSpectralState * p, const GstAfetBatch * in, gint n)
+{
+  const afet::FramingConfig & f = p->stage->spectral ().framing;
+  const size_t unit = f.sample_bytes ();
+  const size_t frame_bytes = (size_t) f.W * unit;
+  p->frames.resize ((size_t) n * frame_bytes);
+  for (gint t = 0; t < n; t++)
+    memcpy (p->frames.data () + (size_t) t * frame_bytes,
+        (const guint8 *) in->host + (size_t) t * f.S * unit, frame_bytes);
+  return frame_bytes;
+}
+
 static gboolean
 combine (GstAfetBase * base, const GstAfetBatch * in, gint n, float *out,
     afet::DeviceRows * device, gboolean * handled, gchar ** why)
@@ -446,13 +461,7 @@ combine (GstAfetBase * base, const GstAfetBatch * in, gint n, float *out,
   afet::SpectralCombiner *combiner = p->combiner.get ();
   if (!combiner || n > COMBINE_MAX_FRAMES)
     return TRUE;
-  const afet::FramingConfig & f = p->stage->spectral ().framing;
-  const size_t unit = f.sample_bytes ();
-  const size_t frame_bytes = (size_t) f.W * unit;
-  p->frames.resize ((size_t) n * frame_bytes);
-  for (gint t = 0; t < n; t++)
-    memcpy (p->frames.data () + (size_t) t * frame_bytes,
-        (const guint8 *) in->host + (size_t) t * f.S * unit, frame_bytes);
+  const size_t frame_bytes = pack_frames (p, in, n);
   bool combined = false;
   afet::Status st = combiner->compute (p->frames.data (), n, out, &combined,
       device);
@@ -492,6 +501,22 @@ gst_afet_spectral_process_host_device (GstAfetBase * base,
     gboolean * handled, gchar ** why)
 {
   return combine (base, in, n, nullptr, out, handled, why);
+}
+
+/* A live chain after this element computes in the same pass as its
+ * combined launch (gstafetbase-chain.cc): the combiner and the frames. */
+static gboolean
+gst_afet_spectral_combined_front (GstAfetBase * base, const GstAfetBatch * in,
+    gint n, std::shared_ptr<afet::SpectralCombiner> * front,
+    const void **frames, gsize * bytes)
+{
+  GstAfetSpectralState *p = STATE (base);
+  if (!p->combiner || n > COMBINE_MAX_FRAMES)
+    return FALSE;
+  *bytes = (gsize) n * pack_frames (p, in, n);
+  *front = p->combiner;
+  *frames = p->frames.data ();
+  return TRUE;
 }
 
 static void
@@ -740,6 +765,7 @@ gst_afet_spectral_class_init (GstAfetSpectralClass * klass)
   base_class->release = gst_afet_spectral_release;
   base_class->process_host = gst_afet_spectral_process_host;
   base_class->process_host_device = gst_afet_spectral_process_host_device;
+  base_class->combined_front = gst_afet_spectral_combined_front;
   gst_type_mark_as_plugin_api (GST_TYPE_AFET_SPECTRAL, (GstPluginAPIFlags) 0);
 }
 

@@ -935,22 +935,29 @@ GST_START_TEST (test_live_streams_combined)
     together[i].live = TRUE;
     run_live_job (&alone[i]);
   }
-  GThread *threads[N];
-  for (gint i = 0; i < N; i++)
-    threads[i] = g_thread_new ("live", run_live_job, &together[i]);
-  for (gint i = 0; i < N; i++)
-    g_thread_join (threads[i]);
+  /* whether two streams' batches meet in one launch depends on their
+   * sources' phases (a launch on PoCL takes well under a buffer's 10 ms):
+   * rounds until some did, each stream checked in every round */
   guint64 combined = 0;
+  for (gint round = 0; round < 5 && combined == 0; round++) {
+    GThread *threads[N];
+    for (gint i = 0; i < N; i++)
+      threads[i] = g_thread_new ("live", run_live_job, &together[i]);
+    for (gint i = 0; i < N; i++)
+      g_thread_join (threads[i]);
+    for (gint i = 0; i < N; i++) {
+      fail_unless_equals_uint64 (together[i].n, alone[i].n);
+      fail_unless (memcmp (together[i].data, alone[i].data,
+              alone[i].n * sizeof (gfloat)) == 0,
+          "live stream %d differs from its own run", i);
+      combined += together[i].combined;
+      g_free (together[i].data);
+    }
+  }
   for (gint i = 0; i < N; i++) {
     fail_unless (alone[i].n > 0);
     fail_unless_equals_uint64 (alone[i].combined, 0);
-    fail_unless_equals_uint64 (together[i].n, alone[i].n);
-    fail_unless (memcmp (together[i].data, alone[i].data,
-            alone[i].n * sizeof (gfloat)) == 0,
-        "live stream %d differs from its own run", i);
-    combined += together[i].combined;
     g_free (alone[i].data);
-    g_free (together[i].data);
   }
   GST_INFO ("%" G_GUINT64_FORMAT " batches combined", combined);
   fail_unless (combined > 0, "no batch of %d live streams was combined", N);
@@ -1091,6 +1098,7 @@ typedef struct
   gfloat *data;
   gsize n;
   guint64 merged[3];
+  guint64 chained[3];
   gboolean device[2];           /* memory:AfetCLMemory after m, after d */
 } ChainJob;
 
@@ -1129,7 +1137,8 @@ run_chain_job (gpointer user_data)
   job->data = pull_floats (sink, &job->n);
   for (gint k = 0; k < 3; k++) {
     GstElement *e = gst_bin_get_by_name (GST_BIN (pipe), chain_names[k]);
-    g_object_get (e, "merged-batches", &job->merged[k], NULL);
+    g_object_get (e, "merged-batches", &job->merged[k], "chained-batches",
+        &job->chained[k], NULL);
     gst_object_unref (e);
   }
   job->device[0] = pad_has_cl_memory (pipe, "m");
@@ -1188,14 +1197,35 @@ check_live_chain (const gchar * props, gboolean live_device)
           G_GUINT64_FORMAT ", afetdelta %" G_GUINT64_FORMAT ", afetcmvn %"
           G_GUINT64_FORMAT, round, i, together[i].merged[0],
           together[i].merged[1], together[i].merged[2]);
+      /* the live chain (system memory between the elements): afetmfcc
+       * computes afetdelta's rows and afetcmvn's (sliding; running keeps
+       * its own sums) in its pass */
+      if (live_device) {
+        for (gint k = 0; k < 3; k++)
+          fail_unless_equals_uint64 (together[i].chained[k], 0);
+      } else {
+        fail_unless (together[i].chained[0] > 0 &&
+            together[i].chained[1] > 0, "live stream %d (\"%s\"): "
+            "afetmfcc %" G_GUINT64_FORMAT " and afetdelta %"
+            G_GUINT64_FORMAT " batches in the chain's pass", i, props,
+            together[i].chained[0], together[i].chained[1]);
+        if (i % 4 == 3) {
+          fail_unless_equals_uint64 (together[i].chained[2], 0);
+        } else {
+          fail_unless (together[i].chained[2] > 0, "live stream %d: "
+              "afetcmvn scope=sliding not in the chain's pass", i);
+        }
+      }
       for (gint k = 0; k < 3; k++)
         merged[k] += together[i].merged[k];
       g_free (together[i].data);
     }
   }
   for (gint i = 0; i < N; i++) {
-    for (gint k = 0; k < 3; k++)
+    for (gint k = 0; k < 3; k++) {
       fail_unless_equals_uint64 (alone[i].merged[k], 0);
+      fail_unless_equals_uint64 (alone[i].chained[k], 0);
+    }
     g_free (alone[i].data);
   }
   GST_INFO ("\"%s\": merged-batches of %d streams: afetmfcc %"
@@ -1227,6 +1257,214 @@ GST_START_TEST (test_live_default_chain_system_memory)
 
 GST_END_TEST;
 
+/* ---- live chains: one pass for afetmfcc ! afetdelta ! afetcmvn ----------- */
+
+/* What a sink got, buffer by buffer: timestamps, offsets, flags, bytes. */
+typedef struct
+{
+  GstClockTime pts, duration;
+  guint64 offset, offset_end;
+  gboolean discont;
+  gsize size;
+} BufferInfo;
+
+typedef struct
+{
+  gint index;
+  const gchar *between;         /* an element between afetmfcc and afetdelta */
+  const gchar *props;           /* on each afet element */
+  gint discont_every;           /* afetmfcc's input: every nth buffer */
+  GArray *buffers;              /* BufferInfo */
+  GByteArray *bytes;
+  guint64 chained[3];
+  gint seen;
+} ChainRun;
+
+static GstPadProbeReturn
+mark_discont (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  ChainRun *run = (ChainRun *) user_data;
+  if (++run->seen % run->discont_every == 0) {
+    GstBuffer *b = gst_buffer_make_writable (GST_PAD_PROBE_INFO_BUFFER (info));
+    GST_BUFFER_FLAG_SET (b, GST_BUFFER_FLAG_DISCONT);
+    /* a gap of 30 ms before it, as a source that lost packets makes */
+    GST_BUFFER_PTS (b) += 30 * GST_MSECOND * (run->seen / run->discont_every);
+    GST_PAD_PROBE_INFO_DATA (info) = b;
+  } else if (run->seen > run->discont_every) {
+    GstBuffer *b = gst_buffer_make_writable (GST_PAD_PROBE_INFO_BUFFER (info));
+    GST_BUFFER_PTS (b) += 30 * GST_MSECOND * (run->seen / run->discont_every);
+    GST_PAD_PROBE_INFO_DATA (info) = b;
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+static gpointer
+run_chain (gpointer user_data)
+{
+  ChainRun *run = (ChainRun *) user_data;
+  const gchar *props = run->props ? run->props : "";
+  gchar *launch = g_strdup_printf ("audiotestsrc is-live=true num-buffers=200 "
+      "samplesperbuffer=%d wave=%d freq=%d volume=0.%d ! "
+      "audio/x-raw,rate=16000,channels=1,format=S16LE ! afetmfcc name=m %s ! "
+      "%s afetdelta name=d %s ! afetcmvn name=c scope=sliding %s ! "
+      "appsink name=sink sync=false", 160 + 80 * (run->index % 3),
+      run->index % 4, 300 + 70 * run->index, 1 + run->index % 9, props,
+      run->between ? run->between : "", props, props);
+  GstElement *pipe = gst_parse_launch (launch, NULL);
+  fail_unless (pipe != NULL, "%s", launch);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  if (run->discont_every > 0) {
+    GstElement *m = gst_bin_get_by_name (GST_BIN (pipe), "m");
+    GstPad *pad = gst_element_get_static_pad (m, "sink");
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, mark_discont, run,
+        NULL);
+    gst_object_unref (pad);
+    gst_object_unref (m);
+  }
+  run->buffers = g_array_new (FALSE, TRUE, sizeof (BufferInfo));
+  run->bytes = g_byte_array_new ();
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  for (;;) {
+    GstSample *sample = NULL;
+    g_signal_emit_by_name (sink, "pull-sample", &sample);
+    if (!sample)
+      break;
+    GstBuffer *b = gst_sample_get_buffer (sample);
+    BufferInfo bi = { GST_BUFFER_PTS (b), GST_BUFFER_DURATION (b),
+      GST_BUFFER_OFFSET (b), GST_BUFFER_OFFSET_END (b),
+      GST_BUFFER_IS_DISCONT (b), gst_buffer_get_size (b)
+    };
+    g_array_append_val (run->buffers, bi);
+    GstMapInfo map;
+    gst_buffer_map (b, &map, GST_MAP_READ);
+    g_byte_array_append (run->bytes, map.data, map.size);
+    gst_buffer_unmap (b, &map);
+    gst_sample_unref (sample);
+  }
+  GstMessage *err = gst_bus_pop_filtered (GST_ELEMENT_BUS (pipe),
+      GST_MESSAGE_ERROR);
+  fail_unless (err == NULL, "error on the bus of \"%s\"", launch);
+  for (gint k = 0; k < 3; k++) {
+    GstElement *e = gst_bin_get_by_name (GST_BIN (pipe), chain_names[k]);
+    g_object_get (e, "chained-batches", &run->chained[k], NULL);
+    gst_object_unref (e);
+  }
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (pipe);
+  g_free (launch);
+  return NULL;
+}
+
+/* N live streams from threads, with props and an element between afetmfcc
+ * and afetdelta (or none), against the same streams with other props and
+ * another element between: the same buffers, timestamps (from each run's
+ * first), offsets, DISCONT flags and bytes; chained_a, chained_b: whether
+ * the chain's pass is expected at each element. */
+static void
+check_chain_same (const gchar * props_a, const gchar * between_a,
+    gboolean chained_a, const gchar * props_b, const gchar * between_b,
+    gboolean chained_b, gint discont_every)
+{
+  enum
+  { N = 8 };
+  ChainRun a[N], b[N];
+  memset (a, 0, sizeof (a));
+  memset (b, 0, sizeof (b));
+  GThread *threads[2 * N];
+  for (gint i = 0; i < N; i++) {
+    a[i].index = b[i].index = i;
+    a[i].props = props_a;
+    b[i].props = props_b;
+    a[i].between = between_a;
+    b[i].between = between_b;
+    a[i].discont_every = b[i].discont_every = discont_every;
+  }
+  for (gint i = 0; i < N; i++) {
+    threads[i] = g_thread_new ("chain", run_chain, &a[i]);
+    threads[N + i] = g_thread_new ("chain", run_chain, &b[i]);
+  }
+  for (gint i = 0; i < 2 * N; i++)
+    g_thread_join (threads[i]);
+  for (gint i = 0; i < N; i++) {
+    GST_INFO ("\"%s\" stream %d: %u buffers, chained-batches %"
+        G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT
+        " (against %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %"
+        G_GUINT64_FORMAT ")", props_a, i, a[i].buffers->len,
+        a[i].chained[0], a[i].chained[1], a[i].chained[2], b[i].chained[0],
+        b[i].chained[1], b[i].chained[2]);
+    fail_unless (b[i].buffers->len > 3);
+    fail_unless_equals_int (a[i].buffers->len, b[i].buffers->len);
+    /* a live source stamps from the clock: times from the first buffer's */
+    GstClockTime x0 = g_array_index (a[i].buffers, BufferInfo, 0).pts;
+    GstClockTime y0 = g_array_index (b[i].buffers, BufferInfo, 0).pts;
+    gint disconts = 0;
+    for (guint k = 0; k < b[i].buffers->len; k++) {
+      BufferInfo *x = &g_array_index (a[i].buffers, BufferInfo, k);
+      BufferInfo *y = &g_array_index (b[i].buffers, BufferInfo, k);
+      fail_unless (x->pts - x0 == y->pts - y0 &&
+          x->duration == y->duration &&
+          x->offset == y->offset && x->offset_end == y->offset_end &&
+          x->discont == y->discont && x->size == y->size, "stream %d "
+          "(\"%s\"), buffer %u: pts %" GST_TIME_FORMAT " offset %"
+          G_GUINT64_FORMAT " discont %d size %" G_GSIZE_FORMAT " against %"
+          GST_TIME_FORMAT " %" G_GUINT64_FORMAT " %d %" G_GSIZE_FORMAT, i,
+          props_a, k, GST_TIME_ARGS (x->pts - x0), x->offset, x->discont,
+          x->size, GST_TIME_ARGS (y->pts - y0), y->offset, y->discont,
+          y->size);
+      disconts += y->discont;
+    }
+    if (discont_every > 0)
+      fail_unless (disconts > 1, "stream %d: %d runs", i, disconts);
+    fail_unless_equals_int (a[i].bytes->len, b[i].bytes->len);
+    fail_unless (memcmp (a[i].bytes->data, b[i].bytes->data,
+            b[i].bytes->len) == 0, "stream %d (\"%s\") differs", i,
+        props_a);
+    for (gint k = 0; k < 3; k++) {
+      if (chained_a) {
+        fail_unless (a[i].chained[k] > 0, "stream %d (\"%s\"): no batch "
+            "of element %d in the chain's pass", i, props_a, k);
+      } else {
+        fail_unless_equals_uint64 (a[i].chained[k], 0);
+      }
+      if (chained_b) {
+        fail_unless (b[i].chained[k] > 0);
+      } else {
+        fail_unless_equals_uint64 (b[i].chained[k], 0);
+      }
+    }
+    for (gint k = 0; k < 2; k++) {
+      ChainRun *r = k == 0 ? &a[i] : &b[i];
+      g_array_free (r->buffers, TRUE);
+      g_byte_array_free (r->bytes, TRUE);
+    }
+  }
+}
+
+/* Default properties, runs restarted by DISCONTs (with gaps): each run's
+ * first buffer is computed element by element, the rest in the chain's
+ * pass; every buffer is the one the same elements give computing apart
+ * (an identity between afetmfcc and afetdelta: no chain, see below). */
+GST_START_TEST (test_live_chain_discont)
+{
+  check_chain_same ("", NULL, TRUE, "", "identity !", FALSE, 60);
+}
+
+GST_END_TEST;
+
+/* No chain where it cannot hold: an element between afetmfcc and afetdelta
+ * (a link must be the direct peer of the element before it: above), and a
+ * latency budget on afetdelta and afetcmvn (they would hold rows back);
+ * the same buffers as apart. */
+GST_START_TEST (test_live_chain_refused)
+{
+  check_chain_same ("latency-budget=30000000", NULL, FALSE,
+      "latency-budget=30000000", "identity !", FALSE, 0);
+  check_chain_same ("", NULL, TRUE, "", "identity !", FALSE, 0);
+}
+
+GST_END_TEST;
+
 static Suite *
 matrix_suite (void)
 {
@@ -1238,6 +1476,8 @@ matrix_suite (void)
   tcase_add_test (tc, test_live_context_lanes);
   tcase_add_test (tc, test_live_device_chain_combined);
   tcase_add_test (tc, test_live_default_chain_system_memory);
+  tcase_add_test (tc, test_live_chain_discont);
+  tcase_add_test (tc, test_live_chain_refused);
   tcase_add_test (tc, test_wrong_streams_refused);
   tcase_add_loop_test (tc, test_rates, 0, G_N_ELEMENTS (rates));
   tcase_add_test (tc, test_empty_and_short);

@@ -1,0 +1,182 @@
+/* A live chain's stages computed for many streams in one pass (chain.h).
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "chain.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+namespace afet {
+
+struct ChainCombiner::Request
+{
+  Call *call;
+  bool taken = false;           /* in a pass */
+  bool done = false;
+  bool combined = false;
+  Status status;
+  std::condition_variable wake;
+  /* set while the leader may still signal wake (see Combiner::Slot) */
+  std::atomic<bool> signalling { false };
+};
+
+ChainCombiner::ChainCombiner (std::shared_ptr<SpectralCombiner> front,
+    std::vector<std::shared_ptr<ContextCombiner>> links)
+  : front_ (std::move (front)), links_ (std::move (links))
+{
+}
+
+Status
+ChainCombiner::get (const std::shared_ptr<SpectralCombiner> &front,
+    const std::vector<std::shared_ptr<ContextCombiner>> &links,
+    std::shared_ptr<ChainCombiner> *out)
+{
+  if (!front || links.empty () || links.size () > (size_t) kMaxLinks)
+    return Status (Status::BAD_CONFIG, "a chain is a spectral combiner and "
+        "1 to " + std::to_string (kMaxLinks) + " context combiners");
+  /* weak: a chain lives as long as a stream uses it; keyed by the
+   * combiners themselves (which its references keep) */
+  static std::mutex registry_lock;
+  static std::map<std::vector<const void *>, std::weak_ptr<ChainCombiner>>
+      registry;
+  std::vector<const void *> key { front.get () };
+  for (const auto &l : links) {
+    if (!l)
+      return Status (Status::BAD_CONFIG, "a chain link has no combiner");
+    key.push_back (l.get ());
+  }
+  std::lock_guard<std::mutex> guard (registry_lock);
+  auto found = registry.find (key);
+  if (found != registry.end () && (*out = found->second.lock ()))
+    return Status::Ok ();
+  std::shared_ptr<ChainCombiner> c (new ChainCombiner (front, links));
+  for (auto it = registry.begin (); it != registry.end ();)
+    it = it->second.expired () ? registry.erase (it) : std::next (it);
+  registry[key] = c;
+  *out = std::move (c);
+  return Status::Ok ();
+}
+
+Status
+ChainCombiner::admit (const Call &call) const
+{
+  if (call.n <= 0)
+    return Status (Status::BAD_CONFIG, "a chain's round has no frames");
+  long long m = call.n;
+  for (size_t j = 0; j < links_.size (); j++) {
+    const Step &s = call.steps[j];
+    if (s.m != m)
+      return Status (Status::BAD_CONFIG, "a chain's stage is given " +
+          std::to_string (s.m) + " rows where the stage before makes " +
+          std::to_string (m));
+    AFET_RETURN_IF_ERROR (links_[j]->check (s.m, s.first_row, s.out_first,
+            s.n));
+    m = s.n;
+  }
+  return Status::Ok ();
+}
+
+Status
+ChainCombiner::compute (Call *call, bool *combined)
+{
+  AFET_RETURN_IF_ERROR (admit (*call));
+  Request self;
+  self.call = call;
+  std::unique_lock<std::mutex> l (lock_);
+  pending_.push_back (&self);
+  while (!self.done) {
+    if (busy_ || self.taken) {
+      self.wake.wait (l);
+      continue;
+    }
+    /* this caller leads a pass: every call waiting now, its own included */
+    busy_ = true;
+    std::vector<Request *> batch;
+    batch.swap (pending_);
+    for (Request *r : batch)
+      r->taken = true;
+    l.unlock ();
+    Status st = run_front (batch);
+    l.lock ();
+    /* the next pass's front may start while this one's links run */
+    busy_ = false;
+    if (!pending_.empty ())
+      pending_.front ()->wake.notify_one ();
+    l.unlock ();
+    if (st.ok ())
+      st = run_links (batch);
+    std::vector<Request *> woken;
+    l.lock ();
+    for (Request *r : batch) {
+      r->status = st;
+      r->combined = batch.size () > 1;
+      r->done = true;
+      if (r != &self) {
+        r->signalling.store (true, std::memory_order_relaxed);
+        woken.push_back (r);
+      }
+    }
+    l.unlock ();
+    /* woken once the lock is free (see Combiner::submit_all) */
+    for (Request *r : woken) {
+      r->wake.notify_one ();
+      r->signalling.store (false, std::memory_order_release);
+    }
+    if (combined)
+      *combined = self.combined;
+    return self.status;
+  }
+  l.unlock ();
+  while (self.signalling.load (std::memory_order_acquire))
+    std::this_thread::yield ();
+  if (combined)
+    *combined = self.combined;
+  return self.status;
+}
+
+/* Runs in a pass's leader: the front for every call of the batch. */
+Status
+ChainCombiner::run_front (const std::vector<Request *> &batch)
+{
+  std::vector<SpectralCombiner::Part> parts (batch.size ());
+  for (size_t i = 0; i < batch.size (); i++) {
+    const Call *c = batch[i]->call;
+    parts[i].frames = c->frames;
+    parts[i].n = c->n;
+    parts[i].out = c->front_out;
+  }
+  return front_->compute_all (parts.data (), parts.size ());
+}
+
+/* Then each context stage in turn, from the rows the one before wrote. */
+Status
+ChainCombiner::run_links (const std::vector<Request *> &batch)
+{
+  std::vector<ContextCombiner::Part> parts (batch.size ());
+  for (size_t j = 0; j < links_.size (); j++) {
+    for (size_t i = 0; i < batch.size (); i++) {
+      const Call *c = batch[i]->call;
+      const Step &s = c->steps[j];
+      ContextCombiner::Part &p = parts[i];
+      p.lane = s.lane;
+      p.rows = j == 0 ? c->front_out : c->steps[j - 1].out;
+      p.m = s.m;
+      p.first_row = s.first_row;
+      p.out_first = s.out_first;
+      p.n = s.n;
+      p.total = -1;
+      p.out = s.out;
+      p.io = nullptr;
+    }
+    AFET_RETURN_IF_ERROR (links_[j]->compute_all (parts.data (),
+            parts.size ()));
+  }
+  return Status::Ok ();
+}
+
+}  /* namespace afet */

@@ -1,0 +1,97 @@
+/* The chain combiner: a live chain of a spectral stage and the context
+ * stages after it (afetmfcc ! afetdelta ! afetcmvn) computed for many
+ * streams in one pass, each stream's thread waking once a round.
+ * Copyright (C) 2026 the afet authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include "combine.h"
+#include "lanes.h"
+
+#include <memory>
+#include <vector>
+
+namespace afet {
+
+/* Live streams through a spectral combiner and then, in the same pass, one
+ * or more context combiners (their lanes), so that a round of a stream's
+ * chain costs its thread one wait instead of one in each element.
+ *
+ * A caller brings its frames and, for each context stage, its lane and
+ * where its run stands there (the rows the lane has, the outputs given),
+ * with the host memory each stage's rows go to. The first caller to find
+ * the chain's front idle takes every waiting call and hands them, all at
+ * once, to the spectral combiner (SpectralCombiner::compute_all); then,
+ * while the next caller may already lead the next pass's front, to each
+ * context combiner in turn (ContextCombiner::compute_all), each stage
+ * reading the rows the one before downloaded. Those combiners serve their
+ * other streams between such passes, and the stages of successive passes
+ * overlap as the elements' own launches did. Each value is the one the
+ * stages give the stream alone: the same combiners, launches and kernels.
+ * (The rows between the stages go through the host: on an NVIDIA H200 the
+ * same pass with the rows left on the device, each stage waiting for the
+ * one before on another queue, cost a thousand live streams more CPU than
+ * the elements apart.) */
+class ChainCombiner
+{
+public:
+  static constexpr int kMaxLinks = 4;
+
+  /* The process' chain of these combiners, made on first use. */
+  static Status get (const std::shared_ptr<SpectralCombiner> &front,
+      const std::vector<std::shared_ptr<ContextCombiner>> &links,
+      std::shared_ptr<ChainCombiner> *out);
+
+  /* One context stage's part of a call: its lane, where its run stands,
+   * the m rows it is given (the stage before's n) and the n output
+   * frames they complete, written to out (n rows of its dims floats). */
+  struct Step
+  {
+    int lane = -1;
+    long long first_row = 0;
+    long long out_first = 0;
+    int m = 0;
+    int n = 0;
+    float *out = nullptr;
+  };
+  /* A stream's round: n frames (whole, the spectral stage's sample
+   * format) to the front's rows at front_out (n rows of its dims floats),
+   * then through each link. */
+  struct Call
+  {
+    const void *frames = nullptr;
+    int n = 0;
+    float *front_out = nullptr;
+    Step steps[kMaxLinks];
+  };
+
+  /* Blocks until the call's rows are all written; any thread. A call
+   * that admit () refuses is refused before anything runs. combined: the
+   * pass served other streams too. */
+  Status compute (Call *call, bool *combined);
+  /* Whether compute () takes the call (else BAD_CONFIG, nothing run): the
+   * steps' rows follow from the stage before and fit their lanes. */
+  Status admit (const Call &call) const;
+
+  size_t links () const { return links_.size (); }
+  const ContextCombiner *link (size_t j) const { return links_[j].get (); }
+
+private:
+  struct Request;
+
+  ChainCombiner (std::shared_ptr<SpectralCombiner> front,
+      std::vector<std::shared_ptr<ContextCombiner>> links);
+  Status run_front (const std::vector<Request *> &batch);
+  Status run_links (const std::vector<Request *> &batch);
+
+  std::shared_ptr<SpectralCombiner> front_;
+  std::vector<std::shared_ptr<ContextCombiner>> links_;
+  /* the calls waiting for a pass and whether one is at its front (the
+   * group commit of Combiner, with the lock given up after the front) */
+  std::mutex lock_;
+  std::vector<Request *> pending_;
+  bool busy_ = false;
+};
+
+}  /* namespace afet */
