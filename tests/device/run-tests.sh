@@ -32,6 +32,7 @@ run plp "$build/tests/engine/test_plp"
 run cache "$build/tests/engine/test_cache"
 run stream "$build/tests/engine/test_stream"
 run lanes "$build/tests/engine/test_lanes"
+run chain "$build/tests/engine/test_chain"
 run vframes "$build/tests/engine/test_vframes"
 # the engine's checks on framing + VkFFT, the plan of FFT sizes the group
 # front does not take (the default on GPUs is the group front for the
