@@ -142,7 +142,7 @@ SpectralCombiner::compute (const void *frames, int n, float *out,
 }
 
 Status
-SpectralCombiner::compute_all (const Part *parts, size_t k)
+SpectralCombiner::compute_all (const Part *parts, size_t k, bool *combined)
 {
   std::unique_ptr<Request[]> reqs (new Request[k]);
   std::vector<Combiner::Slot *> slots;
@@ -162,7 +162,7 @@ SpectralCombiner::compute_all (const Part *parts, size_t k)
   return combiner_.submit_all (slots.data (), slots.size (),
       [this] (const std::vector<Combiner::Slot *> &batch) {
         return run (batch);
-      }, nullptr);
+      }, combined);
 }
 
 /* Runs in the leader: in_ and out_ are its own. */

@@ -120,7 +120,8 @@ public:
   Status compute (const void *frames, int n, float *out, bool *combined,
       DeviceRows *device = nullptr);
   /* The same for k callers' frames at once, in one launch (a chain's
-   * leader, chain.h); parts with no frames are skipped. */
+   * leader, chain.h); parts with no frames are skipped. combined: the
+   * launch held other callers' frames too. */
   struct Part
   {
     const void *frames = nullptr;
@@ -128,7 +129,7 @@ public:
     float *out = nullptr;
     DeviceRows *device = nullptr;
   };
-  Status compute_all (const Part *parts, size_t k);
+  Status compute_all (const Part *parts, size_t k, bool *combined);
 
   int dims () const { return dims_; }
 

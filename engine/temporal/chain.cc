@@ -101,7 +101,8 @@ ChainCombiner::compute (Call *call, bool *combined)
     for (Request *r : batch)
       r->taken = true;
     l.unlock ();
-    Status st = run_front (batch);
+    bool shared = batch.size () > 1;
+    Status st = run_front (batch, &shared);
     l.lock ();
     /* the next pass's front may start while this one's links run */
     busy_ = false;
@@ -109,12 +110,12 @@ ChainCombiner::compute (Call *call, bool *combined)
       pending_.front ()->wake.notify_one ();
     l.unlock ();
     if (st.ok ())
-      st = run_links (batch);
+      st = run_links (batch, &shared);
     std::vector<Request *> woken;
     l.lock ();
     for (Request *r : batch) {
       r->status = st;
-      r->combined = batch.size () > 1;
+      r->combined = shared;
       r->done = true;
       if (r != &self) {
         r->signalling.store (true, std::memory_order_relaxed);
@@ -141,7 +142,7 @@ ChainCombiner::compute (Call *call, bool *combined)
 
 /* Runs in a pass's leader: the front for every call of the batch. */
 Status
-ChainCombiner::run_front (const std::vector<Request *> &batch)
+ChainCombiner::run_front (const std::vector<Request *> &batch, bool *shared)
 {
   std::vector<SpectralCombiner::Part> parts (batch.size ());
   for (size_t i = 0; i < batch.size (); i++) {
@@ -150,12 +151,15 @@ ChainCombiner::run_front (const std::vector<Request *> &batch)
     parts[i].n = c->n;
     parts[i].out = c->front_out;
   }
-  return front_->compute_all (parts.data (), parts.size ());
+  bool with = false;
+  Status st = front_->compute_all (parts.data (), parts.size (), &with);
+  *shared = *shared || with;
+  return st;
 }
 
 /* Then each context stage in turn, from the rows the one before wrote. */
 Status
-ChainCombiner::run_links (const std::vector<Request *> &batch)
+ChainCombiner::run_links (const std::vector<Request *> &batch, bool *shared)
 {
   std::vector<ContextCombiner::Part> parts (batch.size ());
   for (size_t j = 0; j < links_.size (); j++) {
@@ -173,8 +177,10 @@ ChainCombiner::run_links (const std::vector<Request *> &batch)
       p.out = s.out;
       p.io = nullptr;
     }
+    bool with = false;
     AFET_RETURN_IF_ERROR (links_[j]->compute_all (parts.data (),
-            parts.size ()));
+            parts.size (), &with));
+    *shared = *shared || with;
   }
   return Status::Ok ();
 }

@@ -68,7 +68,7 @@ public:
 
   /* Blocks until the call's rows are all written; any thread. A call
    * that admit () refuses is refused before anything runs. combined: the
-   * pass served other streams too. */
+   * pass, or a launch of one of its stages, served other streams too. */
   Status compute (Call *call, bool *combined);
   /* Whether compute () takes the call (else BAD_CONFIG, nothing run): the
    * steps' rows follow from the stage before and fit their lanes. */
@@ -82,8 +82,9 @@ private:
 
   ChainCombiner (std::shared_ptr<SpectralCombiner> front,
       std::vector<std::shared_ptr<ContextCombiner>> links);
-  Status run_front (const std::vector<Request *> &batch);
-  Status run_links (const std::vector<Request *> &batch);
+  /* shared: set when a stage's launch served other streams too */
+  Status run_front (const std::vector<Request *> &batch, bool *shared);
+  Status run_links (const std::vector<Request *> &batch, bool *shared);
 
   std::shared_ptr<SpectralCombiner> front_;
   std::vector<std::shared_ptr<ContextCombiner>> links_;

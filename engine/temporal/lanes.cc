@@ -135,7 +135,7 @@ ContextCombiner::compute (int lane, const float *rows, int m,
 }
 
 Status
-ContextCombiner::compute_all (const Part *parts, size_t k)
+ContextCombiner::compute_all (const Part *parts, size_t k, bool *combined)
 {
   std::unique_ptr<Request[]> reqs (new Request[k]);
   std::vector<Combiner::Slot *> slots;
@@ -162,7 +162,7 @@ ContextCombiner::compute_all (const Part *parts, size_t k)
   return combiner_.submit_all (slots.data (), slots.size (),
       [this] (const std::vector<Combiner::Slot *> &batch) {
         return run (batch);
-      }, nullptr);
+      }, combined);
 }
 
 /* Device buffers for this many lanes, desc entries (and the host's rows:

@@ -82,7 +82,7 @@ public:
 
   /* The same for k calls at once (of other lanes), run together: a
    * chain's leader (chain.h). Calls with no rows and no outputs are
-   * skipped. */
+   * skipped. combined: the launch served other callers too. */
   struct Part
   {
     int lane = -1;
@@ -95,7 +95,7 @@ public:
     float *out = nullptr;
     DeviceIo *io = nullptr;
   };
-  Status compute_all (const Part *parts, size_t k);
+  Status compute_all (const Part *parts, size_t k, bool *combined);
   /* Whether a call of m new rows from first_row and outputs out_first ..
    * out_first + n - 1 fits a lane (compute () refuses it otherwise). */
   Status check (int m, long long first_row, long long out_first, int n)

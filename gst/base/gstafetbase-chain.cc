@@ -164,17 +164,28 @@ afet_base_chain_answer (GstAfetBase * self, GstQuery * query)
           G_TYPE_POINTER, &links, nullptr) || !links)
     return FALSE;
   auto *v = (std::vector<GstAfetBase *> *) links;
+  if (from != (gpointer) trans->sinkpad || v->size () >=
+      (size_t) afet::ChainCombiner::kMaxLinks)
+    return FALSE;
   if (!p->configured) {
     /* not yet: the front asks again at its next round */
     gst_structure_set (s, "open", G_TYPE_BOOLEAN, TRUE, nullptr);
     return FALSE;
   }
-  if (from != (gpointer) trans->sinkpad || v->size () >=
-      (size_t) afet::ChainCombiner::kMaxLinks || !p->context_mode ||
-      p->in.audio)
+  if (!p->context_mode || p->in.audio)
     return FALSE;
-  afet_base_check_live (self);
-  if (!p->live || !afet_base_lanes_active (self) || !link_ready (p))
+  /* this element's state is its streaming thread's: held by the stream
+   * lock of its sink pad (the asker's thread pushes into it, so the lock
+   * is taken in the order the buffers take it), not changing under a
+   * state change meanwhile */
+  GST_PAD_STREAM_LOCK (trans->sinkpad);
+  bool ready = !GST_PAD_IS_FLUSHING (trans->sinkpad);
+  if (ready) {
+    afet_base_check_live (self);
+    ready = p->live && afet_base_lanes_active (self) && link_ready (p);
+  }
+  GST_PAD_STREAM_UNLOCK (trans->sinkpad);
+  if (!ready)
     return FALSE;
   v->push_back ((GstAfetBase *) gst_object_ref (self));
   /* the elements after this one, the same way (their answer adds them;
@@ -216,8 +227,13 @@ find_chain (GstAfetBase * self,
   if (links.empty ())
     return;
   std::vector<std::shared_ptr<afet::ContextCombiner>> combiners;
-  for (GstAfetBase *l : links)
+  for (GstAfetBase *l : links) {
+    /* (the link's state under its stream lock: see chain_compute) */
+    GstPad *sink = GST_BASE_TRANSFORM (l)->sinkpad;
+    GST_PAD_STREAM_LOCK (sink);
     combiners.push_back (PRIV (l)->combiner);
+    GST_PAD_STREAM_UNLOCK (sink);
+  }
   afet::Status st = afet::ChainCombiner::get (front, combiners, &p->chain);
   if (!st.ok ()) {
     GST_DEBUG_OBJECT (self, "no live chain: %s", st.message ().c_str ());
@@ -231,13 +247,15 @@ find_chain (GstAfetBase * self,
       open ? " (asking again: one is not configured yet)" : "");
 }
 
+static GstFlowReturn chain_round (GstAfetBase * self, gint64 n,
+    const void *frames, gsize bytes, GstBuffer ** out, gboolean * handled);
+
 GstFlowReturn
 afet_base_chain_compute (GstAfetBase * self, const GstAfetBatch * proto,
     gint64 n, GstBuffer ** out, gboolean * handled)
 {
   GstAfetBaseState *p = PRIV (self);
   GstAfetBaseClass *klass = GST_AFET_BASE_GET_CLASS (self);
-  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
   *handled = FALSE;
   if (!klass->combined_front || !p->live || !p->in.audio || p->out_device ||
       p->frames_out == 0 || !p->outq.empty () || n <= 0 ||
@@ -255,12 +273,46 @@ afet_base_chain_compute (GstAfetBase * self, const GstAfetBatch * proto,
   if (!p->chain)
     return GST_FLOW_OK;
 
-  /* each link's step, from its own state */
+  /* each link's step, from its own state: read, and its buffers made,
+   * under the stream lock of its sink pad (its streaming thread's state;
+   * this thread is the one that pushes into it, so the locks are taken
+   * in the order the buffers take them), so that a state change of a
+   * link (its stop releases its lane) waits for the round */
+  /* (references of this round's own: the round may drop the chain) */
+  GstAfetBase *held[afet::ChainCombiner::kMaxLinks];
+  const size_t links = p->chain_links.size ();
+  size_t locked = 0;
+  for (; locked < links; locked++) {
+    held[locked] = (GstAfetBase *) gst_object_ref (p->chain_links[locked]);
+    GstPad *sink = GST_BASE_TRANSFORM (held[locked])->sinkpad;
+    GST_PAD_STREAM_LOCK (sink);
+    if (GST_PAD_IS_FLUSHING (sink)) {
+      GST_PAD_STREAM_UNLOCK (sink);
+      gst_object_unref (held[locked]);
+      break;
+    }
+  }
+  GstFlowReturn ret = GST_FLOW_OK;
+  if (locked == links)
+    ret = chain_round (self, n, frames, bytes, out, handled);
+  for (size_t j = locked; j-- > 0;) {
+    GST_PAD_STREAM_UNLOCK (GST_BASE_TRANSFORM (held[j])->sinkpad);
+    gst_object_unref (held[j]);
+  }
+  return ret;
+}
+
+/* A round through the chain (the links' sink pads' stream locks held). */
+static GstFlowReturn
+chain_round (GstAfetBase * self, gint64 n, const void *frames, gsize bytes,
+    GstBuffer ** out, gboolean * handled)
+{
+  GstAfetBaseState *p = PRIV (self);
   afet::ChainCombiner::Call call;
   call.frames = frames;
   call.n = (int) n;
   const size_t links = p->chain_links.size ();
-  GstPad *pad = trans->srcpad;
+  GstPad *pad = GST_BASE_TRANSFORM (self)->srcpad;
   long long m = n;
   size_t last = 0;
   for (size_t j = 0; j < links; j++) {
@@ -365,7 +417,8 @@ afet_base_chain_accept (GstAfetBase * self, GstBuffer * input)
     return false;
   GstAfetBaseState *p = PRIV (self);
   const gsize row_bytes = (gsize) p->in.in_dims * sizeof (float);
-  if (!p->combiner || p->combiner.get () != meta->combiner ||
+  if (!p->live || p->budget != 0 || p->out_device || !p->combiner ||
+      p->combiner.get () != meta->combiner ||
       p->lane != meta->lane || p->lane_rows != meta->first_row ||
       p->frames_out != meta->out_first || !p->stream.empty () ||
       p->adopted || row_bytes == 0 ||

@@ -41,9 +41,10 @@ gst_afet_base_class_install_combine (GObjectClass * klass)
   g_object_class_install_property (klass, PROP_CHAINED_BATCHES,
       g_param_spec_uint64 ("chained-batches", "Chained batches",
           "Live input: batches of this element computed in one pass with "
-          "the afet elements next to it in the chain (afetmfcc ! afetdelta "
-          "! afetcmvn scope=sliding: each round of a stream waits once, "
-          "its rows between the elements stay on the device) so far", 0,
+          "the afet elements next to it (a spectral element such as "
+          "afetmfcc and the context elements directly after it, e.g. "
+          "afetdelta ! afetcmvn scope=sliding: each round of a stream "
+          "waits once instead of once an element) so far", 0,
           G_MAXUINT64, 0,
           (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 }

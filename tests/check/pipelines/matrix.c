@@ -1465,6 +1465,90 @@ GST_START_TEST (test_live_chain_refused)
 
 GST_END_TEST;
 
+/* Pipelines stopped (set to NULL from the application's thread) while their
+ * live chains stream, among others that run on: the front reads each link's
+ * state, and a stopping link leaves its lane, so each must wait for the
+ * other (the links' stream locks); no error, no crash, nothing leaked (the
+ * leaks tracer; the sanitizer job runs this too). */
+typedef struct
+{
+  gint index;
+  gint rounds;
+  gint stopped;                 /* pipelines stopped while streaming */
+} StopJob;
+
+static gpointer
+run_stopped_chains (gpointer user_data)
+{
+  StopJob *job = (StopJob *) user_data;
+  GRand *rand = g_rand_new_with_seed (17 + job->index);
+  for (gint r = 0; r < job->rounds; r++) {
+    gchar *launch = g_strdup_printf ("audiotestsrc is-live=true "
+        "num-buffers=300 samplesperbuffer=160 freq=%d ! "
+        "audio/x-raw,rate=16000,channels=1,format=S16LE ! afetmfcc ! "
+        "afetdelta name=d ! afetcmvn scope=sliding ! appsink name=sink "
+        "sync=false", 300 + 50 * job->index);
+    GstElement *pipe = gst_parse_launch (launch, NULL);
+    GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+    gst_element_set_state (pipe, GST_STATE_PLAYING);
+    /* stopped after a few of afetdelta's batches in the chain's pass */
+    gint want = g_rand_int_range (rand, 5, 40);
+    GstElement *d = gst_bin_get_by_name (GST_BIN (pipe), "d");
+    for (gint i = 0; i < 200; i++) {
+      guint64 chained = 0;
+      g_object_get (d, "chained-batches", &chained, NULL);
+      if (chained >= (guint64) want)
+        break;
+      g_usleep (5000);
+    }
+    gst_object_unref (d);
+    fail_unless (gst_element_set_state (pipe, GST_STATE_NULL) ==
+        GST_STATE_CHANGE_SUCCESS);
+    GstMessage *err = gst_bus_pop_filtered (GST_ELEMENT_BUS (pipe),
+        GST_MESSAGE_ERROR);
+    fail_unless (err == NULL, "error on the bus of a stopped chain");
+    job->stopped++;
+    gst_object_unref (sink);
+    gst_object_unref (pipe);
+    g_free (launch);
+  }
+  g_rand_free (rand);
+  return NULL;
+}
+
+GST_START_TEST (test_live_chain_stopped)
+{
+  enum
+  { N = 6 };
+  StopJob jobs[N];
+  GThread *threads[N];
+  for (gint i = 0; i < N; i++) {
+    jobs[i].index = i;
+    jobs[i].rounds = 3;
+    jobs[i].stopped = 0;
+    threads[i] = g_thread_new ("stop", run_stopped_chains, &jobs[i]);
+  }
+  /* streams that run to their end meanwhile, in the same passes */
+  ChainRun runs[2];
+  memset (runs, 0, sizeof (runs));
+  runs[0].index = 1;
+  runs[1].index = 2;
+  run_chain (&runs[0]);
+  run_chain (&runs[1]);
+  for (gint i = 0; i < N; i++) {
+    g_thread_join (threads[i]);
+    fail_unless_equals_int (jobs[i].stopped, 3);
+  }
+  for (gint k = 0; k < 2; k++) {
+    fail_unless (runs[k].bytes->len > 0);
+    fail_unless (runs[k].chained[0] > 0);
+    g_array_free (runs[k].buffers, TRUE);
+    g_byte_array_free (runs[k].bytes, TRUE);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 matrix_suite (void)
 {
@@ -1478,6 +1562,7 @@ matrix_suite (void)
   tcase_add_test (tc, test_live_default_chain_system_memory);
   tcase_add_test (tc, test_live_chain_discont);
   tcase_add_test (tc, test_live_chain_refused);
+  tcase_add_test (tc, test_live_chain_stopped);
   tcase_add_test (tc, test_wrong_streams_refused);
   tcase_add_loop_test (tc, test_rates, 0, G_N_ELEMENTS (rates));
   tcase_add_test (tc, test_empty_and_short);
