@@ -77,12 +77,8 @@ Combiner::submit_all (Slot *const *rs, size_t n, const Run &run,
   return r->status;
 }
 
-struct SpectralCombiner::Request : Combiner::Slot
+struct SpectralCombiner::Request : Combiner::Slot, SpectralCombiner::Part
 {
-  const void *frames;
-  int n;
-  float *out;
-  DeviceRows *device;
 };
 
 SpectralCombiner::SpectralCombiner (std::unique_ptr<SpectralStage> stage,
@@ -144,22 +140,8 @@ SpectralCombiner::compute (const void *frames, int n, float *out,
 Status
 SpectralCombiner::compute_all (const Part *parts, size_t k, bool *combined)
 {
-  std::unique_ptr<Request[]> reqs (new Request[k]);
-  std::vector<Combiner::Slot *> slots;
-  slots.reserve (k);
-  for (size_t i = 0; i < k; i++) {
-    if (parts[i].n <= 0)
-      continue;
-    Request &r = reqs[i];
-    r.frames = parts[i].frames;
-    r.n = parts[i].n;
-    r.out = parts[i].out;
-    r.device = parts[i].device;
-    slots.push_back (&r);
-  }
-  if (slots.empty ())
-    return Status::Ok ();
-  return combiner_.submit_all (slots.data (), slots.size (),
+  return combiner_.submit_parts<Request> (parts, k,
+      [](const Part &p) { return p.n > 0; },
       [this] (const std::vector<Combiner::Slot *> &batch) {
         return run (batch);
       }, combined);

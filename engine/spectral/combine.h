@@ -72,6 +72,25 @@ public:
    * stage this way (chain.h). combined: the run served other callers. */
   Status submit_all (Slot *const *rs, size_t n, const Run &run,
       bool *combined);
+  /* submit_all of the parts that keep (part) takes, each as a Request
+   * (a Slot and a Part: the combiners' requests are their parts). */
+  template <class Request, class Part, class Keep>
+  Status submit_parts (const Part *parts, size_t k, Keep keep,
+      const Run &run, bool *combined)
+  {
+    std::unique_ptr<Request[]> reqs (new Request[k]);
+    std::vector<Slot *> slots;
+    slots.reserve (k);
+    for (size_t i = 0; i < k; i++) {
+      if (!keep (parts[i]))
+        continue;
+      static_cast<Part &> (reqs[i]) = parts[i];
+      slots.push_back (&reqs[i]);
+    }
+    if (slots.empty ())
+      return Status::Ok ();
+    return submit_all (slots.data (), slots.size (), run, combined);
+  }
 
 private:
   std::mutex lock_;

@@ -16,17 +16,8 @@
 
 namespace afet {
 
-struct ContextCombiner::Request : Combiner::Slot
+struct ContextCombiner::Request : Combiner::Slot, ContextCombiner::Part
 {
-  int lane;
-  const float *rows;
-  int m;
-  long long first_row;
-  long long out_first;
-  int n;
-  long long total;
-  float *out;
-  DeviceIo *io;
 };
 
 ContextCombiner::ContextCombiner (std::shared_ptr<Device> device,
@@ -137,29 +128,11 @@ ContextCombiner::compute (int lane, const float *rows, int m,
 Status
 ContextCombiner::compute_all (const Part *parts, size_t k, bool *combined)
 {
-  std::unique_ptr<Request[]> reqs (new Request[k]);
-  std::vector<Combiner::Slot *> slots;
-  slots.reserve (k);
-  for (size_t i = 0; i < k; i++) {
-    const Part &c = parts[i];
-    AFET_RETURN_IF_ERROR (check (c.m, c.first_row, c.out_first, c.n));
-    if (c.m == 0 && c.n == 0)
-      continue;
-    Request &r = reqs[i];
-    r.lane = c.lane;
-    r.rows = c.rows;
-    r.m = c.m;
-    r.first_row = c.first_row;
-    r.out_first = c.out_first;
-    r.n = c.n;
-    r.total = c.total;
-    r.out = c.out;
-    r.io = c.io;
-    slots.push_back (&r);
-  }
-  if (slots.empty ())
-    return Status::Ok ();
-  return combiner_.submit_all (slots.data (), slots.size (),
+  for (size_t i = 0; i < k; i++)
+    AFET_RETURN_IF_ERROR (check (parts[i].m, parts[i].first_row,
+            parts[i].out_first, parts[i].n));
+  return combiner_.submit_parts<Request> (parts, k,
+      [](const Part &p) { return p.m > 0 || p.n > 0; },
       [this] (const std::vector<Combiner::Slot *> &batch) {
         return run (batch);
       }, combined);
