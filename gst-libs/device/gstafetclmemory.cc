@@ -36,9 +36,15 @@ struct AfetCLMemoryState
   bool host_valid = false;
   bool device_valid = true;
   cl_event write_event = nullptr;
-  /* the queue write_event is on, when set_write_event said */
+  /* the queue of the last write (retained), when set_write_event or
+   * set_written said */
   cl_command_queue write_queue = nullptr;
+  /* set_written: the write is everything enqueued on write_queue so far,
+   * with no event yet (made when a reader needs one: mark_write) */
+  bool write_unmarked = false;
   std::vector<cl_event> read_events;
+  /* add_read_queue: queues (retained) with reads and no event for them */
+  std::vector<cl_command_queue> read_queues;
   std::mutex lock;
 
   ~AfetCLMemoryState ()
@@ -49,6 +55,9 @@ struct AfetCLMemoryState
      * back to its pool with the events of the work that used this memory,
      * and is written again only when they have completed. */
     if (block) {
+      /* the pool must know when the unmarked work is done */
+      mark_write ();
+      mark_reads (nullptr);
       if (write_event)
         block->add_use (write_event);
       for (cl_event e : read_events)
@@ -62,11 +71,60 @@ struct AfetCLMemoryState
       if (buffer)
         clReleaseMemObject (buffer);
     }
+    for (cl_command_queue q : read_queues)
+      clReleaseCommandQueue (q);
     if (write_queue)
       clReleaseCommandQueue (write_queue);
     if (queue)
       clReleaseCommandQueue (queue);
     std::free (host);
+  }
+
+  /* An event for the work enqueued on q so far (a marker), q flushed so
+   * that another queue or the host may wait for it. */
+  static afet::Status marker (cl_command_queue q, cl_event *ev)
+  {
+    const cl_int err = clEnqueueMarkerWithWaitList (q, 0, nullptr, ev);
+    if (err != CL_SUCCESS)
+      return afet::cl_fail ("clEnqueueMarkerWithWaitList", err);
+    clFlush (q);
+    return afet::Status::Ok ();
+  }
+
+  /* The unmarked write gets its event (lock held). A marker enqueued now
+   * also covers what write_queue received after the write: waiting for it
+   * waits as long or longer, never too little. */
+  afet::Status mark_write ()
+  {
+    if (!write_unmarked)
+      return afet::Status::Ok ();
+    cl_event ev = nullptr;
+    afet::Status st = marker (write_queue, &ev);
+    if (!st.ok ())
+      return st;
+    if (write_event)
+      clReleaseEvent (write_event);
+    write_event = ev;
+    write_unmarked = false;
+    return afet::Status::Ok ();
+  }
+
+  /* The unmarked reads get events, but those on same (a writer's own
+   * in-order queue, after them anyway), which are dropped (lock held). */
+  afet::Status mark_reads (cl_command_queue same)
+  {
+    afet::Status st;
+    for (cl_command_queue q : read_queues) {
+      if (q != same && st.ok ()) {
+        cl_event ev = nullptr;
+        st = marker (q, &ev);
+        if (st.ok ())
+          read_events.push_back (ev);
+      }
+      clReleaseCommandQueue (q);
+    }
+    read_queues.clear ();
+    return st;
   }
 };
 /* *INDENT-ON* */
@@ -115,6 +173,13 @@ ensure_host (GstAfetCLMemory * m)
   }
   if (s->host_valid)
     return true;
+  /* a write on the memory's own queue is before the download anyway */
+  afet::Status mark = s->write_queue != s->queue ? s->mark_write () :
+      afet::Status::Ok ();
+  if (!mark.ok ()) {
+    GST_ERROR ("download failed: %s", mark.message ().c_str ());
+    return false;
+  }
   if (s->write_event) {
     clWaitForEvents (1, &s->write_event);
   }
@@ -197,6 +262,11 @@ afet_cl_copy (GstMemory * mem, gssize offset, gssize size)
   GstAfetCLMemory *c = (GstAfetCLMemory *) copy;
   std::lock_guard<std::mutex> guard (s->lock);
   size_t from = s->origin + mem->offset + (size_t) offset;
+  if (s->device_valid && s->write_queue != s->queue &&
+      !s->mark_write ().ok ()) {
+    gst_memory_unref (copy);
+    return nullptr;
+  }
   if (s->device_valid) {
     cl_uint n = s->write_event ? 1 : 0;
     cl_int err = clEnqueueCopyBuffer (s->queue, s->buffer, c->state->buffer,
@@ -324,6 +394,8 @@ gst_afet_cl_memory_get_write_event (GstMemory * mem)
 {
   AfetCLMemoryState *s = ((GstAfetCLMemory *) mem)->state;
   std::lock_guard<std::mutex> guard (s->lock);
+  if (!s->mark_write ().ok ())
+    return nullptr;
   if (s->write_event)
     clRetainEvent (s->write_event);
   return s->write_event;
@@ -338,15 +410,23 @@ gst_afet_cl_memory_get_device (GstMemory * mem)
 
 afet::Status
 gst_afet_cl_memory_sync (GstMemory * mem, cl_command_queue queue,
-    gboolean for_write)
+    gboolean for_write, guint64 * waits)
 {
   AfetCLMemoryState *s = ((GstAfetCLMemory *) mem)->state;
   std::lock_guard<std::mutex> guard (s->lock);
   std::vector<cl_event> wait;
   /* a write enqueued on this in-order queue is before whatever comes */
-  if (s->write_event && s->write_queue != queue)
-    wait.push_back (s->write_event);
+  if (s->write_queue != queue) {
+    afet::Status st = s->mark_write ();
+    if (!st.ok ())
+      return st;
+    if (s->write_event)
+      wait.push_back (s->write_event);
+  }
   if (for_write) {
+    afet::Status st = s->mark_reads (queue);
+    if (!st.ok ())
+      return st;
     /* reads long done (a pool's buffer back from the input before) need
      * no barrier: their events are dropped */
     std::vector<cl_event> pending;
@@ -365,6 +445,8 @@ gst_afet_cl_memory_sync (GstMemory * mem, cl_command_queue queue,
   }
   if (wait.empty ())
     return afet::Status::Ok ();
+  if (waits)
+    (*waits)++;
   cl_int err = clEnqueueBarrierWithWaitList (queue, (cl_uint) wait.size (),
       wait.data (), nullptr);
   if (err != CL_SUCCESS)
@@ -389,6 +471,7 @@ gst_afet_cl_memory_set_write_event (GstMemory * mem, cl_event event,
   if (s->write_event)
     clReleaseEvent (s->write_event);
   s->write_event = event;
+  s->write_unmarked = false;
   if (queue != s->write_queue) {
     /* held, so that its address cannot name another queue later */
     if (queue)
@@ -399,6 +482,39 @@ gst_afet_cl_memory_set_write_event (GstMemory * mem, cl_event event,
   }
   s->device_valid = true;
   s->host_valid = false;
+}
+
+void
+gst_afet_cl_memory_set_written (GstMemory * mem, cl_command_queue queue)
+{
+  AfetCLMemoryState *s = ((GstAfetCLMemory *) mem)->state;
+  std::lock_guard<std::mutex> guard (s->lock);
+  /* an earlier write is before this one (its writer synchronised first) */
+  if (s->write_event)
+    clReleaseEvent (s->write_event);
+  s->write_event = nullptr;
+  s->write_unmarked = true;
+  if (queue != s->write_queue) {
+    clRetainCommandQueue (queue);
+    if (s->write_queue)
+      clReleaseCommandQueue (s->write_queue);
+    s->write_queue = queue;
+  }
+  s->device_valid = true;
+  s->host_valid = false;
+}
+
+void
+gst_afet_cl_memory_add_read_queue (GstMemory * mem, cl_command_queue queue)
+{
+  AfetCLMemoryState *s = ((GstAfetCLMemory *) mem)->state;
+  std::lock_guard<std::mutex> guard (s->lock);
+  /* one marker made later covers every read on that queue before it */
+  for (cl_command_queue q : s->read_queues)
+    if (q == queue)
+      return;
+  clRetainCommandQueue (queue);
+  s->read_queues.push_back (queue);
 }
 
 void

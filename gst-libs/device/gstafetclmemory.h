@@ -20,11 +20,12 @@
  * uploading first if the host copy was written. A plain GST_MAP_READ
  * downloads once if the device copy is newer, and keeps the host copy until
  * the device copy is written again; a host write is uploaded when next
- * mapped for the device. Writers and readers on the device record events, so
- * that another element's queue waits for the producer's kernels before it
- * reads, a producer reusing the memory waits for its readers (on the
- * device), and the memory is freed only when no queued work uses it
- * (OpenCL defers it; the host never waits). */
+ * mapped for the device. Writers and readers on the device record their
+ * queue (and an event, made when another queue needs one), so that another
+ * element's queue waits for the producer's kernels before it reads, a
+ * producer reusing the memory waits for its readers (on the device), and
+ * the memory is freed only when no queued work uses it (OpenCL defers it;
+ * the host never waits). */
 
 /* GST_MAP_FLAG_LAST itself (the first custom flag): with a higher bit, a
  * GstMapFlags value lies outside the enum's range in C++ (UBSan: enum). */
@@ -71,9 +72,11 @@ gsize gst_afet_cl_memory_get_origin (GstMemory * mem);
 cl_event gst_afet_cl_memory_get_write_event (GstMemory * mem);
 
 /* Makes queue wait until the memory may be read on the device (the last
- * write finished), or written (also every recorded read finished). */
+ * write finished), or written (also every recorded read finished). Work on
+ * queue itself is in order and not waited for; waits (if not NULL) counts
+ * the barriers this enqueued (one at most). */
 afet::Status gst_afet_cl_memory_sync (GstMemory * mem, cl_command_queue queue,
-    gboolean for_write);
+    gboolean for_write, guint64 * waits = nullptr);
 
 /* Records the completion event of device work that wrote the memory (the
  * host copy becomes stale) or read it. Takes ownership of event.  queue:
@@ -82,6 +85,19 @@ afet::Status gst_afet_cl_memory_sync (GstMemory * mem, cl_command_queue queue,
 void gst_afet_cl_memory_set_write_event (GstMemory * mem, cl_event event,
     cl_command_queue queue);
 void gst_afet_cl_memory_add_read_event (GstMemory * mem, cl_event event);
+
+/* The same without an event: the work enqueued on queue so far wrote the
+ * memory, or read it. No marker is made, nothing is flushed: a later sync
+ * on the same queue waits for nothing (in order), and only a reader on
+ * another queue, the host (a map, a copy) or a region's release makes the
+ * event then (a marker on queue, flushed: it also covers what queue got in
+ * between, so it may wait longer, never too little). Elements of one
+ * streaming thread that share their queue (gstafetbase-reuse.cc) pass
+ * buffers with no marker, flush or barrier between them. */
+void gst_afet_cl_memory_set_written (GstMemory * mem,
+    cl_command_queue queue);
+void gst_afet_cl_memory_add_read_queue (GstMemory * mem,
+    cl_command_queue queue);
 
 /* Pool of device-memory buffers of one size, for one element's output. */
 #define GST_TYPE_AFET_CL_BUFFER_POOL (gst_afet_cl_buffer_pool_get_type ())

@@ -165,28 +165,44 @@ log_transfers (GstAfetBase * self, const char *what)
       (guint64) p->stats->downloads, (guint64) p->stats->download_bytes);
 }
 
+/* gst_afet_cl_memory_sync on this element's queue, its barrier counted
+ * (device-waits). */
+afet::Status
+afet_base_sync_memory (GstAfetBase * self, GstMemory * mem,
+    gboolean for_write)
+{
+  GstAfetBaseState *p = PRIV (self);
+  guint64 waits = 0;
+  afet::Status st = gst_afet_cl_memory_sync (mem, p->queue.get (), for_write,
+      &waits);
+  if (waits) {
+    GST_OBJECT_LOCK (self);
+    p->device_waits += waits;
+    GST_OBJECT_UNLOCK (self);
+  }
+  return st;
+}
+
 /* Marks the work enqueued so far as the end of a read of in_mem and a
  * write of out_mem (either may be null): other queues wait for it before
- * they write in_mem or read out_mem. */
+ * they write in_mem or read out_mem. No event is made here: the next
+ * element usually shares this queue and needs none; one that does not,
+ * or the host, has it made then (gst_afet_cl_memory_set_written). The
+ * work is flushed to the device, but while a run drains: its last
+ * element's blocking read (or the marker a reader makes) flushes it. */
 afet::Status
 afet_base_mark_completion (GstAfetBase * self, GstMemory * in_mem, GstMemory * out_mem)
 {
   if (!in_mem && !out_mem)
     return afet::Status::Ok ();
-  cl_command_queue q = PRIV (self)->queue.get ();
-  cl_event ev = nullptr;
-  cl_int err = clEnqueueMarkerWithWaitList (q, 0, nullptr, &ev);
-  if (err != CL_SUCCESS)
-    return afet::cl_fail ("clEnqueueMarkerWithWaitList", err);
-  clFlush (q);
-  if (in_mem) {
-    clRetainEvent (ev);
-    gst_afet_cl_memory_add_read_event (in_mem, ev);
-  }
+  GstAfetBaseState *p = PRIV (self);
+  cl_command_queue q = p->queue.get ();
+  if (in_mem)
+    gst_afet_cl_memory_add_read_queue (in_mem, q);
   if (out_mem)
-    gst_afet_cl_memory_set_write_event (out_mem, ev, q);
-  else
-    clReleaseEvent (ev);
+    gst_afet_cl_memory_set_written (out_mem, q);
+  if (!p->draining)
+    clFlush (q);
   return afet::Status::Ok ();
 }
 
@@ -262,7 +278,7 @@ afet_base_compute (GstAfetBase * self, gint64 n, const GstAfetBatch * proto,
     out_mem = gst_buffer_peek_memory (buf, 0);
     /* the buffer may come back from the pool while a reader's kernels
      * still use it */
-    st = gst_afet_cl_memory_sync (out_mem, q, TRUE);
+    st = afet_base_sync_memory (self, out_mem, TRUE);
     if (gst_memory_map (out_mem, &map, (GstMapFlags) (GST_MAP_WRITE |
                 GST_MAP_AFET_CL))) {
       target = (cl_mem) map.data;

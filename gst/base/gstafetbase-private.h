@@ -142,9 +142,18 @@ struct GstAfetBaseState
   std::shared_ptr<afet::Device> device;
   std::string device_name;
   afet::ClQueue queue;               /* the element's queue
-                                      * (Device::element_queue, taken at
+                                      * (Device::element_queue, or the
+                                      * one of the afet element before
+                                      * that hands it device memory:
+                                      * afet_base_take_queue; taken at
                                       * the first caps, kept with the
-                                      * engine) */
+                                      * engine; set and reset under the
+                                      * object lock) */
+  bool draining = false;             /* afet_base_drain runs: no flush
+                                      * after a launch (the run's last
+                                      * reader blocks or flushes) */
+  guint64 device_waits = 0;          /* barriers for another queue's
+                                      * work (device-waits) */
   std::shared_ptr<afet::TransferStats> stats =
       std::make_shared<afet::TransferStats> ();
 
@@ -316,6 +325,12 @@ void afet_base_note_built (GstAfetBase * self, GstCaps * incaps,
 void afet_base_clear_queue (GstAfetBaseState * p);
 void afet_base_post_engine_error (GstAfetBase * self, const gchar * what);
 afet::Status afet_base_setup_output (GstAfetBase * self, GstCaps * outcaps);
+/* The queue query: the element before answers with its queue when it is
+ * this element's direct peer on the same device (gstafetbase-reuse.cc). */
+bool afet_base_queue_is_query (GstQuery * query);
+gboolean afet_base_queue_answer (GstAfetBase * self, GstQuery * query);
+afet::Status afet_base_sync_memory (GstAfetBase * self, GstMemory * mem,
+    gboolean for_write);
 afet::Status afet_base_mark_completion (GstAfetBase * self,
     GstMemory * in_mem, GstMemory * out_mem);
 GstFlowReturn afet_base_compute (GstAfetBase * self, gint64 n,

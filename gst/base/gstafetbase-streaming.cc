@@ -265,12 +265,14 @@ afet_base_drain (GstAfetBase * self)
   GstAfetBaseState *p = PRIV (self);
   if (!p->configured)
     return GST_FLOW_OK;
+  p->draining = true;
   GstFlowReturn ret = afet_base_process_pending (self, true);
   if (ret == GST_FLOW_OK && p->have_data && p->stream.finish ())
     ret = afet_base_process_pending (self, true);
   if (ret == GST_FLOW_OK && p->context_mode)
     ret = p->combiner ? afet_base_lanes_push (self, nullptr, 0, true) :
         context_emit (self, true, false);
+  p->draining = false;
   if (p->context_mode && !p->combiner) {
     /* the run is over: its rows go (an adopted buffer back upstream, its
      * read marked by the launch that computed from it) */
@@ -680,7 +682,7 @@ afet_base_submit_device_buffer (GstAfetBase * self, GstBuffer * input)
     gst_buffer_unref (input);
     return ret;
   }
-  st = gst_afet_cl_memory_sync (mem, p->queue.get (), FALSE);
+  st = afet_base_sync_memory (self, mem, FALSE);
   if (st.ok () && p->context_mode && !p->live && !p->adopted &&
       p->history.received () == 0 && p->stream.empty () &&
       gst_afet_cl_memory_get_origin (mem) == 0 &&

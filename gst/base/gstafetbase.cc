@@ -51,6 +51,7 @@ enum
   PROP_DOWNLOAD_BYTES,
   PROP_ENGINE_BUILDS,
   PROP_DEVICE_COPIES,
+  PROP_DEVICE_WAITS,
 };
 
 typedef struct
@@ -170,6 +171,13 @@ gst_afet_base_class_init (GstAfetBaseClass * klass)
           "there; an input that comes as one device buffer and ends before "
           "a batch is due is read where it is, with none)", 0, G_MAXUINT64,
           0, (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+  g_object_class_install_property (gobject_class, PROP_DEVICE_WAITS,
+      g_param_spec_uint64 ("device-waits", "Device waits",
+          "Times this element's device queue waited for another queue's "
+          "work before using a device-memory buffer so far (none when the "
+          "buffer comes from the afet element just before it, which shares "
+          "its queue)", 0, G_MAXUINT64, 0,
+          (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 
   GST_ELEMENT_CLASS (klass)->set_context =
       GST_DEBUG_FUNCPTR (gst_afet_base_set_context);
@@ -292,6 +300,9 @@ gst_afet_base_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_DEVICE_COPIES:
       g_value_set_uint64 (value, p->history.copies ());
+      break;
+    case PROP_DEVICE_WAITS:
+      g_value_set_uint64 (value, p->device_waits);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -626,6 +637,8 @@ gst_afet_base_query (GstBaseTransform * trans, GstPadDirection direction,
     case GST_QUERY_CUSTOM:
       if (direction == GST_PAD_SINK && afet_base_chain_is_query (query))
         return afet_base_chain_answer (self, query);
+      if (direction == GST_PAD_SRC && afet_base_queue_is_query (query))
+        return afet_base_queue_answer (self, query);
       break;
     default:
       break;

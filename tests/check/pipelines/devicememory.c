@@ -311,6 +311,59 @@ GST_START_TEST (test_history_copies)
 
 GST_END_TEST;
 
+/* Elements linked directly share one device queue: their device buffers
+ * pass with no wait between queues (device-waits 0, also for the pools'
+ * buffers coming back), while a queue or an identity between two elements
+ * (their own queues) makes the later one wait for the earlier one's work,
+ * through the event made for it then. Either way the numbers are system
+ * memory's. */
+GST_START_TEST (test_shared_queue)
+{
+  const gchar *chains[][2] = {
+    {"afetframer name=a max-batch=64 ! afetmfcc name=b ! afetdelta name=d "
+          "! afetcmvn name=c scope=sliding",
+        "afetframer max-batch=64 device-memory=false ! afetmfcc "
+          "device-memory=false ! afetdelta device-memory=false ! afetcmvn "
+          "scope=sliding"},
+    {"afetmfcc name=b max-batch=64 ! queue ! afetdelta name=d ! queue "
+          "max-size-buffers=2 ! afetcmvn name=c scope=sliding",
+        "afetmfcc max-batch=64 device-memory=false ! afetdelta "
+          "device-memory=false ! afetcmvn scope=sliding"},
+    {"afetmfcc name=b ! identity ! afetdelta name=d ! identity ! afetcmvn "
+          "name=c",
+        "afetmfcc device-memory=false ! afetdelta device-memory=false ! "
+          "afetcmvn"},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (chains); i++) {
+    gsize na, nb;
+    GstElement *pipe = NULL;
+    gfloat *a = run_chain (chains[i][0], &na, &pipe);
+    gfloat *b = run_chain (chains[i][1], &nb, NULL);
+    fail_unless (na > 0 && na == nb, "%s: %" G_GSIZE_FORMAT " vs %"
+        G_GSIZE_FORMAT, chains[i][0], na, nb);
+    fail_unless (memcmp (a, b, na * sizeof (gfloat)) == 0, "%s differs",
+        chains[i][0]);
+    guint64 d = get_u64 (pipe, "d", "device-waits");
+    guint64 c = get_u64 (pipe, "c", "device-waits");
+    GST_INFO ("%s: device-waits %" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT,
+        chains[i][0], d, c);
+    if (i == 0) {
+      fail_unless (d == 0 && c == 0, "%s: %" G_GUINT64_FORMAT " and %"
+          G_GUINT64_FORMAT " waits", chains[i][0], d, c);
+      fail_unless_equals_uint64 (get_u64 (pipe, "a", "device-waits"), 0);
+      fail_unless_equals_uint64 (get_u64 (pipe, "b", "device-waits"), 0);
+    } else {
+      fail_unless (d > 0 && c > 0, "%s: %" G_GUINT64_FORMAT " and %"
+          G_GUINT64_FORMAT " waits", chains[i][0], d, c);
+    }
+    gst_object_unref (pipe);
+    g_free (a);
+    g_free (b);
+  }
+}
+
+GST_END_TEST;
+
 /* A tee after a device-memory element feeds an afet element and a
  * filesink: both files are right. */
 GST_START_TEST (test_tee)
@@ -511,6 +564,7 @@ devicememory_suite (void)
   tcase_add_test (tc, test_transfer_counts_chain);
   tcase_add_test (tc, test_chains_same_output);
   tcase_add_test (tc, test_history_copies);
+  tcase_add_test (tc, test_shared_queue);
   tcase_add_test (tc, test_tee);
   tcase_add_test (tc, test_shared_device);
   tcase_add_test (tc, test_device_precedence);
