@@ -55,9 +55,13 @@ struct AfetCLMemoryState
      * back to its pool with the events of the work that used this memory,
      * and is written again only when they have completed. */
     if (block) {
-      /* the pool must know when the unmarked work is done */
-      mark_write ();
-      mark_reads (nullptr);
+      /* the pool must know when the unmarked work is done; where no
+       * marker could be made, that work is waited for here */
+      if (!mark_write ().ok () && write_unmarked)
+        clFinish (write_queue);
+      if (!mark_reads (nullptr).ok ())
+        for (cl_command_queue q : read_queues)
+          clFinish (q);
       if (write_event)
         block->add_use (write_event);
       for (cl_event e : read_events)
@@ -113,18 +117,19 @@ struct AfetCLMemoryState
    * in-order queue, after them anyway), which are dropped (lock held). */
   afet::Status mark_reads (cl_command_queue same)
   {
-    afet::Status st;
-    for (cl_command_queue q : read_queues) {
-      if (q != same && st.ok ()) {
+    while (!read_queues.empty ()) {
+      cl_command_queue q = read_queues.back ();
+      if (q != same) {
         cl_event ev = nullptr;
-        st = marker (q, &ev);
-        if (st.ok ())
-          read_events.push_back (ev);
+        afet::Status st = marker (q, &ev);
+        if (!st.ok ())
+          return st;            /* the queues not marked stay recorded */
+        read_events.push_back (ev);
       }
       clReleaseCommandQueue (q);
+      read_queues.pop_back ();
     }
-    read_queues.clear ();
-    return st;
+    return afet::Status::Ok ();
   }
 };
 /* *INDENT-ON* */
@@ -390,12 +395,16 @@ gst_afet_cl_memory_get_origin (GstMemory * mem)
 }
 
 cl_event
-gst_afet_cl_memory_get_write_event (GstMemory * mem)
+gst_afet_cl_memory_get_write_event (GstMemory * mem, afet::Status * err)
 {
   AfetCLMemoryState *s = ((GstAfetCLMemory *) mem)->state;
   std::lock_guard<std::mutex> guard (s->lock);
-  if (!s->mark_write ().ok ())
+  afet::Status st = s->mark_write ();
+  if (!st.ok ()) {
+    if (err)
+      *err = st;
     return nullptr;
+  }
   if (s->write_event)
     clRetainEvent (s->write_event);
   return s->write_event;

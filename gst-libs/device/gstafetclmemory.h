@@ -68,8 +68,11 @@ afet::Device *gst_afet_cl_memory_get_device (GstMemory * mem);
 gsize gst_afet_cl_memory_get_origin (GstMemory * mem);
 
 /* The completion event of the last device write (a new reference), or
- * NULL: for a reader that waits for it itself. */
-cl_event gst_afet_cl_memory_get_write_event (GstMemory * mem);
+ * NULL: for a reader that waits for it itself. A write recorded by its
+ * queue gets its event here; NULL with err set (if given) when that
+ * failed, and the reader must not go on. */
+cl_event gst_afet_cl_memory_get_write_event (GstMemory * mem,
+    afet::Status * err = nullptr);
 
 /* Makes queue wait until the memory may be read on the device (the last
  * write finished), or written (also every recorded read finished). Work on

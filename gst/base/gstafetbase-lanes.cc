@@ -145,7 +145,13 @@ lanes_push (GstAfetBase * self, const float *rows, GstMemory * in, gint64 m,
       return GST_FLOW_ERROR;
     }
     in_cl = (cl_mem) in_map.data;
-    io.in.ready = gst_afet_cl_memory_get_write_event (in);
+    afet::Status st;
+    io.in.ready = gst_afet_cl_memory_get_write_event (in, &st);
+    if (!st.ok ()) {
+      gst_memory_unmap (in, &in_map);
+      afet_base_post_engine_error (self, st.message ().c_str ());
+      return GST_FLOW_ERROR;
+    }
   }
   io.out_device = p->out_device;
   GstFlowReturn ret = GST_FLOW_OK;

@@ -185,11 +185,13 @@ afet_base_sync_memory (GstAfetBase * self, GstMemory * mem,
 
 /* Marks the work enqueued so far as the end of a read of in_mem and a
  * write of out_mem (either may be null): other queues wait for it before
- * they write in_mem or read out_mem. No event is made here: the next
- * element usually shares this queue and needs none; one that does not,
- * or the host, has it made then (gst_afet_cl_memory_set_written). The
- * work is flushed to the device, but while a run drains: its last
- * element's blocking read (or the marker a reader makes) flushes it. */
+ * they write in_mem or read out_mem. Between elements that share this
+ * queue (in_mem from the element before, out_mem for the element after:
+ * afet_base_take_queue) no event is made: a later user on another queue,
+ * or the host, has it made then (gst_afet_cl_memory_set_written). Else a
+ * marker now, as the waits of a thread of its own must not cover this
+ * queue's later work. The work is flushed to the device, but while a
+ * shared run drains: its last element's blocking read flushes it. */
 afet::Status
 afet_base_mark_completion (GstAfetBase * self, GstMemory * in_mem, GstMemory * out_mem)
 {
@@ -197,11 +199,33 @@ afet_base_mark_completion (GstAfetBase * self, GstMemory * in_mem, GstMemory * o
     return afet::Status::Ok ();
   GstAfetBaseState *p = PRIV (self);
   cl_command_queue q = p->queue.get ();
-  if (in_mem)
-    gst_afet_cl_memory_add_read_queue (in_mem, q);
-  if (out_mem)
-    gst_afet_cl_memory_set_written (out_mem, q);
-  if (!p->draining)
+  const bool lazy_in = in_mem && p->queue_shared_up;
+  const bool lazy_out = out_mem && p->queue_shared_down;
+  cl_event ev = nullptr;
+  if ((in_mem && !lazy_in) || (out_mem && !lazy_out)) {
+    cl_int err = clEnqueueMarkerWithWaitList (q, 0, nullptr, &ev);
+    if (err != CL_SUCCESS)
+      return afet::cl_fail ("clEnqueueMarkerWithWaitList", err);
+  }
+  if (in_mem) {
+    if (lazy_in) {
+      gst_afet_cl_memory_add_read_queue (in_mem, q);
+    } else {
+      clRetainEvent (ev);
+      gst_afet_cl_memory_add_read_event (in_mem, ev);
+    }
+  }
+  if (out_mem) {
+    if (lazy_out) {
+      gst_afet_cl_memory_set_written (out_mem, q);
+    } else {
+      clRetainEvent (ev);
+      gst_afet_cl_memory_set_write_event (out_mem, ev, q);
+    }
+  }
+  if (ev)
+    clReleaseEvent (ev);
+  if (ev || !p->draining)
     clFlush (q);
   return afet::Status::Ok ();
 }

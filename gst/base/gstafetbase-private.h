@@ -149,6 +149,10 @@ struct GstAfetBaseState
                                       * the first caps, kept with the
                                       * engine; set and reset under the
                                       * object lock) */
+  bool queue_shared_up = false;      /* queue is the element before's */
+  std::atomic<bool> queue_shared_down { false };  /* the element after
+                                      * took this one's queue (it asked in
+                                      * this streaming thread) */
   bool draining = false;             /* afet_base_drain runs: no flush
                                       * after a launch (the run's last
                                       * reader blocks or flushes) */
@@ -329,6 +333,7 @@ afet::Status afet_base_setup_output (GstAfetBase * self, GstCaps * outcaps);
  * this element's direct peer on the same device (gstafetbase-reuse.cc). */
 bool afet_base_queue_is_query (GstQuery * query);
 gboolean afet_base_queue_answer (GstAfetBase * self, GstQuery * query);
+void afet_base_queue_taken (GstAfetBase * self);
 afet::Status afet_base_sync_memory (GstAfetBase * self, GstMemory * mem,
     gboolean for_write);
 afet::Status afet_base_mark_completion (GstAfetBase * self,

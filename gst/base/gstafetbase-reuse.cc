@@ -82,8 +82,11 @@ afet_base_release_all (GstAfetBase * self)
   afet_base_release_engine (self);
   if (p->queue)
     clFinish (p->queue.get ());
+  afet::ClQueue queue;
   GST_OBJECT_LOCK (self);
-  afet::ClQueue queue (p->queue.release ());
+  queue.reset (p->queue.release ());
+  p->queue_shared_up = false;
+  p->queue_shared_down = false;
   p->device.reset ();
   GST_OBJECT_UNLOCK (self);
 }
@@ -122,7 +125,15 @@ afet_base_queue_answer (GstAfetBase * self, GstQuery * query)
     return FALSE;
   gst_structure_set (s, "queue", G_TYPE_POINTER, (gpointer) q, "device",
       G_TYPE_POINTER, device, nullptr);
+  /* the asker takes it when its device is this one: it says so with
+   * "taken", after the query (a flag of this streaming thread's) */
   return TRUE;
+}
+
+void
+afet_base_queue_taken (GstAfetBase * self)
+{
+  PRIV (self)->queue_shared_down = true;
 }
 
 /* The queue of the element before when it is an afet element on the same
@@ -135,16 +146,18 @@ afet_base_queue_answer (GstAfetBase * self, GstQuery * query)
  * behind this one's. Else the device's element queue. */
 static afet::Status
 afet_base_take_queue (GstAfetBase * self, GstCaps * incaps,
-    afet::ClQueue * out)
+    afet::ClQueue * out, bool *shared)
 {
   GstAfetBaseState *p = PRIV (self);
   GstPad *sink = GST_BASE_TRANSFORM (self)->sinkpad;
   GstPad *peer = afet_base_caps_have_cl_feature (incaps, 0) ?
       gst_pad_get_peer (sink) : nullptr;
+  *shared = false;
   if (peer) {
     GstQuery *q = gst_query_new_custom (GST_QUERY_CUSTOM,
         gst_structure_new (QUEUE_QUERY, "from", G_TYPE_POINTER,
             (gpointer) peer, nullptr));
+    GstObject *before = gst_pad_get_parent (peer);
     gst_object_unref (peer);
     gpointer queue = nullptr, device = nullptr;
     if (gst_pad_peer_query (sink, q))
@@ -152,11 +165,17 @@ afet_base_take_queue (GstAfetBase * self, GstCaps * incaps,
           G_TYPE_POINTER, &queue, "device", G_TYPE_POINTER, &device,
           nullptr);
     gst_query_unref (q);
-    if (queue && device == (gpointer) p->device.get ()) {
+    if (queue && device == (gpointer) p->device.get () && before &&
+        GST_IS_AFET_BASE (before)) {
       GST_DEBUG_OBJECT (self, "sharing the queue of the element before");
+      afet_base_queue_taken (GST_AFET_BASE (before));
+      gst_object_unref (before);
       out->reset ((cl_command_queue) queue);
+      *shared = true;
       return afet::Status::Ok ();
     }
+    if (before)
+      gst_object_unref (before);
     if (queue)
       clReleaseCommandQueue ((cl_command_queue) queue);
   }
@@ -287,15 +306,27 @@ afet_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   /* the element's queue, taken here in the streaming thread rather than in
    * start, where live pipelines are started one after the other (why:
    * Device::element_queue) */
+  if (p->queue && (p->queue_shared_up || p->queue_shared_down)) {
+    /* an engine built again (new caps, the element before rebuilt or
+     * another element linked): asks again whom it shares with */
+    clFinish (p->queue.get ());
+    GST_OBJECT_LOCK (self);
+    afet::ClQueue old (p->queue.release ());
+    p->queue_shared_up = false;
+    p->queue_shared_down = false;
+    GST_OBJECT_UNLOCK (self);
+  }
   if (!p->queue) {
     afet::ClQueue queue;
-    afet::Status qs = afet_base_take_queue (self, incaps, &queue);
+    bool shared = false;
+    afet::Status qs = afet_base_take_queue (self, incaps, &queue, &shared);
     if (!qs.ok ()) {
       afet_base_post_engine_error (self, qs.message ().c_str ());
       return FALSE;
     }
     GST_OBJECT_LOCK (self);
     p->queue = std::move (queue);
+    p->queue_shared_up = shared;
     GST_OBJECT_UNLOCK (self);
   }
   afet_base_auto_batch (self, &in, out.dims);
