@@ -40,7 +40,8 @@ struct DeviceRows
  * among streams. A caller's request joins those waiting; the first caller
  * to find the device idle takes every waiting request and runs them at
  * once, and the others sleep until theirs is done. Whatever arrives during
- * a run goes in the next one; nothing waits for a timer. Each request
+ * a run goes in the next one; nothing waits for a timer (but the live
+ * chain's leader, chain.h: Call::gather_us). Each request
  * sleeps on its own condition, so a run wakes its own callers and one
  * waiting caller to lead the next run, not every thread (a thousand live
  * streams). */

@@ -64,7 +64,15 @@ public:
     int n = 0;
     float *front_out = nullptr;
     Step steps[kMaxLinks];
+    /* µs the pass's leader waits for other calls before it takes those
+     * waiting, when the pass before served more than one (many live
+     * streams): fewer, larger passes; 0: never waits */
+    int gather_us = 0;
   };
+  /* the gather a live front asks for with a latency budget of budget_ns
+   * (0: none): a sixteenth of it, at most kGatherUs */
+  static int gather_for (unsigned long long budget_ns);
+  static constexpr int kGatherUs = 300;
 
   /* Blocks until the call's rows are all written; any thread. A call
    * that admit () refuses is refused before anything runs. combined: the
@@ -93,6 +101,7 @@ private:
   std::mutex lock_;
   std::vector<Request *> pending_;
   bool busy_ = false;
+  size_t last_pass_ = 0;        /* calls the last pass took */
 };
 
 }  /* namespace afet */

@@ -311,6 +311,7 @@ chain_round (GstAfetBase * self, gint64 n, const void *frames, gsize bytes,
   afet::ChainCombiner::Call call;
   call.frames = frames;
   call.n = (int) n;
+  call.gather_us = afet::ChainCombiner::gather_for (p->budget);
   const size_t links = p->chain_links.size ();
   GstPad *pad = GST_BASE_TRANSFORM (self)->srcpad;
   long long m = n;

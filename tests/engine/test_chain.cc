@@ -11,7 +11,9 @@
  * same frames through each stage apart: the MFCC stage's own run, then
  * the delta and CMVN stages' own runs over the whole stream. Every row of
  * every stage must be the same bytes; passes must have served several
- * streams; a round the lanes cannot hold is refused before it runs. */
+ * streams; a round the lanes cannot hold is refused before it runs. Half
+ * the streams' calls ask their pass's leader to wait for others first
+ * (Call::gather_us, as a live front with a latency budget does). */
 #include "enginecheck.h"
 #include "chain.h"
 #include "cmvn.h"
@@ -80,6 +82,7 @@ struct Stream
   long long frames = 0;
   std::vector<float> rows[3];   /* what the chain gave: MFCC, D_A, CMVN */
   bool ok = false;
+  int gather_us = 0;            /* its calls' Call::gather_us */
 };
 
 /* One stream through the chain, as the elements feed it. */
@@ -99,6 +102,9 @@ live_run (afet::ChainCombiner &chain, afet::ContextCombiner *links[2],
     afet::ChainCombiner::Call call;
     call.frames = s.samples.data () + done * W;
     call.n = n;
+    /* half the streams' calls wait for others when they lead a pass
+     * (what a live front with a latency budget asks for): the same rows */
+    call.gather_us = s.gather_us;
     call.front_out = s.rows[0].data () + done * CEPS;
     long long m = n;
     for (int j = 0; j < 2; j++) {
@@ -208,6 +214,7 @@ main ()
   for (size_t i = 0; i < streams.size (); i++) {
     /* short runs (before the look-ahead and the min-window), long ones */
     streams[i].frames = i % 6 == 0 ? 1 + gen () % 5 : 30 + gen () % 300;
+    streams[i].gather_us = i % 2 ? 200 : 0;
     streams[i].samples.resize ((size_t) streams[i].frames * W);
     std::normal_distribution<float> nd (0.0f, 2000.0f);
     for (float &v : streams[i].samples)
