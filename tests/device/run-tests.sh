@@ -34,6 +34,9 @@ run stream "$build/tests/engine/test_stream"
 run lanes "$build/tests/engine/test_lanes"
 run chain "$build/tests/engine/test_chain"
 run vframes "$build/tests/engine/test_vframes"
+# device memory's waits between queues on the driver itself (held-back
+# writes and reads: each would read the wrong values without its wait)
+run clmemory "$build/tests/check/test_clmemory"
 # the engine's checks on framing + VkFFT, the plan of FFT sizes the group
 # front does not take (the default on GPUs is the group front for the
 # others)
