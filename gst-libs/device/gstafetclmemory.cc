@@ -84,6 +84,28 @@ struct AfetCLMemoryState
     std::free (host);
   }
 
+  /* A device write, done when event completes or, with no event, by the
+   * work enqueued on queue so far (unmarked: mark_write makes its event
+   * when a reader needs one); an earlier write is before it, as its
+   * writer synchronised first (lock held). */
+  void written (cl_event event, cl_command_queue queue)
+  {
+    if (write_event)
+      clReleaseEvent (write_event);
+    write_event = event;
+    write_unmarked = event == nullptr;
+    if (queue != write_queue) {
+      /* held, so that its address cannot name another queue later */
+      if (queue)
+        clRetainCommandQueue (queue);
+      if (write_queue)
+        clReleaseCommandQueue (write_queue);
+      write_queue = queue;
+    }
+    device_valid = true;
+    host_valid = false;
+  }
+
   /* An event for the work enqueued on q so far (a marker), q flushed so
    * that another queue or the host may wait for it. */
   static afet::Status marker (cl_command_queue q, cl_event *ev)
@@ -111,6 +133,13 @@ struct AfetCLMemoryState
     write_event = ev;
     write_unmarked = false;
     return afet::Status::Ok ();
+  }
+
+  /* The same for a reader on reader's queue: none on the writer's own
+   * queue, which runs the write first anyway (lock held). */
+  afet::Status mark_write_for (cl_command_queue reader)
+  {
+    return reader == write_queue ? afet::Status::Ok () : mark_write ();
   }
 
   /* The unmarked reads get events, but those on same (a writer's own
@@ -178,9 +207,8 @@ ensure_host (GstAfetCLMemory * m)
   }
   if (s->host_valid)
     return true;
-  /* a write on the memory's own queue is before the download anyway */
-  afet::Status mark = s->write_queue != s->queue ? s->mark_write () :
-      afet::Status::Ok ();
+  /* the download runs on the memory's own queue */
+  afet::Status mark = s->mark_write_for (s->queue);
   if (!mark.ok ()) {
     GST_ERROR ("download failed: %s", mark.message ().c_str ());
     return false;
@@ -267,8 +295,7 @@ afet_cl_copy (GstMemory * mem, gssize offset, gssize size)
   GstAfetCLMemory *c = (GstAfetCLMemory *) copy;
   std::lock_guard<std::mutex> guard (s->lock);
   size_t from = s->origin + mem->offset + (size_t) offset;
-  if (s->device_valid && s->write_queue != s->queue &&
-      !s->mark_write ().ok ()) {
+  if (s->device_valid && !s->mark_write_for (s->queue).ok ()) {
     gst_memory_unref (copy);
     return nullptr;
   }
@@ -477,20 +504,7 @@ gst_afet_cl_memory_set_write_event (GstMemory * mem, cl_event event,
 {
   AfetCLMemoryState *s = ((GstAfetCLMemory *) mem)->state;
   std::lock_guard<std::mutex> guard (s->lock);
-  if (s->write_event)
-    clReleaseEvent (s->write_event);
-  s->write_event = event;
-  s->write_unmarked = false;
-  if (queue != s->write_queue) {
-    /* held, so that its address cannot name another queue later */
-    if (queue)
-      clRetainCommandQueue (queue);
-    if (s->write_queue)
-      clReleaseCommandQueue (s->write_queue);
-    s->write_queue = queue;
-  }
-  s->device_valid = true;
-  s->host_valid = false;
+  s->written (event, queue);
 }
 
 void
@@ -498,19 +512,7 @@ gst_afet_cl_memory_set_written (GstMemory * mem, cl_command_queue queue)
 {
   AfetCLMemoryState *s = ((GstAfetCLMemory *) mem)->state;
   std::lock_guard<std::mutex> guard (s->lock);
-  /* an earlier write is before this one (its writer synchronised first) */
-  if (s->write_event)
-    clReleaseEvent (s->write_event);
-  s->write_event = nullptr;
-  s->write_unmarked = true;
-  if (queue != s->write_queue) {
-    clRetainCommandQueue (queue);
-    if (s->write_queue)
-      clReleaseCommandQueue (s->write_queue);
-    s->write_queue = queue;
-  }
-  s->device_valid = true;
-  s->host_valid = false;
+  s->written (nullptr, queue);
 }
 
 void

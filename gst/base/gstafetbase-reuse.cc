@@ -75,11 +75,13 @@ afet_base_release_engine (GstAfetBase * self)
   gst_clear_caps (&p->built_out);
 }
 
-void
-afet_base_release_all (GstAfetBase * self)
+/* The element's queue given back once its work is done (taken out under
+ * the object lock, which the queue query reads it under), with whom it
+ * was shared. */
+static void
+drop_queue (GstAfetBase * self)
 {
   GstAfetBaseState *p = PRIV (self);
-  afet_base_release_engine (self);
   if (p->queue)
     clFinish (p->queue.get ());
   afet::ClQueue queue;
@@ -87,6 +89,16 @@ afet_base_release_all (GstAfetBase * self)
   queue.reset (p->queue.release ());
   p->queue_shared_up = false;
   p->queue_shared_down = false;
+  GST_OBJECT_UNLOCK (self);
+}
+
+void
+afet_base_release_all (GstAfetBase * self)
+{
+  GstAfetBaseState *p = PRIV (self);
+  afet_base_release_engine (self);
+  drop_queue (self);
+  GST_OBJECT_LOCK (self);
   p->device.reset ();
   GST_OBJECT_UNLOCK (self);
 }
@@ -125,8 +137,8 @@ afet_base_queue_answer (GstAfetBase * self, GstQuery * query)
     return FALSE;
   gst_structure_set (s, "queue", G_TYPE_POINTER, (gpointer) q, "device",
       G_TYPE_POINTER, device, nullptr);
-  /* the asker takes it when its device is this one: it says so with
-   * "taken", after the query (a flag of this streaming thread's) */
+  /* the asker takes it when its device is this one, and says so
+   * (afet_base_queue_taken, in this streaming thread) */
   return TRUE;
 }
 
@@ -306,16 +318,10 @@ afet_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   /* the element's queue, taken here in the streaming thread rather than in
    * start, where live pipelines are started one after the other (why:
    * Device::element_queue) */
-  if (p->queue && (p->queue_shared_up || p->queue_shared_down)) {
-    /* an engine built again (new caps, the element before rebuilt or
-     * another element linked): asks again whom it shares with */
-    clFinish (p->queue.get ());
-    GST_OBJECT_LOCK (self);
-    afet::ClQueue old (p->queue.release ());
-    p->queue_shared_up = false;
-    p->queue_shared_down = false;
-    GST_OBJECT_UNLOCK (self);
-  }
+  /* an engine built again (new caps, the element before rebuilt or
+   * another element linked): asks again whom it shares with */
+  if (p->queue_shared_up || p->queue_shared_down)
+    drop_queue (self);
   if (!p->queue) {
     afet::ClQueue queue;
     bool shared = false;

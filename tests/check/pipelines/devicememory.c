@@ -94,6 +94,25 @@ run_chain (const gchar * chain, gsize * n, GstElement ** keep)
   return data;
 }
 
+/* Runs chain[0] and chain[1] (the same chain with system memory forced
+ * between its elements): the same bytes out. The first's pipeline, for
+ * its elements' counters. */
+static GstElement *
+same_as_system_memory (const gchar * const chain[2])
+{
+  gsize na, nb;
+  GstElement *pipe = NULL;
+  gfloat *a = run_chain (chain[0], &na, &pipe);
+  gfloat *b = run_chain (chain[1], &nb, NULL);
+  fail_unless (na > 0 && na == nb, "%s: %" G_GSIZE_FORMAT " vs %"
+      G_GSIZE_FORMAT, chain[0], na, nb);
+  fail_unless (memcmp (a, b, na * sizeof (gfloat)) == 0, "%s differs",
+      chain[0]);
+  g_free (a);
+  g_free (b);
+  return pipe;
+}
+
 /* Device memory and forced system memory give the same numbers. */
 GST_START_TEST (test_same_output_device_and_system)
 {
@@ -254,17 +273,8 @@ GST_START_TEST (test_chains_same_output)
         "afetmfcc num-ceps=0 num-filters=15 device-memory=false ! afettraps "
           "device-memory=false ! afetcmvn scope=running"},
   };
-  for (guint i = 0; i < G_N_ELEMENTS (chains); i++) {
-    gsize na, nb;
-    gfloat *a = run_chain (chains[i][0], &na, NULL);
-    gfloat *b = run_chain (chains[i][1], &nb, NULL);
-    fail_unless (na > 0 && na == nb, "%s: %" G_GSIZE_FORMAT " vs %"
-        G_GSIZE_FORMAT, chains[i][0], na, nb);
-    fail_unless (memcmp (a, b, na * sizeof (gfloat)) == 0, "%s differs",
-        chains[i][0]);
-    g_free (a);
-    g_free (b);
-  }
+  for (guint i = 0; i < G_N_ELEMENTS (chains); i++)
+    gst_object_unref (same_as_system_memory (chains[i]));
 }
 
 GST_END_TEST;
@@ -288,14 +298,7 @@ GST_START_TEST (test_history_copies)
           "afetcmvn scope=sliding"},
   };
   for (guint i = 0; i < G_N_ELEMENTS (chains); i++) {
-    gsize na, nb;
-    GstElement *pipe = NULL;
-    gfloat *a = run_chain (chains[i][0], &na, &pipe);
-    gfloat *b = run_chain (chains[i][1], &nb, NULL);
-    fail_unless (na > 0 && na == nb, "%s: %" G_GSIZE_FORMAT " vs %"
-        G_GSIZE_FORMAT, chains[i][0], na, nb);
-    fail_unless (memcmp (a, b, na * sizeof (gfloat)) == 0, "%s differs",
-        chains[i][0]);
+    GstElement *pipe = same_as_system_memory (chains[i]);
     guint64 d = get_u64 (pipe, "d", "device-copies");
     guint64 c = get_u64 (pipe, "c", "device-copies");
     if (i == 1)
@@ -304,8 +307,6 @@ GST_START_TEST (test_history_copies)
       fail_unless (d == 0 && c == 0, "%s: %" G_GUINT64_FORMAT " and %"
           G_GUINT64_FORMAT " copies", chains[i][0], d, c);
     gst_object_unref (pipe);
-    g_free (a);
-    g_free (b);
   }
 }
 
@@ -335,14 +336,7 @@ GST_START_TEST (test_shared_queue)
           "afetcmvn"},
   };
   for (guint i = 0; i < G_N_ELEMENTS (chains); i++) {
-    gsize na, nb;
-    GstElement *pipe = NULL;
-    gfloat *a = run_chain (chains[i][0], &na, &pipe);
-    gfloat *b = run_chain (chains[i][1], &nb, NULL);
-    fail_unless (na > 0 && na == nb, "%s: %" G_GSIZE_FORMAT " vs %"
-        G_GSIZE_FORMAT, chains[i][0], na, nb);
-    fail_unless (memcmp (a, b, na * sizeof (gfloat)) == 0, "%s differs",
-        chains[i][0]);
+    GstElement *pipe = same_as_system_memory (chains[i]);
     guint64 d = get_u64 (pipe, "d", "device-waits");
     guint64 c = get_u64 (pipe, "c", "device-waits");
     GST_INFO ("%s: device-waits %" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT,
@@ -357,8 +351,6 @@ GST_START_TEST (test_shared_queue)
           G_GUINT64_FORMAT " waits", chains[i][0], d, c);
     }
     gst_object_unref (pipe);
-    g_free (a);
-    g_free (b);
   }
 }
 
