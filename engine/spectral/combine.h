@@ -152,6 +152,8 @@ public:
   Status compute_all (const Part *parts, size_t k, bool *combined);
 
   int dims () const { return dims_; }
+  /* the OpenCL context of its device */
+  cl_context context () const { return device_context_; }
 
 private:
   struct Request;

@@ -28,35 +28,57 @@ struct ChainCombiner::Request
 };
 
 ChainCombiner::ChainCombiner (std::shared_ptr<SpectralCombiner> front,
-    std::vector<std::shared_ptr<ContextCombiner>> links)
-  : front_ (std::move (front)), links_ (std::move (links))
+    std::vector<std::shared_ptr<ContextCombiner>> links, RowsBetween between)
+  : front_ (std::move (front)), links_ (std::move (links)), between_ (between)
 {
+}
+
+ChainCombiner::RowsBetween
+ChainCombiner::rows_between_for (const Device &device)
+{
+  return device.info ().is_cpu ? RowsBetween::DEVICE : RowsBetween::HOST;
+}
+
+/* Gives back the references of rows left on the device. */
+static void
+drop_rows (DeviceRows *r)
+{
+  if (r->ready)
+    clReleaseEvent (r->ready);
+  *r = DeviceRows ();
 }
 
 Status
 ChainCombiner::get (const std::shared_ptr<SpectralCombiner> &front,
     const std::vector<std::shared_ptr<ContextCombiner>> &links,
-    std::shared_ptr<ChainCombiner> *out)
+    RowsBetween between, std::shared_ptr<ChainCombiner> *out)
 {
   if (!front || links.empty () || links.size () > (size_t) kMaxLinks)
     return Status (Status::BAD_CONFIG, "a chain is a spectral combiner and "
         "1 to " + std::to_string (kMaxLinks) + " context combiners");
-  /* weak: a chain lives as long as a stream uses it; keyed by the
-   * combiners themselves (which its references keep) */
+  /* weak: a chain lives as long as a stream uses it; keyed by where its
+   * rows go between the stages and by the combiners themselves (which
+   * its references keep) */
   static std::mutex registry_lock;
-  static std::map<std::vector<const void *>, std::weak_ptr<ChainCombiner>>
-      registry;
-  std::vector<const void *> key { front.get () };
+  static std::map<std::pair<RowsBetween, std::vector<const void *>>,
+      std::weak_ptr<ChainCombiner>> registry;
+  std::pair<RowsBetween, std::vector<const void *>> key (between,
+      { front.get () });
   for (const auto &l : links) {
     if (!l)
       return Status (Status::BAD_CONFIG, "a chain link has no combiner");
-    key.push_back (l.get ());
+    /* a stage reads the rows of the one before on the device */
+    if (between == RowsBetween::DEVICE && l->context () != front->context ())
+      return Status (Status::BAD_CONFIG, "a chain whose rows stay on the "
+          "device has all its stages on one device");
+    key.second.push_back (l.get ());
   }
   std::lock_guard<std::mutex> guard (registry_lock);
   auto found = registry.find (key);
   if (found != registry.end () && (*out = found->second.lock ()))
     return Status::Ok ();
-  std::shared_ptr<ChainCombiner> c (new ChainCombiner (front, links));
+  std::shared_ptr<ChainCombiner> c (new ChainCombiner (front, links,
+          between));
   for (auto it = registry.begin (); it != registry.end ();)
     it = it->second.expired () ? registry.erase (it) : std::next (it);
   registry[key] = c;
@@ -131,6 +153,12 @@ ChainCombiner::compute (Call *call, bool *combined)
     l.unlock ();
     if (st.ok ())
       st = run_links (batch, &shared);
+    if (!st.ok ())
+      for (Request *r : batch) {
+        drop_rows (&r->call->front_rows);
+        for (Step &s : r->call->steps)
+          drop_rows (&s.rows);
+      }
     std::vector<Request *> woken;
     l.lock ();
     for (Request *r : batch) {
@@ -166,10 +194,13 @@ ChainCombiner::run_front (const std::vector<Request *> &batch, bool *shared)
 {
   std::vector<SpectralCombiner::Part> parts (batch.size ());
   for (size_t i = 0; i < batch.size (); i++) {
-    const Call *c = batch[i]->call;
+    Call *c = batch[i]->call;
     parts[i].frames = c->frames;
     parts[i].n = c->n;
-    parts[i].out = c->front_out;
+    if (between_ == RowsBetween::DEVICE)
+      parts[i].device = &c->front_rows;
+    else
+      parts[i].out = c->front_out;
   }
   bool with = false;
   Status st = front_->compute_all (parts.data (), parts.size (), &with);
@@ -177,30 +208,60 @@ ChainCombiner::run_front (const std::vector<Request *> &batch, bool *shared)
   return st;
 }
 
-/* Then each context stage in turn, from the rows the one before wrote. */
+/* Then each context stage in turn, from the rows the one before wrote:
+ * on the host, or (RowsBetween::DEVICE) on the device, where each stage
+ * but the last leaves its own (the last downloads: the pass's one wait). */
 Status
 ChainCombiner::run_links (const std::vector<Request *> &batch, bool *shared)
 {
+  const bool on_device = between_ == RowsBetween::DEVICE;
   std::vector<ContextCombiner::Part> parts (batch.size ());
+  std::vector<ContextCombiner::DeviceIo> io (on_device ? batch.size () : 0);
   for (size_t j = 0; j < links_.size (); j++) {
+    const bool last = j + 1 == links_.size ();
     for (size_t i = 0; i < batch.size (); i++) {
-      const Call *c = batch[i]->call;
+      Call *c = batch[i]->call;
       const Step &s = c->steps[j];
       ContextCombiner::Part &p = parts[i];
       p.lane = s.lane;
-      p.rows = j == 0 ? c->front_out : c->steps[j - 1].out;
       p.m = s.m;
       p.first_row = s.first_row;
       p.out_first = s.out_first;
       p.n = s.n;
       p.total = -1;
-      p.out = s.out;
-      p.io = nullptr;
+      if (!on_device) {
+        p.rows = j == 0 ? c->front_out : c->steps[j - 1].out;
+        p.out = s.out;
+        p.io = nullptr;
+        continue;
+      }
+      /* the rows before, borrowed (their ready event too) */
+      const DeviceRows &before = j == 0 ? c->front_rows : c->steps[j - 1].rows;
+      io[i] = ContextCombiner::DeviceIo ();
+      if (s.m > 0) {
+        io[i].in.buffer = before.buffer;
+        io[i].in.offset = before.offset;
+        io[i].in.ready = before.ready;
+      }
+      io[i].out_device = !last;
+      p.rows = nullptr;
+      p.out = last ? s.out : nullptr;
+      p.io = &io[i];
     }
     bool with = false;
-    AFET_RETURN_IF_ERROR (links_[j]->compute_all (parts.data (),
-            parts.size (), &with));
+    Status st = links_[j]->compute_all (parts.data (), parts.size (), &with);
     *shared = *shared || with;
+    for (size_t i = 0; on_device && i < batch.size (); i++) {
+      Call *c = batch[i]->call;
+      DeviceRows &before = j == 0 ? c->front_rows : c->steps[j - 1].rows;
+      /* the block before is not written again until this stage read it */
+      if (io[i].read_done)
+        before.block->add_use (io[i].read_done);
+      c->steps[j].rows = std::move (io[i].out);
+      io[i].read_done = nullptr;
+      io[i].out = DeviceRows ();
+    }
+    AFET_RETURN_IF_ERROR (st);
   }
   return Status::Ok ();
 }

@@ -25,27 +25,44 @@ namespace afet {
  * once, to the spectral combiner (SpectralCombiner::compute_all); then,
  * while the next caller may already lead the next pass's front, to each
  * context combiner in turn (ContextCombiner::compute_all), each stage
- * reading the rows the one before downloaded. Those combiners serve their
+ * reading the rows the one before wrote. Those combiners serve their
  * other streams between such passes, and the stages of successive passes
  * overlap as the elements' own launches did. Each value is the one the
  * stages give the stream alone: the same combiners, launches and kernels.
- * (The rows between the stages go through the host: on an NVIDIA H200 the
- * same pass with the rows left on the device, each stage waiting for the
- * one before on another queue, cost a thousand live streams more CPU than
- * the elements apart.) */
+ *
+ * Where the rows between the stages go (RowsBetween, chosen per device by
+ * rows_between_for): through the host on GPUs, each stage downloading its
+ * rows and the next uploading them (on an NVIDIA H200 the pass with the
+ * rows left on the device, each stage waiting for the one before on
+ * another queue, cost a thousand live streams more CPU than the elements
+ * apart); on the device on CPU devices, each stage gathering the rows of
+ * the one before there and only the last downloading, so that a pass
+ * waits for the device once instead of once a stage (on PoCL a wait puts
+ * its worker threads to sleep and wakes them again: 100-140 us of CPU on
+ * 2 cores, most of what one live stream costs). */
 class ChainCombiner
 {
 public:
   static constexpr int kMaxLinks = 4;
 
-  /* The process' chain of these combiners, made on first use. */
+  /* Where a pass leaves the rows between its stages (see above). */
+  enum class RowsBetween { HOST, DEVICE };
+  /* DEVICE on CPU devices, HOST on the others */
+  static RowsBetween rows_between_for (const Device &device);
+
+  /* The process' chain of these combiners with the rows between its
+   * stages where between says, made on first use. DEVICE: all of them on
+   * one device (else BAD_CONFIG). */
   static Status get (const std::shared_ptr<SpectralCombiner> &front,
       const std::vector<std::shared_ptr<ContextCombiner>> &links,
-      std::shared_ptr<ChainCombiner> *out);
+      RowsBetween between, std::shared_ptr<ChainCombiner> *out);
 
   /* One context stage's part of a call: its lane, where its run stands,
    * the m rows it is given (the stage before's n) and the n output
-   * frames they complete, written to out (n rows of its dims floats). */
+   * frames they complete, written to out (n rows of its dims floats), or,
+   * with RowsBetween::DEVICE and a stage before the last, left on the
+   * device in rows (set by compute (); the caller's references, see
+   * DeviceRows; out is not used). */
   struct Step
   {
     int lane = -1;
@@ -54,15 +71,18 @@ public:
     int m = 0;
     int n = 0;
     float *out = nullptr;
+    DeviceRows rows;
   };
   /* A stream's round: n frames (whole, the spectral stage's sample
-   * format) to the front's rows at front_out (n rows of its dims floats),
-   * then through each link. */
+   * format) to the front's rows at front_out (n rows of its dims floats;
+   * with RowsBetween::DEVICE left on the device in front_rows instead, the
+   * caller's references), then through each link. */
   struct Call
   {
     const void *frames = nullptr;
     int n = 0;
     float *front_out = nullptr;
+    DeviceRows front_rows;
     Step steps[kMaxLinks];
     /* µs the pass's leader waits for other calls before it takes those
      * waiting, when the pass before served more than one (many live
@@ -74,28 +94,33 @@ public:
   static int gather_for (unsigned long long budget_ns);
   static constexpr int kGatherUs = 300;
 
-  /* Blocks until the call's rows are all written; any thread. A call
-   * that admit () refuses is refused before anything runs. combined: the
-   * pass, or a launch of one of its stages, served other streams too. */
+  /* Blocks until the call's rows on the host are all written (rows left
+   * on the device: until enqueued, each DeviceRows' ready says when); any
+   * thread. A call that admit () refuses is refused before anything runs;
+   * one that fails leaves no DeviceRows set. combined: the pass, or a
+   * launch of one of its stages, served other streams too. */
   Status compute (Call *call, bool *combined);
   /* Whether compute () takes the call (else BAD_CONFIG, nothing run): the
    * steps' rows follow from the stage before and fit their lanes. */
   Status admit (const Call &call) const;
 
   size_t links () const { return links_.size (); }
+  RowsBetween between () const { return between_; }
   const ContextCombiner *link (size_t j) const { return links_[j].get (); }
 
 private:
   struct Request;
 
   ChainCombiner (std::shared_ptr<SpectralCombiner> front,
-      std::vector<std::shared_ptr<ContextCombiner>> links);
+      std::vector<std::shared_ptr<ContextCombiner>> links,
+      RowsBetween between);
   /* shared: set when a stage's launch served other streams too */
   Status run_front (const std::vector<Request *> &batch, bool *shared);
   Status run_links (const std::vector<Request *> &batch, bool *shared);
 
   std::shared_ptr<SpectralCombiner> front_;
   std::vector<std::shared_ptr<ContextCombiner>> links_;
+  RowsBetween between_;
   /* the calls waiting for a pass and whether one is at its front (the
    * group commit of Combiner, with the lock given up after the front) */
   std::mutex lock_;

@@ -182,6 +182,12 @@ ContextCombiner::fit (int lanes, size_t descs, size_t outs)
   return Status::Ok ();
 }
 
+cl_context
+ContextCombiner::context () const
+{
+  return device_->context ();
+}
+
 /* Runs in the leader: the device and host buffers are its own. */
 Status
 ContextCombiner::run (const std::vector<Combiner::Slot *> &slots)
@@ -307,12 +313,19 @@ ContextCombiner::run (const std::vector<Combiner::Slot *> &slots)
     AFET_RETURN_IF_ERROR (launch (q, gather_.get (), (rows * rs + lsz_ -
                 1) / lsz_, lsz_, "afet_lane_gather"));
   }
+  /* a failure from here on waits for the queue first: a gather may read a
+   * caller's rows on the device, whose block the caller gives back (its
+   * pool may hand it out again) when no read_done comes back */
+  auto fail = [q](Status st) {
+    clFinish (q);
+    return st;
+  };
   if (!wait.empty ()) {
     /* the producers' kernels (other queues) before the gathers */
     cl_int err = clEnqueueBarrierWithWaitList (q, (cl_uint) wait.size (),
         wait.data (), nullptr);
     if (err != CL_SUCCESS)
-      return cl_fail ("clEnqueueBarrierWithWaitList", err);
+      return fail (cl_fail ("clEnqueueBarrierWithWaitList", err));
   }
   for (size_t g = 0, at = 0; g < from_device.size ();) {
     /* the rows of one buffer */
@@ -323,18 +336,23 @@ ContextCombiner::run (const std::vector<Combiner::Slot *> &slots)
     ArgSetter a (gather_.get ());
     a (from_device[g].first) (desc_.get ()) ((cl_uint) (dev_at + 2 * at))
         ((cl_uint) m) ((cl_uint) rs) (lanes_.get ());
-    AFET_RETURN_IF_ERROR (a.status ("afet_lane_gather"));
-    AFET_RETURN_IF_ERROR (launch (q, gather_.get (), (m * rs + lsz_ - 1) /
-            lsz_, lsz_, "afet_lane_gather"));
+    Status gs = a.status ("afet_lane_gather");
+    if (gs.ok ())
+      gs = launch (q, gather_.get (), (m * rs + lsz_ - 1) / lsz_, lsz_,
+          "afet_lane_gather");
+    if (!gs.ok ())
+      return fail (gs);
     at += m;
     g = h;
   }
   /* output rows some caller keeps on the device: a block of the pool
    * (see DeviceRows) */
   std::shared_ptr<DeviceBlock> launch_out;
-  if (dev_out)
-    AFET_RETURN_IF_ERROR (blocks_->acquire (outs * out_row_bytes, q,
-            &launch_out));
+  if (dev_out) {
+    Status bs = blocks_->acquire (outs * out_row_bytes, q, &launch_out);
+    if (!bs.ok ())
+      return fail (bs);
+  }
   cl_mem out_buf = dev_out ? launch_out->buffer () : out_.get ();
   if (outs > 0) {
     LaneBlock in;
@@ -343,14 +361,16 @@ ContextCombiner::run (const std::vector<Combiner::Slot *> &slots)
     in.ring = ring_;
     in.desc = desc_.get ();
     in.lanes = lane_cap_;
-    AFET_RETURN_IF_ERROR (stage_->enqueue_lanes (in, (int) outs, out_buf));
+    Status ls = stage_->enqueue_lanes (in, (int) outs, out_buf);
+    if (!ls.ok ())
+      return fail (ls);
   }
   ClEvent done;
   if (dev_out || dev_rows > 0) {
     cl_event ev = nullptr;
     cl_int err = clEnqueueMarkerWithWaitList (q, 0, nullptr, &ev);
     if (err != CL_SUCCESS)
-      return cl_fail ("clEnqueueMarkerWithWaitList", err);
+      return fail (cl_fail ("clEnqueueMarkerWithWaitList", err));
     done = ClEvent (ev);
     clFlush (q);
     if (dev_out) {
@@ -359,9 +379,12 @@ ContextCombiner::run (const std::vector<Combiner::Slot *> &slots)
       launch_out->add_use (ev);
     }
   }
-  if (host_out)
-    AFET_RETURN_IF_ERROR (download (q, out_buf, 0, host_out_.size () *
-            sizeof (float), host_out_.data (), nullptr));
+  if (host_out) {
+    Status ds = download (q, out_buf, 0, host_out_.size () * sizeof (float),
+        host_out_.data (), nullptr);
+    if (!ds.ok ())
+      return fail (ds);
+  }
   oi = 0;
   for (const Request *r : batch) {
     if (r->io && r->io->in.buffer && r->m > 0) {

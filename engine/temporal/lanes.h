@@ -105,6 +105,8 @@ public:
   const RowHistory::Extent &extent () const { return extent_; }
   /* rows a lane holds */
   int ring () const { return ring_; }
+  /* the OpenCL context of its device */
+  cl_context context () const;
 
 private:
   struct Request;

@@ -22,7 +22,12 @@
  *   ChainCombiner, with a buffer for each stage's rows. Its output buffer
  *   (its rows) carries a GstAfetChainMeta for the next element: the rows
  *   that element's computation gives, as the buffer it pushes, itself
- *   with a meta for the element after.
+ *   with a meta for the element after. On a CPU device the pass leaves
+ *   the rows between the stages on the device (chain.h, RowsBetween):
+ *   then every element's buffer but the last one's is device memory, a
+ *   region of the pass's block (a map downloads it; the links, which take
+ *   their rows from the meta, never map it), and the pass waits for the
+ *   device once, at the last element's download.
  * - A link that gets a buffer with its meta checks that it is the one
  *   meant and that its lane and counts are those the front read; then it
  *   takes the rows as its own output (timestamped and queued as its own
@@ -62,6 +67,10 @@ struct GstAfetChainMeta
   guint64 out_first;
   gint64 m, n;
   gboolean combined;
+  /* the pass left the rows between the stages on the device (the target
+   * read its rows there, and its own stay there unless it is the last) */
+  gboolean on_device;
+  gboolean last;
   GstBuffer *out;               /* n rows (a reference), or none */
 };
 
@@ -88,6 +97,7 @@ chain_meta_init (GstMeta * meta, gpointer, GstBuffer *)
   m->out_first = 0;
   m->m = m->n = 0;
   m->combined = FALSE;
+  m->on_device = m->last = FALSE;
   m->out = nullptr;
   return TRUE;
 }
@@ -227,14 +237,20 @@ find_chain (GstAfetBase * self,
   if (links.empty ())
     return;
   std::vector<std::shared_ptr<afet::ContextCombiner>> combiners;
+  /* the rows between the stages on the device only where they all are on
+   * this element's (a link may have a device of its own) */
+  bool one_device = true;
   for (GstAfetBase *l : links) {
     /* (the link's state under its stream lock: see chain_compute) */
     GstPad *sink = GST_BASE_TRANSFORM (l)->sinkpad;
     GST_PAD_STREAM_LOCK (sink);
     combiners.push_back (PRIV (l)->combiner);
+    one_device = one_device && PRIV (l)->device == p->device;
     GST_PAD_STREAM_UNLOCK (sink);
   }
-  afet::Status st = afet::ChainCombiner::get (front, combiners, &p->chain);
+  afet::Status st = afet::ChainCombiner::get (front, combiners, one_device ?
+      afet::ChainCombiner::rows_between_for (*p->device) :
+      afet::ChainCombiner::RowsBetween::HOST, &p->chain);
   if (!st.ok ()) {
     GST_DEBUG_OBJECT (self, "no live chain: %s", st.message ().c_str ());
     for (GstAfetBase *l : links)
@@ -343,11 +359,15 @@ chain_round (GstAfetBase * self, gint64 n, const void *frames, gsize bytes,
     GST_DEBUG_OBJECT (self, "this round alone: %s", st.message ().c_str ());
     return GST_FLOW_OK;
   }
-  /* every stage's rows into the buffer its element pushes */
+  /* every stage's rows into the buffer its element pushes: host memory,
+   * or with the rows between the stages left on the device (CPU devices),
+   * for all but the last the device memory they are in (made below) */
+  const bool on_device = p->chain->between () ==
+      afet::ChainCombiner::RowsBetween::DEVICE;
   GstBuffer *bufs[afet::ChainCombiner::kMaxLinks + 1] = { nullptr };
   GstMapInfo maps[afet::ChainCombiner::kMaxLinks + 1];
   bool ok = true;
-  for (size_t j = 0; j <= links && ok; j++) {
+  for (size_t j = on_device ? links : 0; j <= links && ok; j++) {
     const gint64 rows = j == 0 ? n : call.steps[j - 1].n;
     if (rows == 0)
       break;
@@ -371,6 +391,23 @@ chain_round (GstAfetBase * self, gint64 n, const void *frames, gsize bytes,
   for (size_t j = 0; j <= links; j++)
     if (bufs[j])
       gst_buffer_unmap (bufs[j], &maps[j]);
+  if (ok && st.ok () && on_device) {
+    /* the rows left on the device: each element's its own memory */
+    for (size_t j = 0; j < links; j++) {
+      afet::DeviceRows & r = j == 0 ? call.front_rows :
+          call.steps[j - 1].rows;
+      const gint64 rows = j == 0 ? n : call.steps[j - 1].n;
+      if (!r.block)
+        continue;
+      GstAfetBaseState *q = j == 0 ? p : PRIV (p->chain_links[j - 1]);
+      bufs[j] = gst_buffer_new ();
+      gst_buffer_append_memory (bufs[j], gst_afet_cl_memory_new_region
+          (q->device, q->queue.get (), q->stats, std::move (r.block),
+              r.offset, (gsize) rows * q->out.dims * sizeof (float),
+              r.ready));
+      r = afet::DeviceRows ();
+    }
+  }
   if (!ok || !st.ok ()) {
     for (size_t j = 0; j <= links; j++)
       gst_clear_buffer (&bufs[j]);
@@ -393,14 +430,18 @@ chain_round (GstAfetBase * self, gint64 n, const void *frames, gsize bytes,
     meta->m = s.m;
     meta->n = s.n;
     meta->combined = combined;
+    meta->on_device = on_device;
+    meta->last = j + 1 == links;
     meta->out = bufs[j + 1];
     bufs[j + 1] = nullptr;
   }
   /* this element's share of the pass's copies, as its own path counts */
   p->stats->uploads++;
   p->stats->upload_bytes += bytes;
-  p->stats->downloads++;
-  p->stats->download_bytes += (guint64) n * p->out.dims * sizeof (float);
+  if (!on_device) {
+    p->stats->downloads++;
+    p->stats->download_bytes += (guint64) n * p->out.dims * sizeof (float);
+  }
   if (combined)
     gst_afet_base_count_combined (self);
   afet_base_count_chained (self);
@@ -434,11 +475,11 @@ afet_base_chain_accept (GstAfetBase * self, GstBuffer * input)
   p->lane_rows += meta->m;
   p->units_in += (guint64) meta->m;
   /* this stream's share of the pass's copies, as lanes_push counts */
-  if (meta->m > 0) {
+  if (meta->m > 0 && !meta->on_device) {
     p->stats->uploads++;
     p->stats->upload_bytes += (guint64) meta->m * row_bytes;
   }
-  if (meta->n > 0) {
+  if (meta->n > 0 && (!meta->on_device || meta->last)) {
     p->stats->downloads++;
     p->stats->download_bytes += (guint64) meta->n * p->out.dims *
         sizeof (float);

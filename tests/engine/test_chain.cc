@@ -13,7 +13,10 @@
  * every stage must be the same bytes; passes must have served several
  * streams; a round the lanes cannot hold is refused before it runs. Half
  * the streams' calls ask their pass's leader to wait for others first
- * (Call::gather_us, as a live front with a latency budget does). */
+ * (Call::gather_us, as a live front with a latency budget does). All of it
+ * twice: with the rows between the stages through the host (GPUs) and left
+ * on the device (CPU devices), whatever the device under test is; the
+ * latter refused for stages on two OpenCL contexts. */
 #include "enginecheck.h"
 #include "chain.h"
 #include "cmvn.h"
@@ -85,11 +88,35 @@ struct Stream
   int gather_us = 0;            /* its calls' Call::gather_us */
 };
 
+/* Rows a pass left on the device to n rows of dims floats at out (the
+ * references given back), as a map of the element's memory would. */
+static bool
+fetch (cl_command_queue q, afet::DeviceRows *r, long long n, int dims,
+    float *out)
+{
+  bool ok = n == 0 || (r->block && r->ready);
+  if (ok && n > 0) {
+    cl_event ev = r->ready;
+    ok = clWaitForEvents (1, &ev) == CL_SUCCESS && afet::download (q,
+        r->buffer, r->offset, (size_t) n * dims * sizeof (float), out,
+        nullptr).ok ();
+  }
+  if (r->ready)
+    clReleaseEvent (r->ready);
+  *r = afet::DeviceRows ();
+  return ok;
+}
+
 /* One stream through the chain, as the elements feed it. */
 static bool
 live_run (afet::ChainCombiner &chain, afet::ContextCombiner *links[2],
     Stream &s, std::mt19937 &rng, int *combined)
 {
+  const bool on_device = chain.between () ==
+      afet::ChainCombiner::RowsBetween::DEVICE;
+  afet::ClQueue q;
+  if (on_device && !device->create_queue (&q).ok ())
+    return false;
   const int dims[3] = { CEPS, DIMS, DIMS };
   int lane[2] = { links[0]->join (), links[1]->join () };
   long long rows[2] = { 0, 0 }, outs[2] = { 0, 0 };
@@ -126,6 +153,15 @@ live_run (afet::ChainCombiner &chain, afet::ContextCombiner *links[2],
     if (!ok)
       std::printf ("%s\n", st.message ().c_str ());
     *combined += c;
+    if (ok && on_device) {
+      /* the front's and the deltas' rows, left on the device */
+      ok = fetch (q.get (), &call.front_rows, n, CEPS,
+          s.rows[0].data () + done * CEPS) && fetch (q.get (),
+          &call.steps[0].rows, call.steps[0].n, DIMS, s.rows[1].data () +
+          (outs[0] - call.steps[0].n) * DIMS);
+      if (!ok)
+        std::printf ("rows left on the device not read back\n");
+    }
     done += n;
     if (rng () % 4 == 0)
       std::this_thread::yield ();
@@ -198,73 +234,119 @@ main ()
   if (st.ok ())
     st = afet::ContextCombiner::get (device, cmvn, cx, DIMS, &cc);
   check (st.ok (), "context combiners (" + st.message () + ")");
-  std::shared_ptr<afet::ChainCombiner> chain, again;
-  if (st.ok ())
-    st = afet::ChainCombiner::get (front, { cd, cc }, &chain);
-  if (st.ok ())
-    st = afet::ChainCombiner::get (front, { cd, cc }, &again);
-  check (st.ok () && chain == again && chain->links () == 2,
-      "one chain of these combiners (" + st.message () + ")");
-  if (!st.ok ())
-    return enginecheck::finish ();
+  std::shared_ptr<afet::ChainCombiner> chain, again, other;
+  const afet::ChainCombiner::RowsBetween between[2] = {
+    afet::ChainCombiner::RowsBetween::HOST,
+    afet::ChainCombiner::RowsBetween::DEVICE
+  };
+  const char *between_name[2] = { "rows between the stages through the "
+        "host", "rows between the stages on the device" };
+  for (int b = 0; b < 2 && st.ok (); b++) {
+    const std::string mode = std::string (" (") + between_name[b] + ")";
+    if (st.ok ())
+      st = afet::ChainCombiner::get (front, { cd, cc }, between[b], &chain);
+    if (st.ok ())
+      st = afet::ChainCombiner::get (front, { cd, cc }, between[b], &again);
+    check (st.ok () && chain == again && chain->links () == 2 &&
+        chain->between () == between[b] && chain != other,
+        "one chain of these combiners" + mode + " " + st.message ());
+    other = chain;
+    if (!st.ok ())
+      return enginecheck::finish ();
 
-  enum { THREADS = 4, PER_THREAD = 6 };
-  std::vector<Stream> streams (THREADS * PER_THREAD);
-  std::mt19937 gen (11);
-  for (size_t i = 0; i < streams.size (); i++) {
-    /* short runs (before the look-ahead and the min-window), long ones */
-    streams[i].frames = i % 6 == 0 ? 1 + gen () % 5 : 30 + gen () % 300;
-    streams[i].gather_us = i % 2 ? 200 : 0;
-    streams[i].samples.resize ((size_t) streams[i].frames * W);
-    std::normal_distribution<float> nd (0.0f, 2000.0f);
-    for (float &v : streams[i].samples)
-      v = nd (gen);
-  }
-  afet::ContextCombiner *links[2] = { cd.get (), cc.get () };
-  std::vector<int> combined (THREADS, 0);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < THREADS; t++)
-    threads.emplace_back ([&, t] {
-          std::mt19937 rng (200 + t);
-          for (int i = 0; i < PER_THREAD; i++) {
-            Stream &s = streams[(size_t) t * PER_THREAD + i];
-            s.ok = live_run (*chain, links, s, rng, &combined[t]);
-          }
-        });
-  for (std::thread &th : threads)
-    th.join ();
+    enum { THREADS = 4, PER_THREAD = 6 };
+    std::vector<Stream> streams (THREADS * PER_THREAD);
+    std::mt19937 gen (11);
+    for (size_t i = 0; i < streams.size (); i++) {
+      /* short runs (before the look-ahead and the min-window), long ones */
+      streams[i].frames = i % 6 == 0 ? 1 + gen () % 5 : 30 + gen () % 300;
+      streams[i].gather_us = i % 2 ? 200 : 0;
+      streams[i].samples.resize ((size_t) streams[i].frames * W);
+      std::normal_distribution<float> nd (0.0f, 2000.0f);
+      for (float &v : streams[i].samples)
+        v = nd (gen);
+    }
+    afet::ContextCombiner *links[2] = { cd.get (), cc.get () };
+    std::vector<int> combined (THREADS, 0);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < THREADS; t++)
+      threads.emplace_back ([&, t] {
+            std::mt19937 rng (200 + t);
+            for (int i = 0; i < PER_THREAD; i++) {
+              Stream &s = streams[(size_t) t * PER_THREAD + i];
+              s.ok = live_run (*chain, links, s, rng, &combined[t]);
+            }
+          });
+    for (std::thread &th : threads)
+      th.join ();
 
-  /* each stream apart: the stage's own runs */
-  int ran = 0, same[3] = { 0, 0, 0 };
-  afet::MfccStage own;
-  st = own.init (device, mc);
-  check (st.ok (), "MFCC stage");
-  for (Stream &s : streams) {
-    ran += s.ok;
-    std::vector<float> m ((size_t) s.frames * CEPS);
-    if (!own.run_samples (s.samples.data (), s.frames, m.data ()).ok ())
-      continue;
-    std::vector<float> da = own_run (delta, dx, DIMS, m, s.frames);
-    std::vector<float> cm = own_run (cmvn, cx, DIMS, da, s.frames);
-    const std::vector<float> *want[3] = { &m, &da, &cm };
+    /* each stream apart: the stage's own runs */
+    int ran = 0, same[3] = { 0, 0, 0 };
+    afet::MfccStage own;
+    st = own.init (device, mc);
+    check (st.ok (), "MFCC stage");
+    for (Stream &s : streams) {
+      ran += s.ok;
+      std::vector<float> m ((size_t) s.frames * CEPS);
+      if (!own.run_samples (s.samples.data (), s.frames, m.data ()).ok ())
+        continue;
+      std::vector<float> da = own_run (delta, dx, DIMS, m, s.frames);
+      std::vector<float> cm = own_run (cmvn, cx, DIMS, da, s.frames);
+      const std::vector<float> *want[3] = { &m, &da, &cm };
+      for (int k = 0; k < 3; k++)
+        same[k] += s.ok && want[k]->size () == s.rows[k].size () &&
+            std::memcmp (want[k]->data (), s.rows[k].data (),
+            want[k]->size () * sizeof (float)) == 0;
+    }
+    const int total = (int) streams.size ();
+    check (ran == total, "every stream ran" + mode + " (" +
+        std::to_string (ran) + "/" + std::to_string (total) + ")");
+    const char *names[3] = { "MFCC", "deltas", "sliding CMVN" };
     for (int k = 0; k < 3; k++)
-      same[k] += s.ok && want[k]->size () == s.rows[k].size () &&
-          std::memcmp (want[k]->data (), s.rows[k].data (),
-          want[k]->size () * sizeof (float)) == 0;
+      check (same[k] == total, std::string (names[k]) + ": every stream's "
+          "rows equal the stage's own run, bit for bit" + mode + " (" +
+          std::to_string (same[k]) + "/" + std::to_string (total) + ")");
+    int m = 0;
+    for (int v : combined)
+      m += v;
+    check (m > 0, "passes shared by streams" + mode + " (" +
+        std::to_string (m) + " rounds combined)");
   }
-  const int total = (int) streams.size ();
-  check (ran == total, "every stream ran (" + std::to_string (ran) + "/" +
-      std::to_string (total) + ")");
-  const char *names[3] = { "MFCC", "deltas", "sliding CMVN" };
-  for (int k = 0; k < 3; k++)
-    check (same[k] == total, std::string (names[k]) + ": every stream's "
-        "rows equal the stage's own run, bit for bit (" +
-        std::to_string (same[k]) + "/" + std::to_string (total) + ")");
-  int m = 0;
-  for (int v : combined)
-    m += v;
-  check (m > 0, "passes shared by streams (" + std::to_string (m) +
-      " rounds combined)");
+
+  /* a chain whose rows stay on the device has all its stages on one
+   * device: a link on another context (another device, as an element
+   * with a device property of its own has) is refused there, taken with
+   * the rows through the host */
+  {
+    cl_device_id id = device->device ();
+    cl_context_properties props[] = {
+      CL_CONTEXT_PLATFORM, (cl_context_properties) device->platform (), 0
+    };
+    cl_int err = CL_SUCCESS;
+    cl_context ctx = clCreateContext (props, 1, &id, nullptr, nullptr, &err);
+    check (err == CL_SUCCESS, "a second context on the device");
+    if (err == CL_SUCCESS) {
+      auto other_dev = std::make_shared<afet::Device> (device->platform (),
+          id, device->info (), ctx);
+      afet::DeltaStage delta2;
+      std::shared_ptr<afet::ContextCombiner> cd2;
+      std::shared_ptr<afet::ChainCombiner> mixed;
+      st = delta2.init (other_dev, d);
+      if (st.ok ())
+        st = afet::ContextCombiner::get (other_dev, delta2, dx, DIMS, &cd2);
+      check (st.ok (), "a delta combiner on the second context");
+      if (st.ok ()) {
+        st = afet::ChainCombiner::get (front, { cd2, cc },
+            afet::ChainCombiner::RowsBetween::DEVICE, &mixed);
+        check (!st.ok () && !mixed, "stages on two contexts refused with "
+            "the rows on the device (" + st.message () + ")");
+        st = afet::ChainCombiner::get (front, { cd2, cc },
+            afet::ChainCombiner::RowsBetween::HOST, &mixed);
+        check (st.ok () && mixed, "and taken with the rows through the "
+            "host");
+      }
+    }
+  }
 
   /* a round whose rows do not follow from the stage before, or that a
    * lane cannot hold, is refused before anything runs */

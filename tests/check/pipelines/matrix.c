@@ -1276,11 +1276,48 @@ typedef struct
   gint discont_every;           /* afetmfcc's input: every nth buffer */
   GArray *buffers;              /* BufferInfo */
   GByteArray *bytes;
+  GByteArray *inner[2];         /* afetmfcc's and afetdelta's rows, read
+                                 * by a probe on their src pads */
+  gint cl_buffers[2];           /* of them, buffers in device memory */
+  gboolean cpu;                 /* the elements' device is a CPU device */
   guint64 chained[3];
   gint seen;
   gchar *error;                 /* what went wrong (checked in the main
                                  * thread: no check assertion in threads) */
 } ChainRun;
+
+/* afetmfcc's (k 0) or afetdelta's (k 1) output as any reader of its pad
+ * sees it (in the chain's pass on a CPU device, device memory: the map
+ * downloads it) */
+static void
+read_inner (ChainRun * run, gint k, GstBuffer * b)
+{
+  GstMapInfo map;
+  if (gst_buffer_n_memory (b) == 1 && gst_memory_is_type (gst_buffer_peek_memory
+          (b, 0), "AfetCLMemory"))
+    run->cl_buffers[k]++;
+  if (gst_buffer_map (b, &map, GST_MAP_READ)) {
+    g_byte_array_append (run->inner[k], map.data, map.size);
+    gst_buffer_unmap (b, &map);
+  } else if (!run->error) {
+    run->error = g_strdup_printf ("the output of %s could not be mapped",
+        chain_names[k]);
+  }
+}
+
+static GstPadProbeReturn
+read_m (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  read_inner ((ChainRun *) user_data, 0, GST_PAD_PROBE_INFO_BUFFER (info));
+  return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn
+read_d (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  read_inner ((ChainRun *) user_data, 1, GST_PAD_PROBE_INFO_BUFFER (info));
+  return GST_PAD_PROBE_OK;
+}
 
 static GstPadProbeReturn
 mark_discont (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
@@ -1335,12 +1372,22 @@ run_chain (gpointer user_data)
   GstElement *pipe = gst_parse_launch (launch, NULL);
   run->buffers = g_array_new (FALSE, TRUE, sizeof (BufferInfo));
   run->bytes = g_byte_array_new ();
+  run->inner[0] = g_byte_array_new ();
+  run->inner[1] = g_byte_array_new ();
   if (!pipe) {
     run->error = g_strdup_printf ("cannot make \"%s\"", launch);
     g_free (launch);
     return NULL;
   }
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  for (gint k = 0; k < 2; k++) {
+    GstElement *e = gst_bin_get_by_name (GST_BIN (pipe), chain_names[k]);
+    GstPad *pad = gst_element_get_static_pad (e, "src");
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, k ? read_d : read_m,
+        run, NULL);
+    gst_object_unref (pad);
+    gst_object_unref (e);
+  }
   if (run->discont_every > 0) {
     GstElement *m = gst_bin_get_by_name (GST_BIN (pipe), "m");
     GstPad *pad = gst_element_get_static_pad (m, "sink");
@@ -1376,6 +1423,14 @@ run_chain (gpointer user_data)
   for (gint k = 0; k < 3; k++) {
     GstElement *e = gst_bin_get_by_name (GST_BIN (pipe), chain_names[k]);
     g_object_get (e, "chained-batches", &run->chained[k], NULL);
+    if (k == 0) {
+      /* PoCL's device names start with pthread- or cpu- */
+      gchar *name = NULL;
+      g_object_get (e, "device-name", &name, NULL);
+      run->cpu = name && (g_str_has_prefix (name, "pthread") ||
+          g_str_has_prefix (name, "cpu"));
+      g_free (name);
+    }
     gst_object_unref (e);
   }
   gst_element_set_state (pipe, GST_STATE_NULL);
@@ -1388,8 +1443,12 @@ run_chain (gpointer user_data)
 /* N live streams from threads, with props and an element between afetmfcc
  * and afetdelta (or none), against the same streams with other props and
  * another element between: the same buffers, timestamps (from each run's
- * first), offsets, DISCONT flags and bytes; chained_a, chained_b: whether
- * the chain's pass is expected at each element. */
+ * first), offsets, DISCONT flags and bytes, and the same afetmfcc and
+ * afetdelta rows as a pad probe maps them (in the chain's pass on a CPU
+ * device the rows between the elements stay on the device, device memory
+ * that the map downloads; elsewhere system memory);
+ * chained_a, chained_b: whether the chain's pass is expected at each
+ * element. */
 static void
 check_chain_same (const gchar * props_a, const gchar * between_a,
     gboolean chained_a, const gchar * props_b, const gchar * between_b,
@@ -1456,6 +1515,22 @@ check_chain_same (const gchar * props_a, const gchar * between_a,
     fail_unless (memcmp (a[i].bytes->data, b[i].bytes->data,
             b[i].bytes->len) == 0, "stream %d (\"%s\") differs", i,
         props_a);
+    /* and afetmfcc's and afetdelta's own rows, read where they are: on a
+     * CPU device the chain's pass leaves them on the device */
+    for (gint k = 0; k < 2; k++) {
+      fail_unless (b[i].inner[k]->len > 0);
+      fail_unless_equals_int (a[i].inner[k]->len, b[i].inner[k]->len);
+      fail_unless (memcmp (a[i].inner[k]->data, b[i].inner[k]->data,
+              b[i].inner[k]->len) == 0, "stream %d (\"%s\"): the rows of "
+          "%s differ", i, props_a, chain_names[k]);
+      fail_unless_equals_int (b[i].cl_buffers[k], 0);
+      if (chained_a && a[i].cpu)
+        fail_unless (a[i].cl_buffers[k] > 0, "stream %d: the chain's pass "
+            "on a CPU device left no rows of %s on the device", i,
+            chain_names[k]);
+      else
+        fail_unless_equals_int (a[i].cl_buffers[k], 0);
+    }
     for (gint k = 0; k < 3; k++) {
       if (chained_a) {
         fail_unless (a[i].chained[k] > 0, "stream %d (\"%s\"): no batch "
@@ -1473,6 +1548,8 @@ check_chain_same (const gchar * props_a, const gchar * between_a,
       ChainRun *r = k == 0 ? &a[i] : &b[i];
       g_array_free (r->buffers, TRUE);
       g_byte_array_free (r->bytes, TRUE);
+      g_byte_array_free (r->inner[0], TRUE);
+      g_byte_array_free (r->inner[1], TRUE);
     }
   }
 }
