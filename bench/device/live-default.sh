@@ -6,7 +6,9 @@
 # (live input: system memory between the elements, the automatic latency
 # budget), and tuned beside it: device memory between the elements
 # (device-memory=true, the default before live input chose), and no budget
-# (latency-budget=0); with the mode `pitch` (not run by default), Kaldi's
+# (latency-budget=0); with the mode identity1 (not run by default), through
+# one identity (what two of GStreamer's own elements cost a stream); with
+# the mode `pitch` (not run by default), Kaldi's
 # pitch online (afetpitch with no property set: a live source gets the first
 # pass in chunks of 10 frames). Each chain's kernels are built once before
 # its timed run (one short stream). Prints afet-soak's brief summaries. Run from the
@@ -27,11 +29,14 @@ for n in $counts; do
   for mode in $modes; do
     case $mode in
       identity) chain="identity ! identity ! identity" ;;
+      # one element instead of three: what GStreamer's own elements cost a
+      # stream (the part a many-streams element would take off)
+      identity1) chain="identity" ;;
       default) chain="afetmfcc ! afetdelta ! afetcmvn scope=sliding" ;;
       device) chain="afetmfcc $dev ! afetdelta $dev ! afetcmvn scope=sliding $dev" ;;
       budget0) chain="afetmfcc $b0 ! afetdelta $b0 ! afetcmvn scope=sliding $b0" ;;
       pitch) chain="afetpitch" ;;
-      *) echo "unknown mode $mode (identity default device budget0 pitch)"; exit 2 ;;
+      *) echo "unknown mode $mode (identity identity1 default device budget0 pitch)"; exit 2 ;;
     esac
     echo "=== $n streams, $mode: $chain"
     # the chain's kernels built before the timed run (afet's program cache,
