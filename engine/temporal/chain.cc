@@ -33,10 +33,24 @@ ChainCombiner::ChainCombiner (std::shared_ptr<SpectralCombiner> front,
 {
 }
 
-ChainCombiner::RowsBetween
-ChainCombiner::rows_between_for (const Device &device)
+/* Whether every link reads the front's rows on the front's device. */
+static bool
+one_context (const SpectralCombiner &front,
+    const std::vector<std::shared_ptr<ContextCombiner>> &links)
 {
-  return device.info ().is_cpu ? RowsBetween::DEVICE : RowsBetween::HOST;
+  for (const auto &l : links)
+    if (!l || l->context () != front.context ())
+      return false;
+  return true;
+}
+
+ChainCombiner::RowsBetween
+ChainCombiner::rows_between_for (const Device &device,
+    const SpectralCombiner &front,
+    const std::vector<std::shared_ptr<ContextCombiner>> &links)
+{
+  return device.info ().is_cpu && one_context (front, links) ?
+      RowsBetween::DEVICE : RowsBetween::HOST;
 }
 
 /* Gives back the references of rows left on the device. */
@@ -67,12 +81,12 @@ ChainCombiner::get (const std::shared_ptr<SpectralCombiner> &front,
   for (const auto &l : links) {
     if (!l)
       return Status (Status::BAD_CONFIG, "a chain link has no combiner");
-    /* a stage reads the rows of the one before on the device */
-    if (between == RowsBetween::DEVICE && l->context () != front->context ())
-      return Status (Status::BAD_CONFIG, "a chain whose rows stay on the "
-          "device has all its stages on one device");
     key.second.push_back (l.get ());
   }
+  /* a stage reads the rows of the one before on the device */
+  if (between == RowsBetween::DEVICE && !one_context (*front, links))
+    return Status (Status::BAD_CONFIG, "a chain whose rows stay on the "
+        "device has all its stages on one device");
   std::lock_guard<std::mutex> guard (registry_lock);
   auto found = registry.find (key);
   if (found != registry.end () && (*out = found->second.lock ()))
@@ -258,8 +272,6 @@ ChainCombiner::run_links (const std::vector<Request *> &batch, bool *shared)
       if (io[i].read_done)
         before.block->add_use (io[i].read_done);
       c->steps[j].rows = std::move (io[i].out);
-      io[i].read_done = nullptr;
-      io[i].out = DeviceRows ();
     }
     AFET_RETURN_IF_ERROR (st);
   }

@@ -47,8 +47,11 @@ public:
 
   /* Where a pass leaves the rows between its stages (see above). */
   enum class RowsBetween { HOST, DEVICE };
-  /* DEVICE on CPU devices, HOST on the others */
-  static RowsBetween rows_between_for (const Device &device);
+  /* DEVICE for a front on a CPU device (device) whose links are all on its
+   * OpenCL context, HOST otherwise (GPUs; a link on a device of its own) */
+  static RowsBetween rows_between_for (const Device &device,
+      const SpectralCombiner &front,
+      const std::vector<std::shared_ptr<ContextCombiner>> &links);
 
   /* The process' chain of these combiners with the rows between its
    * stages where between says, made on first use. DEVICE: all of them on

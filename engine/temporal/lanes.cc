@@ -316,8 +316,9 @@ ContextCombiner::run (const std::vector<Combiner::Slot *> &slots)
   /* a failure from here on waits for the queue first: a gather may read a
    * caller's rows on the device, whose block the caller gives back (its
    * pool may hand it out again) when no read_done comes back */
-  auto fail = [q](Status st) {
-    clFinish (q);
+  auto finished = [q](Status st) {
+    if (!st.ok ())
+      clFinish (q);
     return st;
   };
   if (!wait.empty ()) {
@@ -325,7 +326,7 @@ ContextCombiner::run (const std::vector<Combiner::Slot *> &slots)
     cl_int err = clEnqueueBarrierWithWaitList (q, (cl_uint) wait.size (),
         wait.data (), nullptr);
     if (err != CL_SUCCESS)
-      return fail (cl_fail ("clEnqueueBarrierWithWaitList", err));
+      return finished (cl_fail ("clEnqueueBarrierWithWaitList", err));
   }
   for (size_t g = 0, at = 0; g < from_device.size ();) {
     /* the rows of one buffer */
@@ -336,23 +337,18 @@ ContextCombiner::run (const std::vector<Combiner::Slot *> &slots)
     ArgSetter a (gather_.get ());
     a (from_device[g].first) (desc_.get ()) ((cl_uint) (dev_at + 2 * at))
         ((cl_uint) m) ((cl_uint) rs) (lanes_.get ());
-    Status gs = a.status ("afet_lane_gather");
-    if (gs.ok ())
-      gs = launch (q, gather_.get (), (m * rs + lsz_ - 1) / lsz_, lsz_,
-          "afet_lane_gather");
-    if (!gs.ok ())
-      return fail (gs);
+    AFET_RETURN_IF_ERROR (finished (a.status ("afet_lane_gather")));
+    AFET_RETURN_IF_ERROR (finished (launch (q, gather_.get (), (m * rs +
+                    lsz_ - 1) / lsz_, lsz_, "afet_lane_gather")));
     at += m;
     g = h;
   }
   /* output rows some caller keeps on the device: a block of the pool
    * (see DeviceRows) */
   std::shared_ptr<DeviceBlock> launch_out;
-  if (dev_out) {
-    Status bs = blocks_->acquire (outs * out_row_bytes, q, &launch_out);
-    if (!bs.ok ())
-      return fail (bs);
-  }
+  if (dev_out)
+    AFET_RETURN_IF_ERROR (finished (blocks_->acquire (outs * out_row_bytes,
+                q, &launch_out)));
   cl_mem out_buf = dev_out ? launch_out->buffer () : out_.get ();
   if (outs > 0) {
     LaneBlock in;
@@ -361,16 +357,15 @@ ContextCombiner::run (const std::vector<Combiner::Slot *> &slots)
     in.ring = ring_;
     in.desc = desc_.get ();
     in.lanes = lane_cap_;
-    Status ls = stage_->enqueue_lanes (in, (int) outs, out_buf);
-    if (!ls.ok ())
-      return fail (ls);
+    AFET_RETURN_IF_ERROR (finished (stage_->enqueue_lanes (in, (int) outs,
+                out_buf)));
   }
   ClEvent done;
   if (dev_out || dev_rows > 0) {
     cl_event ev = nullptr;
     cl_int err = clEnqueueMarkerWithWaitList (q, 0, nullptr, &ev);
     if (err != CL_SUCCESS)
-      return fail (cl_fail ("clEnqueueMarkerWithWaitList", err));
+      return finished (cl_fail ("clEnqueueMarkerWithWaitList", err));
     done = ClEvent (ev);
     clFlush (q);
     if (dev_out) {
@@ -379,12 +374,10 @@ ContextCombiner::run (const std::vector<Combiner::Slot *> &slots)
       launch_out->add_use (ev);
     }
   }
-  if (host_out) {
-    Status ds = download (q, out_buf, 0, host_out_.size () * sizeof (float),
-        host_out_.data (), nullptr);
-    if (!ds.ok ())
-      return fail (ds);
-  }
+  if (host_out)
+    AFET_RETURN_IF_ERROR (finished (download (q, out_buf, 0,
+                host_out_.size () * sizeof (float), host_out_.data (),
+                nullptr)));
   oi = 0;
   for (const Request *r : batch) {
     if (r->io && r->io->in.buffer && r->m > 0) {

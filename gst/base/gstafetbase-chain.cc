@@ -237,20 +237,16 @@ find_chain (GstAfetBase * self,
   if (links.empty ())
     return;
   std::vector<std::shared_ptr<afet::ContextCombiner>> combiners;
-  /* the rows between the stages on the device only where they all are on
-   * this element's (a link may have a device of its own) */
-  bool one_device = true;
   for (GstAfetBase *l : links) {
     /* (the link's state under its stream lock: see chain_compute) */
     GstPad *sink = GST_BASE_TRANSFORM (l)->sinkpad;
     GST_PAD_STREAM_LOCK (sink);
     combiners.push_back (PRIV (l)->combiner);
-    one_device = one_device && PRIV (l)->device == p->device;
     GST_PAD_STREAM_UNLOCK (sink);
   }
-  afet::Status st = afet::ChainCombiner::get (front, combiners, one_device ?
-      afet::ChainCombiner::rows_between_for (*p->device) :
-      afet::ChainCombiner::RowsBetween::HOST, &p->chain);
+  afet::Status st = afet::ChainCombiner::get (front, combiners,
+      afet::ChainCombiner::rows_between_for (*p->device, *front, combiners),
+      &p->chain);
   if (!st.ok ()) {
     GST_DEBUG_OBJECT (self, "no live chain: %s", st.message ().c_str ());
     for (GstAfetBase *l : links)
