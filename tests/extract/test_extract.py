@@ -252,10 +252,40 @@ check(made == sorted(os.listdir("dev0")) and len(made) == 4 and
           for f in made),
       "two devices: each output is what one device alone makes")
 
-# -j's default: 2 on a CPU device (PoCL here), as many as asked otherwise
+# -j's default: 2 on a CPU device (PoCL here), as many as asked otherwise;
+# the summary gives the inputs' typical length, which sets it on GPUs (8
+# jobs a GPU, 12 from three minutes): the median of the inputs' lengths
 rc, _, err = run(["--scp", "two.scp", "-p", CHAIN])
-check(rc == 0 and "2 jobs (-j's default for this device)" in err,
-      "default -j on a CPU device is 2: %s" % err.strip()[-200:])
+lengths = []
+for w in wavs:
+    with wave.open(w) as f:
+        lengths.append(f.getnframes() / f.getframerate())
+median = sorted(lengths)[len(lengths) // 2]
+check(rc == 0 and "2 jobs (-j's default for this device, inputs of about "
+      "%.0f s)" % median in err,
+      "default -j on a CPU device is 2, inputs of about %.0f s: %s"
+      % (median, err.strip()[-200:]))
+# a long input among short ones: still short by the median; long when most
+# are (a WAV of 75 s of silence, at 8 kHz: the header's rate counts)
+with wave.open("long8k.wav", "wb") as o:
+    o.setnchannels(1)
+    o.setsampwidth(2)
+    o.setframerate(8000)
+    o.writeframes(b"\0\0" * 8000 * 75)
+with open("mixed.scp", "w") as f:
+    f.write("long8k.wav mixed/long.mfc\n")
+    for w, n in zip(wavs, names):
+        f.write("%s mixed/%s.mfc\n" % (w, n))
+rc, _, err = run(["--scp", "mixed.scp", "-p", CHAIN])
+check(rc == 0 and "inputs of about %.0f s)" % sorted(lengths + [75.0])[
+      (len(lengths) + 1) // 2] in err, "one long input among %d short ones: "
+      "the median (%s)" % (len(lengths), err.strip()[-120:]))
+with open("long.scp", "w") as f:
+    for k in range(3):
+        f.write("long8k.wav long/%d.mfc\n" % k)
+rc, _, err = run(["--scp", "long.scp", "-p", CHAIN])
+check(rc == 0 and "inputs of about 75 s)" in err,
+      "long inputs: about 75 s (%s)" % err.strip()[-120:])
 rc, _, err = run(["--scp", "two.scp", "-p", CHAIN, "-j", "3"])
 check(rc == 0 and "3 jobs\n" in err, "-j 3 runs 3 jobs: %s" % err[-200:])
 check(run(["--scp", "two.scp", "-j", "-1"])[0] == 2, "-j -1 is a usage error")

@@ -181,8 +181,16 @@ try:
     rc, err = run(["--wav-scp", "all.scp", "-p", "afetmfcc preset=kaldi ! "
                    "afetcmvn mode=none write-stats=st.ark", "-q", "--ark",
                    "ws.ark"])
-    check(rc != 0 and "afetparse" in err and not os.path.exists("st.ark"),
+    check(rc == 2 and "afetparse" in err and not os.path.exists("st.ark"),
           "write-stats refused (%s)" % err.strip()[-200:])
+    # the same to HTK files: refused before the chain's check at start-up
+    # runs the chain (which would write the file from its noise)
+    rc, err = run(["--wav-scp", "all.scp", "-p", "afetmfcc ! afetcmvn "
+                   "write-stats=st2.ark", "-q", "-o", "ws-htk"])
+    outs = os.listdir("ws-htk") if os.path.isdir("ws-htk") else []
+    check(rc == 2 and "afetparse" in err and not os.path.exists("st2.ark")
+          and not outs, "write-stats refused before anything runs, HTK "
+          "files (%s; outputs %s)" % (err.strip()[-200:], outs))
 
     # --segments over a recording that is not audio: an error, not a hang
     with open("junkrec.scp", "w") as f:

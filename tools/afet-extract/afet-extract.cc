@@ -82,21 +82,24 @@ parse_compress (const gchar *, const gchar * value, gpointer, GError **)
   return TRUE;
 }
 
-/* --format htk: whether afetenc takes what the chain makes (HTK has no
- * kind for Kaldi's energy in column 0, nor more than 16383 values a frame).
- * Every input would fail alike, so the chain runs once on a tenth of a
- * second of noise first, and afetenc's refusal is one usage error; other
- * errors are left to the inputs (the rate may matter to them). */
+/* The chain run once on a tenth of a second of noise, before the jobs
+ * start, on a thread of its own while the main thread reads the list: it
+ * starts the OpenCL driver and the default device (a third of a second or
+ * more on a GPU, which the list's reading then hides) and, with --format
+ * htk, finds whether afetenc takes what the chain makes (HTK has no kind
+ * for Kaldi's energy in column 0, nor more than 16383 values a frame):
+ * every input would fail alike, so afetenc's refusal is one usage error.
+ * Other errors are left to the inputs (the rate may matter to them). */
 bool
-htk_can_write (const Options & o, std::string * why)
+check_chain (const Options & o, std::string * why)
 {
-  if (o.format != "htk" || o.htk)
-    return true;                /* -C: its chains are HTK's */
+  const bool htk = o.format == "htk" && !o.htk;  /* -C: its chains are HTK's */
   const int rate = o.rate > 0 ? o.rate : 16000;
   const std::string text = "audiotestsrc wave=white-noise num-buffers=1 "
       "samplesperbuffer=" + std::to_string (rate / 10) + " ! audio/x-raw,"
       "format=S16LE,channels=1,rate=" + std::to_string (rate) + " ! " +
-      o.chain + " ! afetenc name=afetx_enc format=htk ! fakesink";
+      o.chain + (htk ? " ! afetenc name=afetx_enc format=htk" : "") +
+      " ! fakesink";
   GstElement *pipe = gst_parse_launch_full (text.c_str (), nullptr,
       GST_PARSE_FLAG_FATAL_ERRORS, nullptr);
   if (!pipe)
@@ -107,7 +110,7 @@ htk_can_write (const Options & o, std::string * why)
     GstBus *bus = gst_element_get_bus (pipe);
     GstMessage *m = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
         (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
-    if (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR &&
+    if (htk && m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR &&
         g_strcmp0 (GST_OBJECT_NAME (GST_MESSAGE_SRC (m)), "afetx_enc") == 0) {
       GError *e = nullptr;
       gst_message_parse_error (m, &e, nullptr);
@@ -201,9 +204,9 @@ main (int argc, char **argv)
           "CM3)", "METHOD"},
     {"jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
         "Pipelines running at once, sharing the device (default: 8 a GPU, "
-        "at most one a core; for a chain with afetpitch two a core, at "
-        "most one a GiB of GPU memory; 2 on a CPU device; 0: this "
-        "default)", "N"},
+        "12 when the inputs last three minutes or more, at most one a core; "
+        "for a chain with afetpitch two a core, at most one a GiB of GPU "
+        "memory; 2 on a CPU device; 0: this default)", "N"},
     {"device", 'd', 0, G_OPTION_ARG_STRING, &device,
           "auto (default: the afet elements choose), all (every GPU, or "
           "every OpenCL device when there is no GPU; jobs are spread over "
@@ -414,17 +417,36 @@ main (int argc, char **argv)
       g_clear_error (&perr);
       return usage (m);
     }
+    /* refused before anything runs: the chain's check below would write
+     * the file */
+    std::string stats_why;
+    const bool stats = chain_writes_stats (test, &stats_why);
     gst_object_unref (test);
+    if (stats)
+      return usage (stats_why);
   }
 
   std::vector<Item> items;
   std::string why;
-  if (!make_items (o, &items, &why))
+  /* the chain's check on its thread while this one reads the list */
+  const gint64 t_list = g_get_monotonic_time ();
+  std::string check_why;
+  bool check_ok = true;
+  gint64 t_checked = t_list;
+  std::thread checker ([&] {
+        check_ok = check_chain (o, &check_why);
+        t_checked = g_get_monotonic_time ();
+      });
+  const bool listed = make_items (o, &items, &why);
+  /* for -j's default, while the check still runs */
+  const double typical_s = listed && o.jobs == 0 ? typical_seconds (items) :
+      0;
+  const gint64 t_listed = g_get_monotonic_time ();
+  checker.join ();
+  if (!listed)
     return usage (why);
-  const gint64 t_check = g_get_monotonic_time ();
-  if (!items.empty () && !htk_can_write (o, &why))
-    return usage (why);
-  const gint64 t_checked = g_get_monotonic_time ();
+  if (!items.empty () && !check_ok)
+    return usage (check_why);
 
   Shared sh;
   sh.opt = &o;
@@ -475,7 +497,7 @@ main (int argc, char **argv)
   std::vector<std::thread> threads;
   /* a chain holding whole utterances (afetpitch offline): more jobs */
   const int want = o.jobs > 0 ? o.jobs : auto_jobs (sh.devices,
-      o.chain.find ("afetpitch") != std::string::npos);
+      o.chain.find ("afetpitch") != std::string::npos, typical_s);
   const int n_jobs = std::max (1, std::min<int> (want, (int) items.size ()));
   sh.jobs = n_jobs;
   for (int w = 0; w < n_jobs; w++)
@@ -604,20 +626,25 @@ main (int argc, char **argv)
           steady_audio / 3600, steady_s, steady_audio / steady_s);
     if (sh.steady_t0)
       g_printerr ("afet-extract: start-up: %.3f s to initialise GStreamer "
-          "(its registry), %.3f s to check the chain once, %.3f s from the "
+          "(its registry), %.3f s to read the list while the chain was "
+          "checked once in %.3f s (the device's start), %.3f s from the "
           "workers' start until every job had finished its first input\n",
-          (t_init - t_main) / 1e6, (t_checked - t_check) / 1e6,
-          (sh.steady_t0 - t0) / 1e6);
+          (t_init - t_main) / 1e6, (t_listed - t_list) / 1e6,
+          (t_checked - t_list) / 1e6, (sh.steady_t0 - t0) / 1e6);
+    /* -j's default depends on the device and the inputs' length */
+    gchar *why_jobs = o.jobs > 0 ? g_strdup ("") : g_strdup_printf (" (-j's "
+        "default for %s, inputs of about %.0f s)", sh.devices.empty ()?
+        "this device" : "these devices", typical_s);
     if (!sh.devices.empty ()) {
       std::string d;
       for (const auto & x:sh.devices)
         d += (d.empty ()? "" : ", ") + x;
-      g_printerr ("afet-extract: %d jobs on the devices %s\n", n_jobs,
-          d.c_str ());
+      g_printerr ("afet-extract: %d jobs on the devices %s%s\n", n_jobs,
+          d.c_str (), why_jobs);
     } else {
-      g_printerr ("afet-extract: %d jobs%s\n", n_jobs, o.jobs > 0 ? "" :
-          " (-j's default for this device)");
+      g_printerr ("afet-extract: %d jobs%s\n", n_jobs, why_jobs);
     }
+    g_free (why_jobs);
     for (const auto & f:failures)
       g_printerr ("  %s\n", f.c_str ());
   } else if (!failures.empty ()) {

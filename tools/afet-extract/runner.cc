@@ -9,15 +9,18 @@
 
 #include "runner.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include <CL/cl.h>
+#include <glib/gstdio.h>
 #include <gst/app/app.h>
 #include <gst/audio/audio.h>
 
 #include <csignal>
 
 #include <sys/wait.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "afetfeatures.h"
@@ -105,7 +108,8 @@ names_gpu (const std::string & value, cl_ulong *mem = nullptr)
 }
 
 int
-auto_jobs (const std::vector<std::string> & devices, bool whole)
+auto_jobs (const std::vector<std::string> & devices, bool whole,
+    double seconds)
 {
   int gpus = 0;
   cl_ulong mem = 0;             /* the GPUs' memory together */
@@ -129,7 +133,39 @@ auto_jobs (const std::vector<std::string> & devices, bool whole)
   if (whole)
     return std::max<int> (8 * gpus, std::min<cl_ulong> (2 * cores,
             mem >> 30));
-  return std::max (1, std::min<int> (cores, 8 * gpus));
+  const int a_gpu = seconds >= kLongInputSeconds ? 12 : 8;
+  return std::max (1, std::min<int> (cores, a_gpu * gpus));
+}
+
+double
+typical_seconds (const std::vector<Item> & items)
+{
+  std::vector<double> seen;
+  const size_t n = items.size (), want = 33;
+  for (size_t k = 0; k < std::min (n, want); k++) {
+    const Item & it = items[n <= want ? k : k * (n - 1) / (want - 1)];
+    if (it.command)
+      continue;
+    if (!it.segments.empty ()) {
+      for (const auto & sg:it.segments)
+        if (sg.end > sg.start) {
+          seen.push_back (sg.end - sg.start);
+          break;
+        }
+      continue;
+    }
+    PlainWav w;
+    GStatBuf st;
+    if (read_plain_wav (it.input, 0, true, &w) && w.rate > 0)
+      seen.push_back ((double) w.frames / w.rate);
+    else if (g_stat (it.input.c_str (), &st) == 0 && S_ISREG (st.st_mode))
+      seen.push_back (st.st_size / 32000.0);
+  }
+  if (seen.empty ())
+    return 0;
+  std::nth_element (seen.begin (), seen.begin () + seen.size () / 2,
+      seen.end ());
+  return seen[seen.size () / 2];
 }
 
 /* The pipeline, as gst-launch-1.0 would take it.  decodebin's audio pad
@@ -302,6 +338,44 @@ keep_eos_and_errors (GstBus *, GstMessage * m, gpointer)
       GST_BUS_PASS : GST_BUS_DROP;
 }
 
+static bool
+writes_stats (GstElement * e)
+{
+  if (!g_object_class_find_property (G_OBJECT_GET_CLASS (e), "write-stats"))
+    return false;
+  gchar *path = nullptr;
+  g_object_get (e, "write-stats", &path, nullptr);
+  const bool set = path && *path;
+  g_free (path);
+  return set;
+}
+
+bool
+chain_writes_stats (GstElement * chain, std::string * why)
+{
+  /* a chain of one element parses to that element, not a bin */
+  bool stats = writes_stats (chain);
+  if (GST_IS_BIN (chain)) {
+    GstIterator *it = gst_bin_iterate_recurse (GST_BIN (chain));
+    GValue v = G_VALUE_INIT;
+    while (!stats && gst_iterator_next (it, &v) == GST_ITERATOR_OK) {
+      stats = writes_stats (GST_ELEMENT (g_value_get_object (&v)));
+      g_value_reset (&v);
+    }
+    g_value_unset (&v);
+    gst_iterator_free (it);
+  }
+  if (stats)
+    *why = "afetcmvn write-stats= sums one stream's statistics, and "
+        "afet-extract runs every input as a stream of its own (jobs at "
+        "once): the file would hold one input's sums. Write the features "
+        "(--ark feats.ark), then compute the statistics from them in one "
+        "stream: gst-launch-1.0 filesrc location=feats.ark ! afetparse ! "
+        "afetcmvn mode=none write-stats=cmvn.ark [utt2spk=...] ! fakesink "
+        "(docs/kaldi-recipe.md)";
+  return stats;
+}
+
 bool
 Runner::build (const std::string & text, std::string * why)
 {
@@ -314,39 +388,10 @@ Runner::build (const std::string & text, std::string * why)
     g_clear_error (&err);
     return false;
   }
-  /* afetcmvn write-stats= sums the statistics of one stream and writes
-   * them at its end: here each input is a stream of its own and the jobs
-   * run at once, so the file would hold one input's or one job's sums
-   * (the last to end), never the corpus' */
-  {
-    GstIterator *it = gst_bin_iterate_recurse (GST_BIN (pipe_));
-    GValue v = G_VALUE_INIT;
-    bool stats = false;
-    while (!stats && gst_iterator_next (it, &v) == GST_ITERATOR_OK) {
-      GstElement *e = GST_ELEMENT (g_value_get_object (&v));
-      if (g_object_class_find_property (G_OBJECT_GET_CLASS (e),
-              "write-stats")) {
-        gchar *path = nullptr;
-        g_object_get (e, "write-stats", &path, nullptr);
-        stats = path && *path;
-        g_free (path);
-      }
-      g_value_reset (&v);
-    }
-    g_value_unset (&v);
-    gst_iterator_free (it);
-    if (stats) {
-      *why = "afetcmvn write-stats= sums one stream's statistics, and "
-          "afet-extract runs every input as a stream of its own (jobs at "
-          "once): the file would hold one input's sums. Write the features "
-          "(--ark feats.ark), then compute the statistics from them in one "
-          "stream: gst-launch-1.0 filesrc location=feats.ark ! afetparse ! "
-          "afetcmvn mode=none write-stats=cmvn.ark [utt2spk=...] ! fakesink "
-          "(docs/kaldi-recipe.md)";
-      gst_object_unref (pipe_);
-      pipe_ = nullptr;
-      return false;
-    }
+  if (chain_writes_stats (pipe_, why)) {
+    gst_object_unref (pipe_);
+    pipe_ = nullptr;
+    return false;
   }
   /* Every other message (each element's state changes going to PLAYING
    * and back to READY, stream-start, latency, async-done: about twenty an

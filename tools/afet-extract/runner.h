@@ -23,17 +23,34 @@ namespace afetx
 /* "P:D" of every GPU, or of every device when there is no GPU. */
 std::vector<std::string> all_devices ();
 /* -j's default: on GPUs, up to 8 pipelines a GPU (at most one a core:
- * the host reads, encodes and writes while the GPU computes), and for a
- * chain that holds whole utterances (@whole: afetpitch offline; its host
- * work, reading and converting a whole file before the device starts, is
- * the larger part) two a core, at most one a GiB of the GPUs' memory
- * (an utterance of ten minutes takes about 0.7 GB there), at least 8 a
- * GPU: measured on H200 hosts of 16 cores, 10 h in ten-minute files took
- * 2.3 s with 8 jobs, 1.4 to 2.4 s with 16, 1.4 s with 32, 1.5 to 1.6 s
- * with 60; on a CPU device 2 (the device's own threads use the cores).
- * @devices: -d's list (empty: the elements' auto choice, AFET_DEVICE or
- * the first GPU). */
-int auto_jobs (const std::vector<std::string> & devices, bool whole);
+ * the host reads, encodes and writes while the GPU computes), 12 a GPU
+ * when the inputs are long (@seconds, typical_seconds (), at least
+ * kLongInputSeconds: a long input's launches are large and few, and more
+ * jobs keep the GPU fed between them; 2x H200 hosts, 100 h of five-minute
+ * files: one GPU 2.23 s against 2.45 s with 8, two GPUs from 2 % slower
+ * to 7 % faster, 1000 h 14 % faster; one-minute files gained nothing, and
+ * short files, bound by each device's work a file, lose with more jobs:
+ * benchmarks.md's "Two GPUs"), and for a chain that holds
+ * whole utterances (@whole: afetpitch offline; its host work, reading and
+ * converting a whole file before the device starts, is the larger part)
+ * two a core, at most one a GiB of the GPUs' memory (an utterance of ten
+ * minutes takes about 0.7 GB there), at least 8 a GPU: measured on H200
+ * hosts of 16 cores, 10 h in ten-minute files took 2.3 s with 8 jobs, 1.4
+ * to 2.4 s with 16, 1.4 s with 32, 1.5 to 1.6 s with 60; on a CPU device
+ * 2 (the device's own threads use the cores).  @devices: -d's list
+ * (empty: the elements' auto choice, AFET_DEVICE or the first GPU). */
+int auto_jobs (const std::vector<std::string> & devices, bool whole,
+    double seconds);
+
+/* inputs this long or longer (their median) get 12 jobs a GPU by default */
+constexpr double kLongInputSeconds = 180;
+
+/* The seconds of a typical input: the median of up to 33 inputs spread
+ * over the list, each from its WAV header (any rate), its segment's start
+ * and end, or else its file's size as 16 kHz 16-bit audio (compressed
+ * files count shorter than they are); 0 when none can be told (commands).
+ * A few header reads, on the main thread while the chain's check runs. */
+double typical_seconds (const std::vector<Item> & items);
 
 /* The pipeline, as gst-launch-1.0 would take it (for_launch: decodebin
  * linked by gst-launch-1.0 itself, for --print-pipeline). */
@@ -46,6 +63,14 @@ std::string pipeline_text (const Options & o, const char *src,
  * pitch-feats through paste-feats); the chain alone without pastes. */
 std::string paste_chain (const std::string & chain,
     const std::vector<std::string> & pastes, int tolerance);
+
+/* Whether chain (an element, or a bin and its elements at any depth) has
+ * afetcmvn's write-stats set;
+ * *why says why afet-extract refuses it and what to run instead. It sums
+ * one stream's statistics and writes them at its end, and afet-extract
+ * runs every input as a stream of its own (jobs at once): the file would
+ * hold one input's sums. */
+bool chain_writes_stats (GstElement * chain, std::string * why);
 
 /* -C: an input whose rate is not the config's SOURCERATE is refused, as
  * HCopy would not resample it. */
