@@ -47,6 +47,24 @@ G_BEGIN_DECLS
 #define AFET_FEATURES_FORMAT_F32LE "F32LE"
 
 /**
+ * AFET_FEATURES_DRAIN_EVENT:
+ *
+ * The name of the structure of a custom downstream serialized event
+ * (GST_EVENT_CUSTOM_DOWNSTREAM) that ends the current utterance without
+ * ending the stream: each afet element that takes audio or features
+ * (GstAfetBase's elements) outputs the utterance's last frames, as at
+ * end-of-stream, forwards the event after them and counts what follows as
+ * a new utterance from its first sample, as after a DISCONT.  An
+ * application sends it after an utterance's last buffer (appsrc queues it
+ * in order: gst_element_send_event ()) and knows the utterance complete
+ * when the event reaches its sink; the pipeline stays PLAYING.  afetpitch,
+ * afetpaste, afetparse and afetenc do not end an utterance at it.
+ *
+ * Since: 0.1
+ */
+#define AFET_FEATURES_DRAIN_EVENT "afet-drain"
+
+/**
  * AFET_CAPS_FEATURE_MEMORY_CL:
  *
  * Caps feature announcing that buffers carry afet OpenCL device memory

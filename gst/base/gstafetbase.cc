@@ -551,8 +551,22 @@ gst_afet_base_sink_event (GstBaseTransform * trans, GstEvent * event)
       /* what they came among is gone; sticky ones stay on the sink pad */
       afet_base_drop_held_events (p);
       break;
-    case GST_EVENT_TAG:
     case GST_EVENT_CUSTOM_DOWNSTREAM:
+      if (gst_event_has_name (event, AFET_FEATURES_DRAIN_EVENT)) {
+        /* the utterance ends, the stream goes on: its last frames now, as
+         * at EOS, then the event after them; what follows starts a new
+         * utterance, as after a DISCONT (afetfeatures.h) */
+        GST_DEBUG_OBJECT (self, "drain: ending the utterance");
+        if (p->have_data)
+          afet_base_finish_run (self, "a drain");
+        afet_base_reset_stream (p);
+        afet_base_release_events (self, true);
+        break;
+      }
+      if (afet_base_hold_event (self, event))
+        return TRUE;
+      break;
+    case GST_EVENT_TAG:
     case GST_EVENT_CUSTOM_DOWNSTREAM_STICKY:
       if (afet_base_hold_event (self, event))
         return TRUE;

@@ -4,9 +4,12 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """NumPy arrays in: the checks an array passes, its caps and buffer, and
 the appsrc pipeline (a lane) that takes it where a file's decodebin would
-give the same samples, one array a run or many back to back."""
+give the same samples, one array a run, many back to back, or one call
+after another in a run kept going (KeptRun)."""
 
+import collections
 import os
+import threading
 
 import numpy as np
 
@@ -69,15 +72,15 @@ class ArrayInput:
             raise Error("%s is empty (0 samples): there is nothing to "
                         "extract" % what)
         if a.dtype.kind == "f":
-            finite = np.isfinite(a)
-            if not finite.all():
-                bad = np.flatnonzero(~finite)
+            # one pass: the peak is NaN or infinite when a sample is
+            peak = float(np.max(np.abs(a)))
+            if not np.isfinite(peak):
+                bad = np.flatnonzero(~np.isfinite(a))
                 raise Error("%s holds %d NaN or infinite samples (the first "
                             "at index %d, %g s): clean them first, e.g. "
                             "np.nan_to_num(x, nan=0.0, posinf=0.0, "
                             "neginf=0.0)" % (what, len(bad), bad[0],
                                              bad[0] / self.rate))
-            peak = float(np.max(np.abs(a)))
             if peak > _FLOAT_LIMIT:
                 raise Error("%s holds float samples up to %g, far beyond "
                             "full scale (+-1): int16-scale audio stored as "
@@ -116,13 +119,15 @@ class Lane:
     ``pipeline`` None: left to a thread blocked in a state change, built
     again on next use."""
 
-    __slots__ = ("pipeline", "src", "sink", "conv", "failed", "parser")
+    __slots__ = ("pipeline", "src", "sink", "conv", "failed", "parser",
+                 "kept")
 
     def __init__(self, pipeline, src, sink, conv):
         self.pipeline, self.src, self.sink, self.conv = (pipeline, src,
                                                          sink, conv)
         self.failed = False
         self.parser = None      # its caps parsed, kept from call to call
+        self.kept = None        # KeptRun: the run extract() keeps going
 
     def renew_src(self):
         """A new appsrc in place of one whose run failed: appsrc 1.22
@@ -139,6 +144,106 @@ class Lane:
             raise Error("could not link the appsrc to audioconvert")
         self.src = src
         self.failed = False
+
+
+# the custom downstream event after which afet's elements end an utterance
+# and go on (AFET_FEATURES_DRAIN_EVENT in afetfeatures.h)
+DRAIN_EVENT = "afet-drain"
+
+
+class KeptRun:
+    """A lane's run kept PLAYING from one extract() call to the next, for
+    a chain whose every element ends an utterance at afet's drain event:
+    each array goes in as a DISCONT buffer followed by the event (appsrc
+    queues both in order) and is whole when the event reaches the appsink,
+    where a probe notes how many buffers came before it.  No state change
+    and no negotiation a call; the frames are those of a run of their own,
+    bit for bit (the same path as a DISCONT)."""
+
+    __slots__ = ("caps", "session", "next_pts", "sent", "pulled", "drains",
+                 "first", "seen", "cond", "probe")
+
+    # a run this long in stream time (about 36 years, arrays 60 s apart)
+    # starts again rather than come near the clock's end
+    MAX_PTS = 1 << 60
+
+    def __init__(self, sink, caps):
+        self.caps = caps          # the appsrc's caps, as a string
+        self.session = None       # _running._Session, once started
+        self.next_pts = 0         # where the next array starts
+        self.sent = 0             # arrays pushed
+        self.pulled = 0           # samples pulled
+        self.drains = collections.deque()  # buffers seen before each
+        self.first = 0            # drain not yet consumed: drains[0]'s index
+        self.seen = 0
+        self.cond = threading.Condition()
+        pad = sink.get_static_pad("sink")
+        self.probe = (pad, pad.add_probe(
+            Gst.PadProbeType.BUFFER | Gst.PadProbeType.EVENT_DOWNSTREAM,
+            self._on_probe))
+
+    def _on_probe(self, pad, info):
+        # the streaming thread, in stream order
+        if info.type & Gst.PadProbeType.BUFFER:
+            with self.cond:
+                self.seen += 1
+                self.cond.notify()
+        else:
+            ev = info.get_event()
+            if ev is not None and ev.type == \
+                    Gst.EventType.CUSTOM_DOWNSTREAM and \
+                    ev.has_name(DRAIN_EVENT):
+                with self.cond:
+                    self.drains.append(self.seen)
+                    self.cond.notify()
+        return Gst.PadProbeReturn.OK
+
+    def wait(self, index, timeout):
+        """Waits up to timeout seconds for a buffer not pulled yet or the
+        index-th array's drain event; returns (a buffer is there or
+        coming, the buffers before that drain or None)."""
+        with self.cond:
+            i = index - self.first
+            if self.seen <= self.pulled and i >= len(self.drains):
+                self.cond.wait(timeout)
+            return (self.seen > self.pulled, self.drains[i]
+                    if i < len(self.drains) else None)
+
+    def consumed(self, index):
+        """The index-th array is done: its drain is forgotten (a kept run
+        may take millions of arrays)."""
+        with self.cond:
+            while self.drains and self.first <= index:
+                self.drains.popleft()
+                self.first += 1
+
+    def remove_probe(self):
+        if self.probe is not None:
+            pad, pid = self.probe
+            pad.remove_probe(pid)
+            self.probe = None
+
+    def feed(self, src, item):
+        """Pushes item as a DISCONT buffer at this run's next start, then
+        the drain event; returns (its index, its start in ns, whether
+        appsrc took both)."""
+        start = self.next_pts
+        d = _time_of(item.samples, item.rate)
+        buf = Gst.Buffer.new_wrapped(item.data)
+        buf.pts = start
+        buf.dts = start
+        buf.duration = d
+        buf.offset = 0
+        buf.offset_end = item.samples
+        buf.set_flags(Gst.BufferFlags.DISCONT)
+        flow = src.emit("push-buffer", buf)
+        ok = flow == Gst.FlowReturn.OK and src.send_event(
+            Gst.Event.new_custom(Gst.EventType.CUSTOM_DOWNSTREAM,
+                                 Gst.Structure.new_empty(DRAIN_EVENT)))
+        index = self.sent
+        self.sent += 1
+        self.next_pts = start + d + _GAP
+        return index, start, ok
 
 
 def make_appsrc():

@@ -13,13 +13,14 @@ import threading
 
 import numpy as np
 
-from gi.repository import GLib, Gst
+from gi.repository import GLib, GObject, Gst
 
 from . import arrays
 from ._errors import Error, NoFramesError, _Abandoned, _parse_error
 from ._running import (_appsink, _Collector, _one, _parse, _run_pipeline,
                        _Session, _sink_desc)
-from ._setup import FEATURES_MEDIA_TYPE, _CLOCK_NONE, _SRC, _make, init
+from ._setup import (FEATURES_MEDIA_TYPE, _CLOCK_NONE, _POLL_NS, _SRC,
+                     _make, init)
 from .results import Features
 
 
@@ -169,6 +170,7 @@ class Extractor(_Closing):
         self._lanes = []          # array pipelines (arrays.Lane), kept
         self._builds = 0          # pipelines built so far (tests: reuse)
         self._back_to_back = None  # _ends_runs_at_discont of the chain
+        self._keeps_runs = None   # _ends_utterances_at_drain of the chain
         self._build()
 
     def _tail(self, p):
@@ -181,6 +183,8 @@ class Extractor(_Closing):
             raise _parse_error(e, pipeline) from None
         if self._back_to_back is None:
             self._back_to_back = _ends_runs_at_discont(chain)
+            self._keeps_runs = self._back_to_back and \
+                _ends_utterances_at_drain(chain)
         conv = _make("audioconvert")
         res = _make("audioresample")
         cf = _make("capsfilter")
@@ -245,6 +249,12 @@ class Extractor(_Closing):
             with self._lock:
                 self._check_open()
                 lane = self._lanes_for(1)[0]
+                if self._keeps_runs and self.timeout is None and \
+                        (self.rate is None or self.rate == item.rate):
+                    got = self._run_kept(lane, item, allow_empty,
+                                         "the array")
+                    if got is not None:
+                        return got
                 return self._run_array(lane, item, allow_empty,
                                        "the array")
         if rate is not None and rate != self.rate:
@@ -368,7 +378,94 @@ class Extractor(_Closing):
             self._lanes.append(self._build_lane())
         return self._lanes[:n]
 
+    def _run_kept(self, lane, item, allow_empty, what):
+        """item through the lane's kept run (arrays.KeptRun), started or
+        started again for another format; None when the run failed or
+        warned, which then ends (the caller runs the array alone, for its
+        own error or warnings, as extract gives them)."""
+        what = "%s (%d samples at %d Hz)" % (what, item.samples, item.rate)
+        caps = item.caps.to_string()
+        k = lane.kept
+        if k is None or k.caps != caps or k.next_pts > k.MAX_PTS:
+            self._end_kept(lane)
+            if lane.pipeline is None:
+                self._build_lane(lane)
+            lane.pipeline.set_state(Gst.State.READY)
+            if lane.failed:
+                lane.renew_src()
+            _drain_bus(lane.pipeline)
+            src = lane.src
+            src.set_property("caps", item.caps)
+            src.set_property("size", -1)
+            src.set_property("duration", _CLOCK_NONE)
+            k = lane.kept = arrays.KeptRun(lane.sink, caps)
+            k.session = _Session(lane.pipeline, lane.sink,
+                                 stop_state=Gst.State.READY)
+            try:
+                k.session.start()
+            except Error:
+                self._end_kept(lane, failed=True)
+                return None
+        if lane.parser is None:
+            lane.parser = _Collector()
+        index, start, ok = k.feed(lane.src, item)
+        parts = []
+        info = None
+        try:
+            if not ok:
+                raise Error("appsrc refused the array")
+            while True:
+                # the probe at the appsink counts the buffers and notes
+                # the drain: pull only what is there or coming
+                more, want = k.wait(index, _POLL_NS / Gst.SECOND)
+                if want is not None and k.pulled >= want:
+                    k.consumed(index)
+                    break
+                k.session._check_bus()
+                if k.session.warnings:
+                    raise Error("warned")
+                if not more:
+                    continue
+                sample = lane.sink.emit("try-pull-sample", _POLL_NS)
+                if sample is None:
+                    if lane.sink.get_property("eos"):
+                        raise Error("end of stream in a kept run")
+                    continue
+                k.pulled += 1
+                pts = sample.get_buffer().pts
+                if pts == _CLOCK_NONE or pts < start:
+                    raise Error("a buffer came without its array's time")
+                info, data, times, _, _ = lane.parser.frames_of(sample)
+                parts.append((info, data, (pts - start) / Gst.SECOND +
+                              times))
+        except Error:
+            self._end_kept(lane, failed=True)
+            return None
+        if not parts:
+            return _one([], what, allow_empty, k.session.current_info())
+        if any(x[0] != parts[0][0] for x in parts[1:]):
+            self._end_kept(lane, failed=True)
+            return None
+        data = np.concatenate([x[1] for x in parts]) if len(parts) != 1 \
+            else parts[0][1].copy()
+        return Features(data, parts[0][0],
+                        np.concatenate([x[2] for x in parts]))
+
+    def _end_kept(self, lane, failed=False):
+        """Stops the lane's kept run, if any (READY; NULL after a
+        failure, and a new appsrc next time)."""
+        k = lane.kept
+        if k is None:
+            return
+        lane.kept = None
+        k.remove_probe()
+        if k.session is not None:
+            k.session.stop(failed=failed)
+        if failed:
+            lane.failed = True
+
     def _run_array(self, lane, item, allow_empty, what):
+        self._end_kept(lane)
         what = "%s (%d samples at %d Hz)" % (what, item.samples, item.rate)
         if lane.pipeline is None:           # left to a blocked thread
             self._build_lane(lane)
@@ -422,6 +519,7 @@ class Extractor(_Closing):
         """([results of each item], info): the items fed back to back
         into one run of the lane; raises Error for a run that failed or
         warned."""
+        self._end_kept(lane)
         if lane.pipeline is None:           # left to a blocked thread
             self._build_lane(lane)
         lane.pipeline.set_state(Gst.State.READY)
@@ -488,6 +586,10 @@ class Extractor(_Closing):
             return
         with lock:
             self._closed = True
+            for lane in self._lanes:
+                k, lane.kept = lane.kept, None
+                if k is not None:
+                    k.remove_probe()
             ps = [self._pipeline] + [lane.pipeline for lane in self._lanes]
             self._pipeline = self._src = self._sink = None
             self._lanes = []
@@ -534,6 +636,26 @@ def _ends_runs_at_discont(chain):
             return False
         if e.find_property("write-stats") is not None and \
                 e.get_property("write-stats"):
+            return False
+
+
+def _ends_utterances_at_drain(chain):
+    """True when every afet element of the chain (a bin) ends an utterance
+    at afet's drain event (GstAfetBase's elements: not afetpitch, afetpaste,
+    afetparse or afetenc), the others keeping nothing: then extract() may
+    keep a lane's run going from array to array (arrays.KeptRun)."""
+    base = GObject.type_from_name("GstAfetBase")
+    if base == GObject.TYPE_INVALID:
+        return False
+    it = chain.iterate_recurse()
+    while True:
+        ok, e = it.next()
+        if ok != Gst.IteratorResult.OK:
+            return ok == Gst.IteratorResult.DONE
+        f = e.get_factory()
+        if f is not None and f.get_name() in _STATELESS:
+            continue
+        if not GObject.type_is_a(e.__gtype__, base):
             return False
 
 

@@ -462,6 +462,73 @@ class Kept(Base):
         self.assertEqual(failures, [])
 
 
+class KeptRuns(Base):
+    """extract() of an array keeps its lane's run going from call to call
+    (arrays.KeptRun: a DISCONT buffer and afet's drain event an array):
+    each result bit for bit what a run of its own gives (an Extractor with
+    a timeout runs an array a run, as before)."""
+
+    def stream_starts(self, ex):
+        runs = []
+
+        def on_event(pad, info):
+            if info.get_event().type == Gst.EventType.STREAM_START:
+                runs.append(pad)
+            return Gst.PadProbeReturn.OK
+        ex._lanes_for(1)[0].conv.get_static_pad("sink").add_probe(
+            Gst.PadProbeType.EVENT_DOWNSTREAM, on_event)
+        return runs
+
+    def test_bit_equal_alone(self):
+        arrays = BackToBack.arrays(self)
+        # formats int16, int16, float32, int16, int16, int16, twice over
+        for chain in BackToBack.CHAINS:
+            with afet.Extractor(chain) as ex, \
+                    afet.Extractor(chain, timeout=600) as alone:
+                self.assertEqual(ex._keeps_runs, chain != "afetpitch",
+                                 chain)
+                runs = self.stream_starts(ex)
+                for rep in range(2):
+                    for i, a in enumerate(arrays):
+                        got = ex(a, rate=16000)
+                        want = alone(a, rate=16000)
+                        what = "%s: arrays[%d], pass %d" % (chain, i, rep)
+                        self.assertBitEqual(got, want, what)
+                        self.assertTrue(np.array_equal(got.times,
+                                                       want.times), what)
+                        self.assertEqual(got.info, want.info, what)
+                # a run a format change: 5 runs for 12 arrays (afetpitch:
+                # a run each)
+                self.assertEqual(len(runs), 5 if ex._keeps_runs else 12,
+                                 chain)
+                self.assertIsNone(alone._lanes[0].kept, chain)
+                if ex._keeps_runs:        # each drain forgotten once used
+                    self.assertEqual(len(ex._lanes[0].kept.drains), 0)
+
+    def test_no_frames_and_others_between(self):
+        x = self.x
+        with afet.Extractor("afetmfcc ! afetdelta") as ex:
+            first = ex(x, rate=16000)
+            lane = ex._lanes[0]
+            self.assertIsNotNone(lane.kept)
+            for _ in range(2):
+                with self.assertRaises(afet.NoFramesError) as cm:
+                    ex(x[:300], rate=16000)
+                self.assertIn("the array (300 samples at 16000 Hz) "
+                              "produced no frames", str(cm.exception))
+                empty = ex(x[:300], rate=16000, allow_empty=True)
+                self.assertEqual(empty.shape, (0, 39))
+                self.assertBitEqual(ex(x, rate=16000), first)
+                # a batch and a file between kept calls end the kept run
+                got = ex.extract_batch([x[:9000], x], 16000)
+                self.assertBitEqual(got[1], first)
+                self.assertIsNone(lane.kept)
+                self.assertBitEqual(ex(WAV), first)
+                self.assertBitEqual(ex(x, rate=16000), first)
+                self.assertIsNotNone(lane.kept)
+            self.assertEqual(ex._builds, 3)      # the file's and 2 lanes
+
+
 if __name__ == "__main__":
     unittest.main(argv=[sys.argv[0]] + [a for a in sys.argv[1:]
                                          if a.startswith("-")])

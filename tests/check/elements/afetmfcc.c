@@ -320,6 +320,70 @@ GST_START_TEST (test_discont)
 
 GST_END_TEST;
 
+static GstPadProbeReturn
+count_to_drain (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  gint *counts = (gint *) data;  /* [buffers seen, buffers before the drain] */
+  if (info->type & GST_PAD_PROBE_TYPE_BUFFER)
+    counts[0]++;
+  else if (gst_event_has_name (GST_PAD_PROBE_INFO_EVENT (info),
+          AFET_FEATURES_DRAIN_EVENT))
+    counts[1] = counts[0];
+  return GST_PAD_PROBE_OK;
+}
+
+/* The drain event ends an utterance as end-of-stream does (pad=true: its
+ * zero-filled last frame too) and follows its last frame out; the stream
+ * goes on, and the next utterance, with no DISCONT, is counted from its
+ * own first sample: each bit for bit what it gives alone. */
+GST_START_TEST (test_drain)
+{
+  const gint rate = 16000, n1 = 10250, n2 = 7130;
+  const GstClockTime t1 = 5 * GST_SECOND;
+  gdouble *x = int_noise (n1 + n2, 15000, 7);
+  AfetCheckResult alone1 = { 0 }, alone2 = { 0 }, a = { 0 }, b = { 0 };
+  run ("afetmfcc pad=true", AFETCHECK_S16, rate, x, n1, NULL, 0, &alone1);
+  run ("afetmfcc pad=true", AFETCHECK_S16, rate, x + n1, n2, NULL, 0,
+      &alone2);
+  fail_unless_equals_int (alone1.n_frames, afetref_num_frames (n1, 400,
+          160) + 1);
+
+  GstHarness *h = gst_harness_new_parse ("afetmfcc pad=true");
+  gint counts[2] = { 0, -1 };
+  gst_pad_add_probe (h->sinkpad, (GstPadProbeType)
+      (GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM),
+      count_to_drain, counts, NULL);
+  afetcheck_set_audio_caps (h, AFETCHECK_S16, rate);
+  gint sizes[] = { 1000 };
+  fail_unless_equals_int (afetcheck_push_samples (h, AFETCHECK_S16, rate, x,
+          n1, sizes, 1, 0, TRUE), GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h,
+          gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM,
+              gst_structure_new_empty (AFET_FEATURES_DRAIN_EVENT))));
+  afetcheck_pull (h, &a, 0, 0);
+  /* every frame of the utterance came out before the event */
+  fail_unless_equals_int (counts[1], a.n_buffers);
+  fail_unless_equals_int (a.n_frames, alone1.n_frames);
+  fail_unless (memcmp (a.data, alone1.data, sizeof (gfloat) *
+          a.n_frames * a.dims) == 0);
+
+  fail_unless_equals_int (afetcheck_push_samples (h, AFETCHECK_S16, rate,
+          x + n1, n2, sizes, 1, t1, FALSE), GST_FLOW_OK);
+  gst_harness_push_event (h, gst_event_new_eos ());
+  afetcheck_pull (h, &b, t1, 0);
+  fail_unless_equals_int (b.n_frames, alone2.n_frames);
+  fail_unless (memcmp (b.data, alone2.data, sizeof (gfloat) *
+          b.n_frames * b.dims) == 0);
+  gst_harness_teardown (h);
+  afetcheck_result_clear (&alone1);
+  afetcheck_result_clear (&alone2);
+  afetcheck_result_clear (&a);
+  afetcheck_result_clear (&b);
+  g_free (x);
+}
+
+GST_END_TEST;
+
 /* pad=true emits the incomplete last frame, zero-filled. */
 GST_START_TEST (test_pad)
 {
@@ -738,6 +802,7 @@ afetmfcc_suite (void)
   tcase_add_test (tc, test_shift_longer_than_frame);
   tcase_add_test (tc, test_split_invariance);
   tcase_add_test (tc, test_discont);
+  tcase_add_test (tc, test_drain);
   tcase_add_test (tc, test_pad);
   tcase_add_test (tc, test_frames_input);
   tcase_add_test (tc, test_energy_needs_framer_energy);
