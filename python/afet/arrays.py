@@ -120,7 +120,7 @@ class Lane:
     again on next use."""
 
     __slots__ = ("pipeline", "src", "sink", "conv", "failed", "parser",
-                 "kept")
+                 "kept", "unkept")
 
     def __init__(self, pipeline, src, sink, conv):
         self.pipeline, self.src, self.sink, self.conv = (pipeline, src,
@@ -128,6 +128,7 @@ class Lane:
         self.failed = False
         self.parser = None      # its caps parsed, kept from call to call
         self.kept = None        # KeptRun: the run extract() keeps going
+        self.unkept = set()     # appsrc caps that fell back: a run each
 
     def renew_src(self):
         """A new appsrc in place of one whose run failed: appsrc 1.22
@@ -161,7 +162,7 @@ class KeptRun:
     bit for bit (the same path as a DISCONT)."""
 
     __slots__ = ("caps", "session", "next_pts", "sent", "pulled", "drains",
-                 "first", "seen", "cond", "probe")
+                 "first", "seen", "cond", "probe", "checked")
 
     # a run this long in stream time (about 36 years, arrays 60 s apart)
     # starts again rather than come near the clock's end
@@ -176,6 +177,7 @@ class KeptRun:
         self.drains = collections.deque()  # buffers seen before each
         self.first = 0            # drain not yet consumed: drains[0]'s index
         self.seen = 0
+        self.checked = False      # the audio front seen passing through
         self.cond = threading.Condition()
         pad = sink.get_static_pad("sink")
         self.probe = (pad, pad.add_probe(
@@ -229,6 +231,11 @@ class KeptRun:
         appsrc took both)."""
         start = self.next_pts
         d = _time_of(item.samples, item.rate)
+        index = self.sent
+        # counted before the push: an exception between the buffer and
+        # its drain must not leave the next array this one's start
+        self.sent += 1
+        self.next_pts = start + d + _GAP
         buf = Gst.Buffer.new_wrapped(item.data)
         buf.pts = start
         buf.dts = start
@@ -240,9 +247,6 @@ class KeptRun:
         ok = flow == Gst.FlowReturn.OK and src.send_event(
             Gst.Event.new_custom(Gst.EventType.CUSTOM_DOWNSTREAM,
                                  Gst.Structure.new_empty(DRAIN_EVENT)))
-        index = self.sent
-        self.sent += 1
-        self.next_pts = start + d + _GAP
         return index, start, ok
 
 

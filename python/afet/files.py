@@ -382,48 +382,52 @@ class Extractor(_Closing):
         """item through the lane's kept run (arrays.KeptRun), started or
         started again for another format; None when the run failed or
         warned, which then ends (the caller runs the array alone, for its
-        own error or warnings, as extract gives them)."""
+        own error or warnings, as extract gives them), and when the run
+        would not give the array's own frames (audioconvert or
+        audioresample converting: they end their work only at
+        end-of-stream).  A format that fell back once is not kept again
+        on this lane."""
         what = "%s (%d samples at %d Hz)" % (what, item.samples, item.rate)
         caps = item.caps.to_string()
+        if caps in lane.unkept:
+            return None
         k = lane.kept
-        if k is None or k.caps != caps or k.next_pts > k.MAX_PTS:
-            self._end_kept(lane)
-            if lane.pipeline is None:
-                self._build_lane(lane)
-            lane.pipeline.set_state(Gst.State.READY)
-            if lane.failed:
-                lane.renew_src()
-            _drain_bus(lane.pipeline)
-            src = lane.src
-            src.set_property("caps", item.caps)
-            src.set_property("size", -1)
-            src.set_property("duration", _CLOCK_NONE)
-            k = lane.kept = arrays.KeptRun(lane.sink, caps)
-            k.session = _Session(lane.pipeline, lane.sink,
-                                 stop_state=Gst.State.READY)
-            try:
-                k.session.start()
-            except Error:
-                self._end_kept(lane, failed=True)
-                return None
-        if lane.parser is None:
-            lane.parser = _Collector()
-        index, start, ok = k.feed(lane.src, item)
-        parts = []
-        info = None
         try:
+            if k is None or k.caps != caps or k.next_pts > k.MAX_PTS:
+                self._end_kept(lane)
+                if lane.pipeline is None:
+                    self._build_lane(lane)
+                lane.pipeline.set_state(Gst.State.READY)
+                if lane.failed:
+                    lane.renew_src()
+                _drain_bus(lane.pipeline)
+                src = lane.src
+                src.set_property("caps", item.caps)
+                src.set_property("size", -1)
+                src.set_property("duration", _CLOCK_NONE)
+                k = lane.kept = arrays.KeptRun(lane.sink, caps)
+                k.session = _Session(lane.pipeline, lane.sink,
+                                     stop_state=Gst.State.READY)
+                k.session.start()
+            if lane.parser is None:
+                lane.parser = _Collector()
+            index, start, ok = k.feed(lane.src, item)
             if not ok:
                 raise Error("appsrc refused the array")
+            parts = []
             while True:
                 # the probe at the appsink counts the buffers and notes
                 # the drain: pull only what is there or coming
                 more, want = k.wait(index, _POLL_NS / Gst.SECOND)
-                if want is not None and k.pulled >= want:
-                    k.consumed(index)
-                    break
+                done = want is not None and k.pulled >= want
+                # what the elements posted for this array is on the bus
+                # before its drain reaches the sink: read after it too
                 k.session._check_bus()
                 if k.session.warnings:
                     raise Error("warned")
+                if done:
+                    k.consumed(index)
+                    break
                 if not more:
                     continue
                 sample = lane.sink.emit("try-pull-sample", _POLL_NS)
@@ -438,14 +442,23 @@ class Extractor(_Closing):
                 info, data, times, _, _ = lane.parser.frames_of(sample)
                 parts.append((info, data, (pts - start) / Gst.SECOND +
                               times))
+            if not k.checked:
+                if not _passes_through(lane):
+                    raise Error("the audio front converts")
+                k.checked = True
+            if any(x[0] != parts[0][0] for x in parts[1:]):
+                raise Error("the stream's layout changed")
         except Error:
+            lane.unkept.add(caps)
             self._end_kept(lane, failed=True)
             return None
+        except BaseException:
+            # a KeyboardInterrupt between the buffer and its drain: the
+            # run is left, so that no later call takes this array's frames
+            self._end_kept(lane, failed=True)
+            raise
         if not parts:
             return _one([], what, allow_empty, k.session.current_info())
-        if any(x[0] != parts[0][0] for x in parts[1:]):
-            self._end_kept(lane, failed=True)
-            return None
         data = np.concatenate([x[1] for x in parts]) if len(parts) != 1 \
             else parts[0][1].copy()
         return Features(data, parts[0][0],
@@ -657,6 +670,23 @@ def _ends_utterances_at_drain(chain):
             continue
         if not GObject.type_is_a(e.__gtype__, base):
             return False
+
+
+def _passes_through(lane):
+    """Whether the lane's audioconvert and audioresample hand on what they
+    take unchanged (the caps they negotiated in and out are equal): then
+    an utterance's end needs no end-of-stream before the chain."""
+    pad = lane.conv.get_static_pad("sink")
+    for _ in range(2):                   # audioconvert, then audioresample
+        e = pad.get_parent_element()
+        into = pad.get_current_caps()
+        out = e.get_static_pad("src").get_current_caps()
+        if into is None or out is None or not into.is_equal(out):
+            return False
+        pad = e.get_static_pad("src").get_peer()
+        if pad is None:
+            return False
+    return True
 
 
 def _drain_bus(pipeline):

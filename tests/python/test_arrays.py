@@ -529,6 +529,60 @@ class KeptRuns(Base):
             self.assertEqual(ex._builds, 3)      # the file's and 2 lanes
 
 
+class KeptRunsFailures(Base):
+    """What a kept run must not do: hide an error posted at an array's
+    end, lose what a resampler holds back, or give a later call an
+    interrupted array's frames (each found by a review of the change)."""
+
+    def test_error_at_the_drain(self):
+        # identity fails the chain's third buffer, which the drain pushes:
+        # the error, as a run of its own gives it, never short frames
+        chain = "afetmfcc max-batch=50 ! identity error-after=2"
+        x = self.x[:16000]
+        with afet.Extractor(chain) as ex:
+            for _ in range(2):
+                with self.assertRaisesRegex(afet.Error,
+                                            "Failed after iterations"):
+                    ex(x, rate=16000)
+                with self.assertRaisesRegex(afet.Error,
+                                            "Failed after iterations"):
+                    ex(x, rate=16000, allow_empty=True)
+
+    def test_resampling_chain_not_kept(self):
+        # a capsfilter in the chain makes audioresample work, which ends
+        # its work only at end-of-stream: such a format is run alone
+        chain = "capsfilter caps=audio/x-raw,rate=8000 ! afetmfcc"
+        x = self.x
+        with afet.Extractor(chain) as ex, \
+                afet.Extractor(chain, timeout=600) as alone:
+            for n in (16000, 11520, 16000):
+                self.assertBitEqual(ex(x[:n], rate=16000),
+                                    alone(x[:n], rate=16000), chain)
+            self.assertEqual(len(ex._lanes[0].unkept), 1)
+            self.assertIsNone(ex._lanes[0].kept)
+
+    def test_interrupted_between_buffer_and_drain(self):
+        from afet import arrays
+        x = self.x
+        with afet.Extractor("afetmfcc") as ex:
+            ex(x[:16000], rate=16000)
+            feed = arrays.KeptRun.feed
+
+            def interrupted(kept, src, item):
+                feed(kept, src, item)
+                raise KeyboardInterrupt     # as if Ctrl-C came just then
+            arrays.KeptRun.feed = interrupted
+            try:
+                with self.assertRaises(KeyboardInterrupt):
+                    ex(x[:16000], rate=16000)
+            finally:
+                arrays.KeptRun.feed = feed
+            self.assertIsNone(ex._lanes[0].kept)
+            got = ex(x[:8000], rate=16000)
+            self.assertBitEqual(got, afet.extract(x[:8000], rate=16000,
+                                                  timeout=600))
+
+
 if __name__ == "__main__":
     unittest.main(argv=[sys.argv[0]] + [a for a in sys.argv[1:]
                                          if a.startswith("-")])
