@@ -380,9 +380,9 @@ class Extractor(_Closing):
 
     def _run_kept(self, lane, item, allow_empty, what):
         """item through the lane's kept run (arrays.KeptRun), started or
-        started again for another format; None when the run failed or
-        warned, which then ends (the caller runs the array alone, for its
-        own error or warnings, as extract gives them), and when the run
+        started again for another format, with the warnings posted while
+        it went through; None when the run failed, which then ends (the
+        caller runs the array alone, for its own error), and when the run
         would not give the array's own frames (audioconvert or
         audioresample converting: they end their work only at
         end-of-stream).  A format that fell back once is not kept again
@@ -423,12 +423,13 @@ class Extractor(_Closing):
                 # what the elements posted for this array is on the bus
                 # before its drain reaches the sink: read after it too
                 k.session._check_bus()
-                if k.session.warnings:
-                    raise Error("warned")
                 if done:
                     k.consumed(index)
                     break
                 if not more:
+                    if lane.sink.get_property("eos"):
+                        # an element ended the stream: no drain will come
+                        raise Error("end of stream in a kept run")
                     continue
                 sample = lane.sink.emit("try-pull-sample", _POLL_NS)
                 if sample is None:
@@ -457,12 +458,18 @@ class Extractor(_Closing):
             # run is left, so that no later call takes this array's frames
             self._end_kept(lane, failed=True)
             raise
+        # what the elements warned of while this array went through (the
+        # drain follows it on the bus), as a run of its own reports it
+        warnings, k.session.warnings = k.session.warnings, []
         if not parts:
-            return _one([], what, allow_empty, k.session.current_info())
+            got = _one([], what, allow_empty, k.session.current_info())
+            got.warnings = warnings
+            return got
         data = np.concatenate([x[1] for x in parts]) if len(parts) != 1 \
             else parts[0][1].copy()
         return Features(data, parts[0][0],
-                        np.concatenate([x[2] for x in parts]))
+                        np.concatenate([x[2] for x in parts]), None,
+                        warnings)
 
     def _end_kept(self, lane, failed=False):
         """Stops the lane's kept run, if any (READY; NULL after a
@@ -629,7 +636,16 @@ def _share(idx, items, lanes):
 # alone: afet's (GstAfetBase drains and restarts its framing, dither,
 # context and statistics; afetpitch ends its utterance), and those that
 # keep nothing from buffer to buffer
+# (identity sync=true waits for each buffer's time on the clock: arrays
+# 60 s apart in stream time would wait a minute each, so it is not)
 _STATELESS = ("capsfilter", "queue", "identity")
+
+
+def _set(element, prop):
+    """Whether element has the property prop set (a non-empty string,
+    True)."""
+    return element.find_property(prop) is not None and \
+        bool(element.get_property(prop))
 
 
 def _ends_runs_at_discont(chain):
@@ -643,12 +659,11 @@ def _ends_runs_at_discont(chain):
             return ok == Gst.IteratorResult.DONE
         f = e.get_factory()
         name = f.get_name() if f is not None else ""
-        if name in _STATELESS:
+        if name in _STATELESS and not _set(e, "sync"):
             continue
         if not name.startswith("afet"):
             return False
-        if e.find_property("write-stats") is not None and \
-                e.get_property("write-stats"):
+        if _set(e, "write-stats"):
             return False
 
 
@@ -669,6 +684,9 @@ def _ends_utterances_at_drain(chain):
         if f is not None and f.get_name() in _STATELESS:
             continue
         if not GObject.type_is_a(e.__gtype__, base):
+            return False
+        # read at each start: a kept run would keep the file's old numbers
+        if _set(e, "stats-archive") or _set(e, "utt2spk"):
             return False
 
 

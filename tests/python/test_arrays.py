@@ -583,6 +583,54 @@ class KeptRunsFailures(Base):
                                                   timeout=600))
 
 
+class KeptRunsLimits(Base):
+    """Chains a kept run must leave alone or survive (a second review)."""
+
+    def test_end_of_stream_in_the_chain(self):
+        # identity ends the stream after its third buffer: the kept run
+        # sees end-of-stream instead of a drain and the array runs alone
+        # (it waited for ever)
+        chain = "identity eos-after=3 ! afetmfcc"
+        x = self.x
+        with afet.Extractor(chain) as ex, \
+                afet.Extractor(chain, timeout=600) as alone:
+            for n in (16000, 12000, 16000, 9000, 16000):
+                self.assertBitEqual(ex(x[:n], rate=16000),
+                                    alone(x[:n], rate=16000), chain)
+
+    def test_not_kept(self):
+        # identity sync=true waits on the clock for arrays 60 s apart in
+        # stream time; afetcmvn reads its statistics file at each start
+        for chain in ("identity sync=true ! afetmfcc",
+                      "afetmfcc ! afetcmvn scope=archive stats-archive=%s "
+                      "key=spk" % os.path.join(self.tmp, "none.ark")):
+            with afet.Extractor(chain) as ex:
+                self.assertFalse(ex._keeps_runs, chain)
+        with afet.Extractor("identity sync=true ! afetmfcc") as ex:
+            self.assertFalse(ex._back_to_back)
+
+    def test_warning_attached(self):
+        # a warning posted while an array goes through comes with that
+        # array's result, and the run goes on (the engine's warning about
+        # a cache folder others can write comes once a process)
+        cache = os.path.join(self.tmp, "open-cache")
+        os.makedirs(cache, exist_ok=True)
+        os.chmod(cache, 0o777)
+        code = ("import sys; sys.path.insert(0, %r); import afet, numpy as np\n"
+                "ex = afet.Extractor('afetmfcc')\n"
+                "x = (np.arange(16000) %% 200 - 100).astype(np.int16)\n"
+                "for i in range(3):\n"
+                "    f = ex(x, rate=16000)\n"
+                "    print(len(f.warnings), ex._lanes[0].kept is not None,"
+                " len(ex._lanes[0].unkept))\n" % os.path.join(TOP, "python"))
+        env = dict(os.environ, AFET_CACHE_DIR=cache)
+        p = subprocess.run([sys.executable, "-c", code], env=env,
+                           capture_output=True, text=True, timeout=300)
+        self.assertEqual(p.stdout.split("\n")[:3],
+                         ["1 True 0", "0 True 0", "0 True 0"],
+                         p.stdout + p.stderr)
+
+
 if __name__ == "__main__":
     unittest.main(argv=[sys.argv[0]] + [a for a in sys.argv[1:]
                                          if a.startswith("-")])
