@@ -384,6 +384,66 @@ GST_START_TEST (test_drain)
 
 GST_END_TEST;
 
+/* The same through a live chain (the harness is live: the three elements
+ * compute in one combined pass a round, the rows between them on the
+ * host or the device): each utterance ended by a drain gives what it
+ * gives alone, and the event leaves the chain after its frames. */
+GST_START_TEST (test_drain_live_chain)
+{
+  const gchar *chain = "afetmfcc ! afetdelta ! afetcmvn scope=sliding";
+  const gint rate = 16000, n1 = 24250, n2 = 17130;
+  const GstClockTime t1 = 5 * GST_SECOND;
+  gdouble *x = int_noise (n1 + n2, 15000, 8);
+  AfetCheckResult alone1 = { 0 }, alone2 = { 0 }, a = { 0 }, b = { 0 };
+  gint sizes[] = { 160 };
+  GstHarness *h = gst_harness_new_parse (chain);
+  afetcheck_set_audio_caps (h, AFETCHECK_S16, rate);
+  fail_unless_equals_int (afetcheck_push_samples (h, AFETCHECK_S16, rate, x,
+          n1, sizes, 1, 0, TRUE), GST_FLOW_OK);
+  gst_harness_push_event (h, gst_event_new_eos ());
+  afetcheck_pull (h, &alone1, 0, 0);
+  gst_harness_teardown (h);
+  h = gst_harness_new_parse (chain);
+  afetcheck_set_audio_caps (h, AFETCHECK_S16, rate);
+  fail_unless_equals_int (afetcheck_push_samples (h, AFETCHECK_S16, rate,
+          x + n1, n2, sizes, 1, 0, TRUE), GST_FLOW_OK);
+  gst_harness_push_event (h, gst_event_new_eos ());
+  afetcheck_pull (h, &alone2, 0, 0);
+  gst_harness_teardown (h);
+
+  h = gst_harness_new_parse (chain);
+  gint counts[2] = { 0, -1 };
+  gst_pad_add_probe (h->sinkpad, (GstPadProbeType)
+      (GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM),
+      count_to_drain, counts, NULL);
+  afetcheck_set_audio_caps (h, AFETCHECK_S16, rate);
+  fail_unless_equals_int (afetcheck_push_samples (h, AFETCHECK_S16, rate, x,
+          n1, sizes, 1, 0, TRUE), GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h,
+          gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM,
+              gst_structure_new_empty (AFET_FEATURES_DRAIN_EVENT))));
+  afetcheck_pull (h, &a, 0, 0);
+  fail_unless_equals_int (counts[1], a.n_buffers);
+  fail_unless_equals_int (a.n_frames, alone1.n_frames);
+  fail_unless (memcmp (a.data, alone1.data, sizeof (gfloat) *
+          a.n_frames * a.dims) == 0);
+  fail_unless_equals_int (afetcheck_push_samples (h, AFETCHECK_S16, rate,
+          x + n1, n2, sizes, 1, t1, FALSE), GST_FLOW_OK);
+  gst_harness_push_event (h, gst_event_new_eos ());
+  afetcheck_pull (h, &b, t1, 0);
+  fail_unless_equals_int (b.n_frames, alone2.n_frames);
+  fail_unless (memcmp (b.data, alone2.data, sizeof (gfloat) *
+          b.n_frames * b.dims) == 0);
+  gst_harness_teardown (h);
+  afetcheck_result_clear (&alone1);
+  afetcheck_result_clear (&alone2);
+  afetcheck_result_clear (&a);
+  afetcheck_result_clear (&b);
+  g_free (x);
+}
+
+GST_END_TEST;
+
 /* pad=true emits the incomplete last frame, zero-filled. */
 GST_START_TEST (test_pad)
 {
@@ -803,6 +863,7 @@ afetmfcc_suite (void)
   tcase_add_test (tc, test_split_invariance);
   tcase_add_test (tc, test_discont);
   tcase_add_test (tc, test_drain);
+  tcase_add_test (tc, test_drain_live_chain);
   tcase_add_test (tc, test_pad);
   tcase_add_test (tc, test_frames_input);
   tcase_add_test (tc, test_energy_needs_framer_energy);
