@@ -18,16 +18,8 @@ storage=${4:-lilcom}
 . .devpy/env.sh
 out=${OUT:-/tmp}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > $out/gpu.txt 2>&1
-corp=
 t=$(date +%s)
-for k in 0 1 2 3 4 5 6 7; do
-  c=/tmp/afet-lhotse-corpus/c$k
-  corp=${corp:+$corp,}$c
-  [ -n "$(ls $c/short 2>/dev/null)" ] ||
-    python3 bench/make_corpus.py $c --long-files 0 --short-files 300 \
-      --seed $((20260101 + k)) > /tmp/afet-lhotse-make-$k.log 2>&1 &
-done
-wait
+corp=$(bash bench/device/lhotse-corpus.sh)
 echo "corpus: $(( $(date +%s) - t )) s, $(du -sh /tmp/afet-lhotse-corpus | cut -f1)" >> $out/gpu.txt
 name=lhotse-bench-$hours-$which
 python3 bench/lhotse/bench.py --hours $hours --which $which --corpus $corp \

@@ -16,15 +16,7 @@ workers=${2:-4,8,16}
 out=${OUT:-/tmp}
 mkdir -p "$out"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee $out/lhotse-gpus.log
-corp=
-for k in 0 1 2 3 4 5 6 7; do
-  c=/tmp/afet-lhotse-corpus/c$k
-  corp=${corp:+$corp,}$c
-  [ -n "$(ls $c/short 2>/dev/null)" ] ||
-    python3 bench/make_corpus.py $c --long-files 0 --short-files 300 \
-      --seed $((20260101 + k)) > /tmp/afet-lhotse-make-$k.log 2>&1 &
-done
-wait
+corp=$(bash bench/device/lhotse-corpus.sh)
 python3 bench/lhotse/per_cut.py 2>&1 | grep -v WARNING | tee $out/lhotse-per-cut.log
 # distributed logs a closed heartbeat at each cluster's end: kept in the
 # log, left out of the terminal

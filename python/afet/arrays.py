@@ -236,14 +236,7 @@ class KeptRun:
         # its drain must not leave the next array this one's start
         self.sent += 1
         self.next_pts = start + d + _GAP
-        buf = Gst.Buffer.new_wrapped(item.data)
-        buf.pts = start
-        buf.dts = start
-        buf.duration = d
-        buf.offset = 0
-        buf.offset_end = item.samples
-        buf.set_flags(Gst.BufferFlags.DISCONT)
-        flow = src.emit("push-buffer", buf)
+        flow = src.emit("push-buffer", _run_buffer(item, start, d))
         ok = flow == Gst.FlowReturn.OK and src.send_event(
             Gst.Event.new_custom(Gst.EventType.CUSTOM_DOWNSTREAM,
                                  Gst.Structure.new_empty(DRAIN_EVENT)))
@@ -287,6 +280,19 @@ def feed(src, item):
 _GAP = 60 * Gst.SECOND
 
 
+def _run_buffer(item, start, duration):
+    """item's samples as a DISCONT buffer at start (ns): a run of its own
+    from its first sample, as from a file's."""
+    buf = Gst.Buffer.new_wrapped(item.data)
+    buf.pts = start
+    buf.dts = start
+    buf.duration = duration
+    buf.offset = 0
+    buf.offset_end = item.samples
+    buf.set_flags(Gst.BufferFlags.DISCONT)
+    return buf
+
+
 def feed_all(src, items):
     """Pushes the items (of one format) back to back, each its own run:
     a DISCONT buffer at a start of its own (the elements end the run
@@ -297,15 +303,8 @@ def feed_all(src, items):
     t = 0
     for item in items:
         d = _time_of(item.samples, item.rate)
-        buf = Gst.Buffer.new_wrapped(item.data)
-        buf.pts = t
-        buf.dts = t
-        buf.duration = d
-        buf.offset = 0
-        buf.offset_end = item.samples
-        buf.set_flags(Gst.BufferFlags.DISCONT)
         starts.append(t)
-        src.emit("push-buffer", buf)
+        src.emit("push-buffer", _run_buffer(item, t, d))
         t += d + _GAP
     src.emit("end-of-stream")
     return starts

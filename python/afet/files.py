@@ -394,17 +394,7 @@ class Extractor(_Closing):
         k = lane.kept
         try:
             if k is None or k.caps != caps or k.next_pts > k.MAX_PTS:
-                self._end_kept(lane)
-                if lane.pipeline is None:
-                    self._build_lane(lane)
-                lane.pipeline.set_state(Gst.State.READY)
-                if lane.failed:
-                    lane.renew_src()
-                _drain_bus(lane.pipeline)
-                src = lane.src
-                src.set_property("caps", item.caps)
-                src.set_property("size", -1)
-                src.set_property("duration", _CLOCK_NONE)
+                self._ready_for_stream(lane, item.caps)
                 k = lane.kept = arrays.KeptRun(lane.sink, caps)
                 k.session = _Session(lane.pipeline, lane.sink,
                                      stop_state=Gst.State.READY)
@@ -535,10 +525,10 @@ class Extractor(_Closing):
             except Exception as e:      # raised in the caller's thread
                 errors[i] = e
 
-    def _stream_lane(self, lane, its):
-        """([results of each item], info): the items fed back to back
-        into one run of the lane; raises Error for a run that failed or
-        warned."""
+    def _ready_for_stream(self, lane, caps):
+        """The lane in READY, any kept run ended, its appsrc set for a
+        stream of arrays of caps (no size or duration: several go
+        through one run)."""
         self._end_kept(lane)
         if lane.pipeline is None:           # left to a blocked thread
             self._build_lane(lane)
@@ -546,10 +536,16 @@ class Extractor(_Closing):
         if lane.failed:
             lane.renew_src()
         _drain_bus(lane.pipeline)
+        lane.src.set_property("caps", caps)
+        lane.src.set_property("size", -1)
+        lane.src.set_property("duration", _CLOCK_NONE)
+
+    def _stream_lane(self, lane, its):
+        """([results of each item], info): the items fed back to back
+        into one run of the lane; raises Error for a run that failed or
+        warned."""
+        self._ready_for_stream(lane, its[0].caps)
         src = lane.src
-        src.set_property("caps", its[0].caps)
-        src.set_property("size", -1)
-        src.set_property("duration", _CLOCK_NONE)
         session = _Session(lane.pipeline, lane.sink, timeout=self.timeout *
                            len(its) if self.timeout else None,
                            stop_state=Gst.State.READY)
