@@ -6,7 +6,9 @@
 # (live input: system memory between the elements, the automatic latency
 # budget), and tuned beside it: device memory between the elements
 # (device-memory=true, the default before live input chose), and no budget
-# (latency-budget=0); with the mode identity1 (not run by default), through
+# (latency-budget=0); with the mode warm (not run by default), the default
+# chain in a process that has run it once before the timed start (a server
+# that has served a stream); with the mode identity1 (not run by default), through
 # one identity (what two of GStreamer's own elements cost a stream); with
 # the mode `pitch` (not run by default), Kaldi's
 # pitch online (afetpitch with no property set: a live source gets the first
@@ -27,16 +29,20 @@ dev="device-memory=true"
 b0="latency-budget=0"
 for n in $counts; do
   for mode in $modes; do
+    extra=
     case $mode in
       identity) chain="identity ! identity ! identity" ;;
       # one element instead of three: what GStreamer's own elements cost a
       # stream (the part a many-streams element would take off)
       identity1) chain="identity" ;;
       default) chain="afetmfcc ! afetdelta ! afetcmvn scope=sliding" ;;
+      # the same in a process that has already run the chain once (afet-soak
+      # --warm-start: the driver's start and the device's left out)
+      warm) chain="afetmfcc ! afetdelta ! afetcmvn scope=sliding"; extra=--warm-start ;;
       device) chain="afetmfcc $dev ! afetdelta $dev ! afetcmvn scope=sliding $dev" ;;
       budget0) chain="afetmfcc $b0 ! afetdelta $b0 ! afetcmvn scope=sliding $b0" ;;
       pitch) chain="afetpitch" ;;
-      *) echo "unknown mode $mode (identity identity1 default device budget0 pitch)"; exit 2 ;;
+      *) echo "unknown mode $mode (identity identity1 default warm device budget0 pitch)"; exit 2 ;;
     esac
     echo "=== $n streams, $mode: $chain"
     # the chain's kernels built before the timed run (afet's program cache,
@@ -46,8 +52,8 @@ for n in $counts; do
       --brief --chain "$chain" > /dev/null 2>&1 || true
     /usr/bin/time -f "wall %e s, cpu %U user %S sys" \
       "$build/bench/soak/afet-soak" --streams "$n" --hours "$hours" \
-      --speed 1 --brief --chain "$chain" 2>&1 |
-      grep -E "^(clock|start-up|source pacing|added latency|cpu|result|wall|ERROR)" | head -13
+      --speed 1 --brief --chain "$chain" $extra 2>&1 |
+      grep -E "^(afet-soak: warm|clock|each stream|start-up|source pacing|added latency|cpu|result|wall|ERROR)" | head -15
     # (the identity chain gives no feature frames: its "result" is FAIL)
   done
 done

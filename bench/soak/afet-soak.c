@@ -84,6 +84,8 @@ typedef struct
   gboolean eos, error, done;
   guint n_warnings;
   gint64 done_wall_us;
+  /* wall time (from t0_us) when its set_state (PLAYING) was called */
+  gint64 set_us;
   /* wall time (from t0_us) of the first source buffer and of the first
    * output; -1 before (under lock) */
   gint64 first_src_us, first_out_us;
@@ -101,6 +103,7 @@ typedef struct
   gdouble warmup;
 
   gboolean plain_clock;
+  gboolean warm_start;
   gboolean brief;
 
   GstClock *clock;
@@ -542,6 +545,42 @@ on_sigint (gpointer user_data)
 
 /* ---- set-up ------------------------------------------------------------- */
 
+/* --warm-start: one second of audio through the chain, to its end, before
+ * the clock starts; what a server that has served a stream has done */
+static gboolean
+warm_start (void)
+{
+  GError *err = NULL;
+  gchar *desc = g_strdup_printf ("audiotestsrc wave=white-noise "
+      "samplesperbuffer=%d num-buffers=100 ! audio/x-raw,rate=%d,channels=1,"
+      "format=S16LE ! %s ! fakesink sync=false", SAMPLES_PER_BUFFER, SRC_RATE,
+      soak.chain);
+  GstElement *p = gst_parse_launch_full (desc, NULL,
+      GST_PARSE_FLAG_FATAL_ERRORS, &err);
+  g_free (desc);
+  if (!p) {
+    g_printerr ("afet-soak: --warm-start: %s\n", err ? err->message : "?");
+    g_clear_error (&err);
+    return FALSE;
+  }
+  gint64 t = g_get_monotonic_time ();
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  GstBus *bus = gst_element_get_bus (p);
+  GstMessage *m = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  gboolean ok = m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS;
+  if (!ok)
+    g_printerr ("afet-soak: --warm-start: the chain did not reach EOS\n");
+  if (m)
+    gst_message_unref (m);
+  gst_object_unref (bus);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+  printf ("afet-soak: warm start: one pipeline of the chain ran in %.3f s "
+      "before the timed start\n", (g_get_monotonic_time () - t) / 1e6);
+  return ok;
+}
+
 static gboolean
 make_stream (Stream * s, guint idx)
 {
@@ -668,6 +707,28 @@ summary (void)
           gst_clock_get_time (soak.clock)) / 1e9 / wall,
       soak.clock_rate_min, soak.clock_rate_max, src_min, wall,
       wall > 0 ? src_min / wall : 0);
+  {
+    /* each stream from its own set_state: what a stream that joins a
+     * running server sees; the line above also counts the start of every
+     * pipeline set PLAYING before it */
+    gdouble own_min = -1;
+    gint own_idx = -1;
+    for (gint i = 0; i < soak.n_streams; i++) {
+      Stream *s = &soak.streams[i];
+      if (!s->done)
+        continue;
+      gdouble span = (s->done_wall_us - soak.t0_us - s->set_us) / 1e6;
+      gdouble rt = span > 0 ? (gdouble) s->src_samples / SRC_RATE / span : 0;
+      if (own_min < 0 || rt < own_min) {
+        own_min = rt;
+        own_idx = i;
+      }
+    }
+    if (own_idx >= 0)
+      printf ("each stream from its own set_state to its end of stream: "
+          "slowest %.3fx real time (stream %d, set PLAYING at %.2f s)\n",
+          own_min, own_idx, soak.streams[own_idx].set_us / 1e6);
+  }
   gchar warm_lag[64] = "no sample after warm-up";
   if (soak.have_warm)
     g_snprintf (warm_lag, sizeof warm_lag, "%.1f ms after warm-up",
@@ -806,6 +867,10 @@ main (int argc, char **argv)
           "the growth figure (default 0.1)", "F"},
     {"brief", 'b', 0, G_OPTION_ARG_NONE, &soak.brief,
         "Print the first three streams and the failing ones only", NULL},
+    {"warm-start", 0, 0, G_OPTION_ARG_NONE, &soak.warm_start,
+        "Before the timed start, run one second of audio through the chain "
+          "once in this process (a server that has served a stream: the "
+          "OpenCL driver and the device already open)", NULL},
     {"plain-clock", 0, 0, G_OPTION_ARG_NONE, &soak.plain_clock,
         "Use a plain calibrated GstSystemClock instead of SoakClock (its "
           "waits overshoot by K, so sources push in bursts; for comparison)",
@@ -857,6 +922,8 @@ main (int argc, char **argv)
   }
 
   soak.clock = soak_clock_new (soak.speed, soak.plain_clock);
+  if (soak.warm_start && !warm_start ())
+    return 2;
   soak.loop = g_main_loop_new (NULL, FALSE);
   soak.streams = g_new0 (Stream, soak.n_streams);
   for (gint i = 0; i < soak.n_streams; i++)
@@ -873,6 +940,7 @@ main (int argc, char **argv)
   soak.clock_t0 = soak.prev_clock = gst_clock_get_time (soak.clock);
   take_sample ("start");
   for (gint i = 0; i < soak.n_streams; i++) {
+    soak.streams[i].set_us = g_get_monotonic_time () - soak.t0_us;
     if (gst_element_set_state (soak.streams[i].pipeline, GST_STATE_PLAYING)
         == GST_STATE_CHANGE_FAILURE) {
       g_printerr ("afet-soak: stream %d: cannot set PLAYING\n", i);
