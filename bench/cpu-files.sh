@@ -38,10 +38,14 @@ afet () {  # afet BUILD CHAIN: "wall user sys"
   GST_PLUGIN_PATH=$1/gst GST_REGISTRY_1_0=$t/reg.$(echo "$1" | md5sum | cut -c1-8) \
     LD_LIBRARY_PATH=$1/gst-libs/features${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
     /usr/bin/time -f "%e %U %S" -o "$t/time" "$1/tools/afet-extract/afet-extract" \
-    --scp "$t/list" -o "$t/o" -p "$2" -j "$jobs" -q
+    --scp "$t/list" -o "$t/o" -p "$2" -j "$jobs" -q || { echo "FAILED"; return; }
   cat "$t/time"
 }
 sphinx () {
+  if ! command -v sphinx_fe > /dev/null; then
+    echo "not run: sphinx_fe is not installed (apt-get install sphinxbase-utils)"
+    return
+  fi
   rm -rf "$t/sx"; mkdir -p "$t/sx"
   local a b
   a=$(date +%s.%N)
@@ -51,7 +55,7 @@ sphinx () {
   done
   wait
   b=$(date +%s.%N)
-  echo "$b - $a" | bc
+  echo "$(echo "$b - $a" | bc) s"
 }
 echo "# $files x 15 s, -j $jobs / $jobs sphinx_fe processes; $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); $(date -u +%F)"
 for b in "${builds[@]}"; do afet "$b" "$DAZ" > /dev/null; done
@@ -59,5 +63,5 @@ for r in $(seq "$rounds"); do
   for b in "${builds[@]}"; do
     echo "round $r $b: MFCC_0_D_A_Z wall/user/sys $(afet "$b" "$DAZ") s; MFCC_0 $(afet "$b" "$M0") s"
   done
-  echo "round $r sphinx_fe x$jobs: $(sphinx) s"
+  echo "round $r sphinx_fe x$jobs: $(sphinx)"
 done
