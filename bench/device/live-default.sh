@@ -53,7 +53,7 @@ for n in $counts; do
     /usr/bin/time -f "wall %e s, cpu %U user %S sys" \
       "$build/bench/soak/afet-soak" --streams "$n" --hours "$hours" \
       --speed 1 --brief --chain "$chain" $extra 2>&1 |
-      grep -E "^(afet-soak: warm|clock|each stream|start-up|source pacing|added latency|cpu|result|wall|ERROR)" | head -15
+      grep -E "^(afet-soak: (warm|--warm)|clock|each stream|start-up|source pacing|added latency|cpu|result|wall|ERROR)" | head -15
     # (the identity chain gives no feature frames: its "result" is FAIL)
   done
 done

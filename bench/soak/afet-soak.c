@@ -545,13 +545,14 @@ on_sigint (gpointer user_data)
 
 /* ---- set-up ------------------------------------------------------------- */
 
-/* --warm-start: one second of audio through the chain, to its end, before
- * the clock starts; what a server that has served a stream has done */
+/* --warm-start: one second of live audio through the chain, to its end,
+ * before the clock starts; what a server that has served a live stream has
+ * done (the OpenCL driver, the device, the program cache open) */
 static gboolean
 warm_start (void)
 {
   GError *err = NULL;
-  gchar *desc = g_strdup_printf ("audiotestsrc wave=white-noise "
+  gchar *desc = g_strdup_printf ("audiotestsrc is-live=true wave=white-noise "
       "samplesperbuffer=%d num-buffers=100 ! audio/x-raw,rate=%d,channels=1,"
       "format=S16LE ! %s ! fakesink sync=false", SAMPLES_PER_BUFFER, SRC_RATE,
       soak.chain);
@@ -569,15 +570,27 @@ warm_start (void)
   GstMessage *m = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
       GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
   gboolean ok = m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS;
-  if (!ok)
-    g_printerr ("afet-soak: --warm-start: the chain did not reach EOS\n");
+  if (!m) {
+    g_printerr ("afet-soak: --warm-start: the chain did not reach EOS "
+        "within 60 s\n");
+  } else if (!ok) {
+    GError *e = NULL;
+    gchar *dbg = NULL;
+    gst_message_parse_error (m, &e, &dbg);
+    g_printerr ("afet-soak: --warm-start: %s: %s (%s)\n",
+        GST_OBJECT_NAME (GST_MESSAGE_SRC (m)), e ? e->message : "?",
+        dbg ? dbg : "");
+    g_clear_error (&e);
+    g_free (dbg);
+  }
   if (m)
     gst_message_unref (m);
   gst_object_unref (bus);
   gst_element_set_state (p, GST_STATE_NULL);
   gst_object_unref (p);
-  printf ("afet-soak: warm start: one pipeline of the chain ran in %.3f s "
-      "before the timed start\n", (g_get_monotonic_time () - t) / 1e6);
+  if (ok)
+    printf ("afet-soak: warm start: one pipeline of the chain ran in %.3f s "
+        "before the timed start\n", (g_get_monotonic_time () - t) / 1e6);
   return ok;
 }
 
@@ -709,16 +722,24 @@ summary (void)
       wall > 0 ? src_min / wall : 0);
   {
     /* each stream from its own set_state: what a stream that joins a
-     * running server sees; the line above also counts the start of every
-     * pipeline set PLAYING before it */
+     * running server gets; the line above also counts the start of every
+     * pipeline set PLAYING before it. Audio seconds a wall second, as
+     * above (K times real time at --speed K). */
     gdouble own_min = -1;
-    gint own_idx = -1;
+    gint own_idx = -1, below = 0, left_out = 0;
     for (gint i = 0; i < soak.n_streams; i++) {
       Stream *s = &soak.streams[i];
-      if (!s->done)
+      if (!s->done || !s->eos || s->error) {
+        left_out++;
         continue;
+      }
+      g_mutex_lock (&s->lock);
+      gdouble audio = (gdouble) s->src_samples / SRC_RATE;
+      g_mutex_unlock (&s->lock);
       gdouble span = (s->done_wall_us - soak.t0_us - s->set_us) / 1e6;
-      gdouble rt = span > 0 ? (gdouble) s->src_samples / SRC_RATE / span : 0;
+      gdouble rt = span > 0 ? audio / span : 0;
+      if (rt < 0.98 * soak.speed)
+        below++;
       if (own_min < 0 || rt < own_min) {
         own_min = rt;
         own_idx = i;
@@ -726,8 +747,11 @@ summary (void)
     }
     if (own_idx >= 0)
       printf ("each stream from its own set_state to its end of stream: "
-          "slowest %.3fx real time (stream %d, set PLAYING at %.2f s)\n",
-          own_min, own_idx, soak.streams[own_idx].set_us / 1e6);
+          "slowest %.3fx real time (stream %d, set PLAYING at %.2f s); %d "
+          "of %d below 0.98x the clock's rate%s\n", own_min, own_idx,
+          soak.streams[own_idx].set_us / 1e6, below,
+          soak.n_streams - left_out, left_out ? " (streams that ended in "
+          "an error or not at all left out)" : "");
   }
   gchar warm_lag[64] = "no sample after warm-up";
   if (soak.have_warm)
