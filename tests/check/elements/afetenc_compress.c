@@ -164,14 +164,17 @@ run_pieces (GBytes * data, const gchar * rest, gint max_piece, guint64 seed,
   GstFlowReturn ret;
   g_signal_emit_by_name (src, "end-of-stream", &ret);
   /* samples until the bus says EOS or ERROR (an ERROR sends no EOS to
-   * the sink), 120 s at most */
+   * the sink), 120 s of the clock at most: an appsink at EOS returns no
+   * sample at once, before the pipeline's EOS is on the bus, so the bus is
+   * waited on, and time (not turns of the loop) is counted */
   GByteArray *out = g_byte_array_new ();
   GstBus *bus = gst_element_get_bus (pipe);
   *error = NULL;
   gboolean ended = FALSE;
-  for (gint waited = 0; !ended; waited += 20) {
-    fail_unless (waited < 120000, "%s: neither EOS nor an error in 120 s",
-        launch);
+  const gint64 deadline = g_get_monotonic_time () + 120 * G_USEC_PER_SEC;
+  while (!ended) {
+    fail_unless (g_get_monotonic_time () < deadline,
+        "%s: neither EOS nor an error in 120 s", launch);
     GstSample *s = NULL;
     g_signal_emit_by_name (sink, "try-pull-sample", 20 * GST_MSECOND, &s);
     if (s) {
@@ -183,7 +186,7 @@ run_pieces (GBytes * data, const gchar * rest, gint max_piece, guint64 seed,
       gst_sample_unref (s);
       continue;
     }
-    GstMessage *msg = gst_bus_pop_filtered (bus,
+    GstMessage *msg = gst_bus_timed_pop_filtered (bus, 20 * GST_MSECOND,
         (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
     if (!msg)
       continue;
