@@ -665,6 +665,12 @@ summary (void)
 
   gdouble src_min = -1;
   guint64 late = 0, src_buffers = 0;
+  /* each stream from its own set_state to its end of stream: what a
+   * stream that joins a running server gets (the clock line's figure also
+   * counts the start of every pipeline set PLAYING before it); streams
+   * that ended in an error or not at all are left out */
+  gdouble own_min = -1;
+  gint own_idx = -1, below = 0, left_out = 0;
   for (gint i = 0; i < soak.n_streams; i++) {
     Stream *s = &soak.streams[i];
     gint L, S;
@@ -683,6 +689,17 @@ summary (void)
       src_min = src;
     late += s->src_late;
     src_buffers += s->src_buffers;
+    if (s->done && s->eos && !s->error) {
+      gdouble span = (s->done_wall_us - soak.t0_us - s->set_us) / 1e6;
+      gdouble own = span > 0 ? src / span : 0;
+      below += own < 0.98 * soak.speed;
+      if (own_min < 0 || own < own_min) {
+        own_min = own;
+        own_idx = i;
+      }
+    } else {
+      left_out++;
+    }
     gdouble run_s = s->done ? (s->done_wall_us - soak.t0_us) / 1e6 : wall;
     gchar nom[64] = "";
     if (!soak.interrupted && want != nominal)
@@ -720,39 +737,15 @@ summary (void)
           gst_clock_get_time (soak.clock)) / 1e9 / wall,
       soak.clock_rate_min, soak.clock_rate_max, src_min, wall,
       wall > 0 ? src_min / wall : 0);
-  {
-    /* each stream from its own set_state: what a stream that joins a
-     * running server gets; the line above also counts the start of every
-     * pipeline set PLAYING before it. Audio seconds a wall second, as
-     * above (K times real time at --speed K). */
-    gdouble own_min = -1;
-    gint own_idx = -1, below = 0, left_out = 0;
-    for (gint i = 0; i < soak.n_streams; i++) {
-      Stream *s = &soak.streams[i];
-      if (!s->done || !s->eos || s->error) {
-        left_out++;
-        continue;
-      }
-      g_mutex_lock (&s->lock);
-      gdouble audio = (gdouble) s->src_samples / SRC_RATE;
-      g_mutex_unlock (&s->lock);
-      gdouble span = (s->done_wall_us - soak.t0_us - s->set_us) / 1e6;
-      gdouble rt = span > 0 ? audio / span : 0;
-      if (rt < 0.98 * soak.speed)
-        below++;
-      if (own_min < 0 || rt < own_min) {
-        own_min = rt;
-        own_idx = i;
-      }
-    }
-    if (own_idx >= 0)
-      printf ("each stream from its own set_state to its end of stream: "
-          "slowest %.3fx real time (stream %d, set PLAYING at %.2f s); %d "
-          "of %d below 0.98x the clock's rate%s\n", own_min, own_idx,
-          soak.streams[own_idx].set_us / 1e6, below,
-          soak.n_streams - left_out, left_out ? " (streams that ended in "
-          "an error or not at all left out)" : "");
-  }
+  /* audio seconds a wall second, as the clock line's (K times real time
+   * at --speed K) */
+  if (own_idx >= 0)
+    printf ("each stream from its own set_state to its end of stream: "
+        "slowest %.3fx real time (stream %d, set PLAYING at %.2f s); %d "
+        "of %d below 0.98x the clock's rate%s\n", own_min, own_idx,
+        soak.streams[own_idx].set_us / 1e6, below,
+        soak.n_streams - left_out, left_out ? " (streams that ended in "
+        "an error or not at all left out)" : "");
   gchar warm_lag[64] = "no sample after warm-up";
   if (soak.have_warm)
     g_snprintf (warm_lag, sizeof warm_lag, "%.1f ms after warm-up",
@@ -892,8 +885,8 @@ main (int argc, char **argv)
     {"brief", 'b', 0, G_OPTION_ARG_NONE, &soak.brief,
         "Print the first three streams and the failing ones only", NULL},
     {"warm-start", 0, 0, G_OPTION_ARG_NONE, &soak.warm_start,
-        "Before the timed start, run one second of audio through the chain "
-          "once in this process (a server that has served a stream: the "
+        "Before the timed start, run one second of live audio through the "
+          "chain once in this process (a server that has served a stream: the "
           "OpenCL driver and the device already open)", NULL},
     {"plain-clock", 0, 0, G_OPTION_ARG_NONE, &soak.plain_clock,
         "Use a plain calibrated GstSystemClock instead of SoakClock (its "

@@ -332,20 +332,6 @@ count_to_drain (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   return GST_PAD_PROBE_OK;
 }
 
-/* chain on x[0, n) alone: pushed in buffers of size samples, then EOS */
-static void
-run_alone (const gchar * chain, const gdouble * x, gint n, gint size,
-    AfetCheckResult * res)
-{
-  GstHarness *h = gst_harness_new_parse (chain);
-  afetcheck_set_audio_caps (h, AFETCHECK_S16, 16000);
-  fail_unless_equals_int (afetcheck_push_samples (h, AFETCHECK_S16, 16000,
-          x, n, &size, 1, 0, TRUE), GST_FLOW_OK);
-  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  afetcheck_pull (h, res, 0, 0);
-  gst_harness_teardown (h);
-}
-
 /* Two utterances of noise through chain in one stream, the drain event
  * after the first and EOS after the second (sent without a DISCONT, at
  * 5 s): each bit for bit what it gives alone, and every frame of the
@@ -357,8 +343,8 @@ check_drain (const gchar * chain, gint n1, gint n2, gint size, guint64 seed)
   const GstClockTime t1 = 5 * GST_SECOND;
   gdouble *x = int_noise (n1 + n2, 15000, seed);
   AfetCheckResult alone1 = { 0 }, alone2 = { 0 }, a = { 0 }, b = { 0 };
-  run_alone (chain, x, n1, size, &alone1);
-  run_alone (chain, x + n1, n2, size, &alone2);
+  run (chain, AFETCHECK_S16, rate, x, n1, &size, 1, &alone1);
+  run (chain, AFETCHECK_S16, rate, x + n1, n2, &size, 1, &alone2);
 
   GstHarness *h = gst_harness_new_parse (chain);
   gint counts[2] = { 0, -1 };
